@@ -1,0 +1,27 @@
+# Decide whether the CUDA parts are built. Sets TILESCAN_HAVE_CUDA and, when CUDA is on,
+# CMAKE_CUDA_ARCHITECTURES (the visible GPU's, else 90 for the H200) and the CUDA toolkit targets.
+include(CheckLanguage)
+set(TILESCAN_HAVE_CUDA OFF)
+if(TILESCAN_CUDA)
+  check_language(CUDA)
+endif()
+if(TILESCAN_CUDA AND CMAKE_CUDA_COMPILER)
+  if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
+    execute_process(COMMAND nvidia-smi --query-gpu=compute_cap --format=csv,noheader
+                    OUTPUT_VARIABLE _ts_caps RESULT_VARIABLE _ts_smi_rc ERROR_QUIET
+                    OUTPUT_STRIP_TRAILING_WHITESPACE)
+    if(_ts_smi_rc EQUAL 0 AND _ts_caps MATCHES "^([0-9]+)\\.([0-9]+)")
+      set(CMAKE_CUDA_ARCHITECTURES "${CMAKE_MATCH_1}${CMAKE_MATCH_2}")
+    else()
+      set(CMAKE_CUDA_ARCHITECTURES 90)
+    endif()
+  endif()
+  set(CMAKE_CUDA_STANDARD 17)
+  set(CMAKE_CUDA_STANDARD_REQUIRED ON)
+  enable_language(CUDA)
+  find_package(CUDAToolkit REQUIRED)
+  set(TILESCAN_HAVE_CUDA ON)
+  message(STATUS "tilescan: CUDA ${CMAKE_CUDA_COMPILER_VERSION}, architectures ${CMAKE_CUDA_ARCHITECTURES}")
+else()
+  message(STATUS "tilescan: no CUDA compiler found (or TILESCAN_CUDA=OFF): building the CPU parts only; the cuda backend is unavailable")
+endif()

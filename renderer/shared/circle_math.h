@@ -1,0 +1,170 @@
+// The per-circle and per-pixel math of tilescan, written once for every backend.
+//
+// `ref`, `cpu` and `cuda` include this header and call these functions, so every backend performs
+// the same IEEE binary32 operations in the same order and produces the same bits. The rules are the
+// ones of design/scene-format.md. Only POD structs and inline math live here: no STL, no exceptions,
+// no CUDA headers. Host code is compiled with -ffp-contract=off and device code with --fmad=false,
+// so no multiply-add is ever fused on this path.
+#pragma once
+
+#include <math.h>
+#include <stdint.h>
+
+#if defined(__CUDACC__)
+#define TS_HD __host__ __device__
+#else
+#define TS_HD
+#endif
+
+namespace tilescan {
+
+// Half-open pixel rectangle [x0, x1) x [y0, y1); empty when x0 >= x1 or y0 >= y1.
+struct PixelBox {
+    int x0, x1, y0, y1;
+};
+
+struct Rgba {
+    float r, g, b, a;
+};
+
+enum ShadingKind : int { kShadingFlat = 0, kShadingSnow = 1 };
+enum BackgroundKind : int { kBackgroundWhite = 0, kBackgroundSnowGradient = 1, kBackgroundSolid = 2 };
+
+// The clear colour, as plain data so kernels can take it by value.
+struct BackgroundParams {
+    BackgroundKind kind;
+    float r, g, b;  // used by kBackgroundSolid
+};
+
+TS_HD inline int clamp_int(int v, int lo, int hi) { return v < lo ? lo : (v > hi ? hi : v); }
+TS_HD inline float clamp_float(float v, float lo, float hi) { return v < lo ? lo : (v > hi ? hi : v); }
+
+// `(int)v` for a pixel coordinate that is then clamped to [0, limit]. The course truncates
+// toward zero; values far outside the image (or beyond int's range) are pinned first so the
+// conversion is always defined and the clamped result is unchanged.
+TS_HD inline int truncate_pixel_coordinate(float v, int limit) {
+    if (v < -1.0f) return -1;
+    if (v > (float)limit + 1.0f) return limit + 1;
+    return (int)v;
+}
+
+// The pixels a circle may touch: x0 = clamp((int)((x - r) * W), 0, W), x1 = clamp((int)((x + r) * W) + 1, 0, W).
+// Example: x = .5, r = .1, W = 10 -> (x - r) * W = 4, (x + r) * W = 6 -> pixels 4..6, box [4, 7).
+TS_HD inline PixelBox circle_pixel_box(float x, float y, float radius, int width, int height) {
+    const float fw = (float)width;
+    const float fh = (float)height;
+    PixelBox box;
+    box.x0 = clamp_int(truncate_pixel_coordinate((x - radius) * fw, width), 0, width);
+    box.x1 = clamp_int(truncate_pixel_coordinate((x + radius) * fw, width) + 1, 0, width);
+    box.y0 = clamp_int(truncate_pixel_coordinate((y - radius) * fh, height), 0, height);
+    box.y1 = clamp_int(truncate_pixel_coordinate((y + radius) * fh, height) + 1, 0, height);
+    return box;
+}
+
+// Centre of pixel column/row `index` in unit-square coordinates; `inverse_size` is 1.f / W (or H),
+// computed once per image.
+TS_HD inline float pixel_center(int index, float inverse_size) {
+    return inverse_size * ((float)index + 0.5f);
+}
+
+// Squared distance from the circle centre to a point, computed as the course does: dx = px - x.
+TS_HD inline float squared_distance(float circle_x, float circle_y, float px, float py) {
+    const float dx = px - circle_x;
+    const float dy = py - circle_y;
+    return dx * dx + dy * dy;
+}
+
+// The edge counts: a pixel centre exactly at distance r is covered.
+TS_HD inline bool covers(float squared_dist, float radius) { return squared_dist <= radius * radius; }
+
+// e^x in binary32 with one fixed sequence of operations, identical on host and device.
+// x = k ln2 + f with |f| <= ln2/2 (Cody-Waite split of ln2 so k * kLn2Hi is exact), e^f by a
+// degree-7 Taylor polynomial (truncation error < 6e-9 relative), then scaled by 2^k through the
+// exponent bits. Error below 2 ulp on [-87, 88]; outside, it saturates to 0 or +inf.
+TS_HD inline float exp_portable(float x) {
+    if (x < -87.0f) return 0.0f;
+    if (x > 88.0f) x = 88.0f;
+    const float kLog2e = 1.44269504f;
+    const float kLn2Hi = 0.693145752f;  // 0x3f317200: 16 significant bits, so k * kLn2Hi is exact
+    const float kLn2Lo = 1.42860677e-06f;
+    const float scaled = x * kLog2e;
+    const int k = (int)(scaled < 0.0f ? scaled - 0.5f : scaled + 0.5f);
+    const float fk = (float)k;
+    const float f = (x - fk * kLn2Hi) - fk * kLn2Lo;
+    float p = 1.0f / 5040.0f;
+    p = p * f + 1.0f / 720.0f;
+    p = p * f + 1.0f / 120.0f;
+    p = p * f + 1.0f / 24.0f;
+    p = p * f + 1.0f / 6.0f;
+    p = p * f + 0.5f;
+    p = p * f + 1.0f;
+    p = p * f + 1.0f;
+    // 2^k as a float: k is in [-126, 127] here, so the exponent field k + 127 is a normal number.
+    union {
+        uint32_t bits;
+        float value;
+    } two_to_k;
+    two_to_k.bits = (uint32_t)(k + 127) << 23;
+    return p * two_to_k.value;
+}
+
+// The snow sprite: colour from a 5-entry radial ramp at s = 4t, alpha falling off as e^(-4 t^2),
+// scaled by depth (nearer flakes, smaller z, are more opaque). t = distance / radius in [0, 1].
+TS_HD inline void snow_colour_and_alpha(float squared_dist, float radius, float z, float rgb[3], float* alpha) {
+    const float kRamp[5][3] = {
+        {1.0f, 1.0f, 1.0f}, {1.0f, 1.0f, 1.0f}, {0.8f, 0.9f, 1.0f}, {0.8f, 0.9f, 1.0f}, {0.8f, 0.8f, 1.0f}};
+    // A zero-radius flake covers only a pixel centre exactly on it (d = 0): take t = 0 there
+    // instead of 0/0, which the course leaves undefined.
+    const float t = squared_dist > 0.0f ? sqrtf(squared_dist) / radius : 0.0f;
+    const float s = t * 4.0f;
+    const int k = (int)s < 4 ? (int)s : 4;
+    const int next = k < 4 ? k + 1 : 4;  // at t = 1, k = 4 and w = 0: T[5] is read as T[4]
+    const float w = s - (float)k;
+    const float one_minus_w = 1.0f - w;
+    for (int c = 0; c < 3; ++c) rgb[c] = (one_minus_w * kRamp[k][c]) + (w * kRamp[next][c]);
+    const float max_alpha = 0.5f * clamp_float(0.6f + 0.4f * (1.0f - z), 0.0f, 1.0f);
+    *alpha = max_alpha * exp_portable(-1.0f * 4.0f * t * t);
+}
+
+// Over-blend one circle's colour into a pixel: C = alpha * c + (1 - alpha) * C, (1 - alpha) first;
+// the alpha channel accumulates coverage.
+TS_HD inline void blend(Rgba& pixel, float r, float g, float b, float alpha) {
+    const float one_minus_alpha = 1.0f - alpha;
+    pixel.r = alpha * r + one_minus_alpha * pixel.r;
+    pixel.g = alpha * g + one_minus_alpha * pixel.g;
+    pixel.b = alpha * b + one_minus_alpha * pixel.b;
+    pixel.a += alpha;
+}
+
+// One circle's contribution to one pixel whose centre is at squared distance `squared_dist`
+// (already known to be covered). Flat circles use their colour and alpha; snow flakes the sprite.
+TS_HD inline void shade_covered_pixel(Rgba& pixel, ShadingKind shading, float squared_dist, float radius, float z,
+                                      float r, float g, float b, float a) {
+    if (shading == kShadingSnow) {
+        float rgb[3];
+        float alpha;
+        snow_colour_and_alpha(squared_dist, radius, z, rgb, &alpha);
+        blend(pixel, rgb[0], rgb[1], rgb[2], alpha);
+    } else {
+        blend(pixel, r, g, b, a);
+    }
+}
+
+// The clear value of memory row `row` (0 = bottom) of an image `height` rows tall.
+TS_HD inline Rgba background_pixel(const BackgroundParams& background, int row, int height) {
+    Rgba p;
+    if (background.kind == kBackgroundSnowGradient) {
+        const float grey = 0.4f + 0.45f * (float)(height - row) / (float)height;
+        p.r = p.g = p.b = grey;
+    } else if (background.kind == kBackgroundSolid) {
+        p.r = background.r;
+        p.g = background.g;
+        p.b = background.b;
+    } else {
+        p.r = p.g = p.b = 1.0f;
+    }
+    p.a = 1.0f;
+    return p;
+}
+
+}  // namespace tilescan
