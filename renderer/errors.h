@@ -1,0 +1,18 @@
+// Error types shared by the whole host side.
+//
+// InputError is for anything the user gave us that is wrong (a file, a number, a flag, a size):
+// its message is one line that names what and where, and the command turns it into exit code 2.
+// Internal failures (a CUDA call, a bug) are other std::exception types.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+namespace tilescan {
+
+class InputError : public std::runtime_error {
+public:
+    explicit InputError(const std::string& message) : std::runtime_error(message) {}
+};
+
+}  // namespace tilescan
