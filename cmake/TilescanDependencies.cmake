@@ -21,3 +21,6 @@ else()
   set(TILESCAN_HAVE_VIEWER OFF)
   message(STATUS "tilescan: GLFW or libepoxy not found: the viewer is not built")
 endif()
+
+# zlib reads the gzip-compressed conformance images (SCENE_1024.f32.gz) and `.gz` inputs.
+find_package(ZLIB REQUIRED)

@@ -7,7 +7,7 @@
 #include <cstddef>
 #include <vector>
 
-#include "shared/circle_math.h"
+#include "renderer/shared/circle_math.h"
 
 namespace tilescan {
 

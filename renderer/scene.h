@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "shared/circle_math.h"
+#include "renderer/shared/circle_math.h"
 
 namespace tilescan {
 

@@ -1,0 +1,47 @@
+// CUDA error handling for every CUDA call and kernel launch in tilescan.
+//
+// TS_CUDA_CHECK(expr) evaluates a CUDA runtime call once and, on failure, throws CudaError with
+// the call site, the expression and cudaGetErrorString of *that* result. TS_CUDA_CHECK_LAUNCH()
+// follows a kernel launch (it reads the launch error, not a later one). TS_CUDA_CHECK_NOTHROW is
+// for destructors, which must not throw: it reports on stderr instead.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdio>
+#include <stdexcept>
+#include <string>
+
+namespace tilescan {
+
+class CudaError : public std::runtime_error {
+public:
+    CudaError(cudaError_t code, const char* expression, const char* file, int line)
+        : std::runtime_error(std::string(file) + ":" + std::to_string(line) + ": " + expression + ": " +
+                             cudaGetErrorString(code)),
+          code_(code) {}
+    cudaError_t code() const { return code_; }
+    bool out_of_memory() const { return code_ == cudaErrorMemoryAllocation; }
+
+private:
+    cudaError_t code_;
+};
+
+}  // namespace tilescan
+
+#define TS_CUDA_CHECK(expr)                                                           \
+    do {                                                                              \
+        const cudaError_t ts_cuda_result_ = (expr);                                   \
+        if (ts_cuda_result_ != cudaSuccess)                                           \
+            throw ::tilescan::CudaError(ts_cuda_result_, #expr, __FILE__, __LINE__);  \
+    } while (0)
+
+#define TS_CUDA_CHECK_LAUNCH() TS_CUDA_CHECK(cudaGetLastError())
+
+#define TS_CUDA_CHECK_NOTHROW(expr)                                                               \
+    do {                                                                                          \
+        const cudaError_t ts_cuda_result_ = (expr);                                               \
+        if (ts_cuda_result_ != cudaSuccess)                                                       \
+            std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #expr,                    \
+                         cudaGetErrorString(ts_cuda_result_));                                    \
+    } while (0)

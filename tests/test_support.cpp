@@ -1,0 +1,73 @@
+// Implementation of the test helpers (see test_support.h).
+#include "test_support.h"
+
+#include <catch2/catch.hpp>
+
+#include <array>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <sys/wait.h>
+
+#include "renderer/image_diff.h"
+#include "renderer/image_io.h"
+
+namespace fs = std::filesystem;
+
+namespace tilescan::testing {
+
+std::string conformance_dir() {
+    const char* from_env = std::getenv("TILESCAN_CONFORMANCE_DIR");
+    const std::string dir = from_env ? from_env : TILESCAN_CONFORMANCE_DIR;
+    return fs::is_directory(dir) ? fs::canonical(dir).string() : std::string();
+}
+
+std::string require_conformance(const char* what) {
+    const std::string dir = conformance_dir();
+    if (dir.empty()) WARN("conformance data not found (" TILESCAN_CONFORMANCE_DIR "): skipping " << what);
+    return dir;
+}
+
+std::string source_dir() { return TILESCAN_SOURCE_DIR; }
+
+std::string scratch_dir(const std::string& name) {
+    const fs::path dir = fs::path(TILESCAN_TEST_OUTPUT_DIR).parent_path() / "scratch" / name;
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    return dir.string();
+}
+
+CommandResult run_cli(const std::string& arguments) {
+    const std::string command = std::string("'") + TILESCAN_CLI + "' " + arguments + " 2>&1";
+    CommandResult result{-1, {}};
+    FILE* pipe = popen(command.c_str(), "r");
+    if (!pipe) return result;
+    std::array<char, 4096> buffer;
+    std::size_t n;
+    while ((n = std::fread(buffer.data(), 1, buffer.size(), pipe)) > 0) result.output.append(buffer.data(), n);
+    const int status = pclose(pipe);
+    result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    return result;
+}
+
+bool file_exists(const std::string& path) { return fs::exists(path); }
+
+bool images_match(const Image& expected, const Image& actual, float tolerance, const std::string& name) {
+    if (expected.width != actual.width || expected.height != actual.height) {
+        UNSCOPED_INFO(name << ": size " << actual.width << "x" << actual.height << ", expected " << expected.width
+                           << "x" << expected.height);
+        return false;
+    }
+    const ImageDiff diff = compare_images(expected, actual, tolerance);
+    if (diff.differing_pixels == 0) return true;
+    fs::create_directories(TILESCAN_TEST_OUTPUT_DIR);
+    const std::string stem = std::string(TILESCAN_TEST_OUTPUT_DIR) + "/" + name;
+    write_image(actual, stem + "_actual.pfm");
+    write_image(diff_heat_map(expected, actual), stem + "_diff.png");
+    UNSCOPED_INFO(name << ": " << diff.differing_pixels << " pixels differ (max abs " << diff.max_abs_difference
+                       << "), first at (" << diff.first_x << ", " << diff.first_y << "); actual and diff written to "
+                       << stem << "_{actual.pfm,diff.png}");
+    return false;
+}
+
+}  // namespace tilescan::testing

@@ -1,0 +1,35 @@
+// Helpers shared by the tests: where the conformance data and the CLI are, scratch folders,
+// running the `tilescan` command, and image comparison that leaves evidence behind on failure.
+#pragma once
+
+#include <string>
+
+#include "renderer/image.h"
+
+namespace tilescan::testing {
+
+// The asst3 conformance folder, or "" when it is absent (a user's clone). Tests that need it
+// call `require_conformance()` and return early when it is empty; a WARN tells the reader.
+std::string conformance_dir();
+std::string require_conformance(const char* what);
+
+std::string source_dir();
+
+// A fresh, empty folder under the build tree for one test's files.
+std::string scratch_dir(const std::string& name);
+
+struct CommandResult {
+    int exit_code;
+    std::string output;  // stdout and stderr together
+};
+// Runs `tilescan <arguments>` (arguments are passed to the shell as written).
+CommandResult run_cli(const std::string& arguments);
+
+bool file_exists(const std::string& path);
+
+// True when the two images are equal within `tolerance` on every channel (0 = bit for bit).
+// On failure it writes `<name>_actual.pfm` and `<name>_diff.png` under the build tree and
+// prints the first differing pixel and how many differ.
+bool images_match(const Image& expected, const Image& actual, float tolerance, const std::string& name);
+
+}  // namespace tilescan::testing
