@@ -1,0 +1,114 @@
+// Implementation of the subcommands' argument parsing (see command_line.h).
+#include "apps/command_line.h"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <sstream>
+
+#include "renderer/errors.h"
+
+namespace tilescan {
+
+std::string ParsedArguments::value(const std::string& name, const std::string& fallback) const {
+    const auto it = values_.find(name);
+    return it == values_.end() ? fallback : it->second;
+}
+
+namespace {
+
+const OptionSpec* find_spec(const std::vector<OptionSpec>& specs, const std::string& name) {
+    for (const auto& spec : specs)
+        if (spec.name == name || (!spec.alias.empty() && spec.alias == name)) return &spec;
+    return nullptr;
+}
+
+}  // namespace
+
+ParsedArguments parse_arguments(const std::vector<std::string>& arguments, const std::vector<OptionSpec>& specs,
+                                const std::string& command) {
+    ParsedArguments parsed;
+    bool options_ended = false;
+    for (std::size_t i = 0; i < arguments.size(); ++i) {
+        const std::string& argument = arguments[i];
+        if (options_ended || argument.size() < 2 || argument[0] != '-') {
+            parsed.positional.push_back(argument);
+            continue;
+        }
+        if (argument == "--") {
+            options_ended = true;
+            continue;
+        }
+        const std::size_t equals = argument.find('=');
+        const std::string name = argument.substr(0, equals);
+        const OptionSpec* spec = find_spec(specs, name);
+        if (!spec) throw InputError("unknown option '" + name + "' for '" + command + "' (see " + command + " --help)");
+        if (!spec->takes_value) {
+            if (equals != std::string::npos) throw InputError("option '" + name + "' takes no value");
+            parsed.set_flag(spec->name);
+        } else if (equals != std::string::npos) {
+            parsed.set_value(spec->name, argument.substr(equals + 1));
+        } else if (i + 1 < arguments.size()) {
+            parsed.set_value(spec->name, arguments[++i]);
+        } else {
+            throw InputError("option '" + name + "' needs a value (" + spec->value_name + ")");
+        }
+    }
+    return parsed;
+}
+
+std::string options_help(const std::vector<OptionSpec>& specs) {
+    std::ostringstream text;
+    text << "Options:\n";
+    for (const auto& spec : specs) {
+        std::string left = "  " + (spec.alias.empty() ? "" : spec.alias + ", ") + spec.name;
+        if (spec.takes_value) left += " " + spec.value_name;
+        text << left << std::string(left.size() < 28 ? 28 - left.size() : 1, ' ') << spec.help << "\n";
+    }
+    return text.str();
+}
+
+std::int64_t parse_integer(const std::string& text, const std::string& what, std::int64_t min, std::int64_t max) {
+    errno = 0;
+    char* end = nullptr;
+    const long long value = std::strtoll(text.c_str(), &end, 10);
+    if (text.empty() || *end != '\0' || errno == ERANGE)
+        throw InputError(what + ": '" + text + "' is not a whole number");
+    if (value < min || value > max)
+        throw InputError(what + ": " + text + " is out of range [" + std::to_string(min) + ", " +
+                         std::to_string(max) + "]");
+    return value;
+}
+
+double parse_real(const std::string& text, const std::string& what) {
+    char* end = nullptr;
+    const double value = std::strtod(text.c_str(), &end);
+    if (text.empty() || *end != '\0' || !std::isfinite(value))
+        throw InputError(what + ": '" + text + "' is not a finite number");
+    return value;
+}
+
+void check_image_size(std::int64_t width, std::int64_t height, const std::string& what) {
+    if (width < 1 || height < 1)
+        throw InputError(what + ": image size " + std::to_string(width) + "x" + std::to_string(height) +
+                         " must be at least 1x1");
+    if (width > kMaxImageSide || height > kMaxImageSide || width * height > kMaxImagePixels)
+        throw InputError(what + ": image size " + std::to_string(width) + "x" + std::to_string(height) +
+                         " is too large (at most " + std::to_string(kMaxImageSide) + " per side and " +
+                         std::to_string(kMaxImagePixels) + " pixels, 16384x16384)");
+}
+
+ImageSize parse_image_size(const std::string& text, const std::string& what) {
+    const std::size_t x = text.find_first_of("xX");
+    const std::string width_text = text.substr(0, x);
+    const std::string height_text = x == std::string::npos ? width_text : text.substr(x + 1);
+    const auto side = [&](const std::string& part) {
+        return parse_integer(part, what + " '" + text + "'", -(std::int64_t(1) << 40), std::int64_t(1) << 40);
+    };
+    const std::int64_t width = side(width_text);
+    const std::int64_t height = side(height_text);
+    check_image_size(width, height, what);
+    return {static_cast<int>(width), static_cast<int>(height)};
+}
+
+}  // namespace tilescan

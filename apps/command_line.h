@@ -1,0 +1,60 @@
+// A small command-line parser for the `tilescan` subcommands.
+//
+// Conventions (style.md): `--name value` and `--name=value`, short aliases such as `-o`, flags
+// without values, positional arguments; an unknown option is an InputError naming it and the
+// subcommand. Number and size parsers name the option and the bad text in their errors.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace tilescan {
+
+struct OptionSpec {
+    std::string name;        // "--output"
+    std::string alias;       // "-o", or ""
+    bool takes_value;        // false for flags such as --quiet
+    std::string value_name;  // for the help text: "FILE"
+    std::string help;
+};
+
+class ParsedArguments {
+public:
+    std::vector<std::string> positional;
+
+    bool has(const std::string& name) const { return values_.count(name) != 0 || flags_.count(name) != 0; }
+    std::string value(const std::string& name, const std::string& fallback = "") const;
+
+    void set_value(const std::string& name, const std::string& value) { values_[name] = value; }
+    void set_flag(const std::string& name) { flags_.insert(name); }
+
+private:
+    std::map<std::string, std::string> values_;
+    std::set<std::string> flags_;
+};
+
+// `command` is the subcommand's name for messages ("tilescan render").
+ParsedArguments parse_arguments(const std::vector<std::string>& arguments, const std::vector<OptionSpec>& specs,
+                                const std::string& command);
+
+// "Options:" block listing every spec, for --help.
+std::string options_help(const std::vector<OptionSpec>& specs);
+
+// Whole numbers in [min, max]; `what` names the option in errors ("--frames").
+std::int64_t parse_integer(const std::string& text, const std::string& what, std::int64_t min, std::int64_t max);
+double parse_real(const std::string& text, const std::string& what);
+
+struct ImageSize {
+    int width;
+    int height;
+};
+// "W" (square) or "WxH"; each side in [1, kMaxImageSide] and W*H at most kMaxImagePixels.
+ImageSize parse_image_size(const std::string& text, const std::string& what);
+constexpr int kMaxImageSide = 65536;
+constexpr std::int64_t kMaxImagePixels = std::int64_t(1) << 28;  // 16384 x 16384: 4 GiB of float RGBA
+void check_image_size(std::int64_t width, std::int64_t height, const std::string& what);
+
+}  // namespace tilescan

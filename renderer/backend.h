@@ -1,0 +1,39 @@
+// The backend interface: what the frame driver and the apps talk to.
+//
+// A backend turns a scene into a float image. `ref` (serial oracle), `cpu` (tile pipeline on
+// threads) and `cuda` (tile pipeline on the GPU) all produce the same bits. Apps never reach a
+// backend's internals: they pick one by name and call render().
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "renderer/image.h"
+#include "renderer/scene.h"
+
+namespace tilescan {
+
+// What one render() measured, for --stats and --json.
+struct RenderStats {
+    double total_ms = 0;
+    std::uint64_t blends = 0;  // pixel-circle coverings, when the backend counts them (ref does)
+};
+
+class Backend {
+public:
+    virtual ~Backend() = default;
+    virtual std::string name() const = 0;
+    // Renders `scene` into `image`, which the caller has sized (width x height > 0).
+    virtual RenderStats render(const Scene& scene, Image& image) = 0;
+};
+
+// The backend names this build knows, in the order `auto` prefers them last to first.
+std::vector<std::string> available_backend_names();
+
+// "auto" picks the best available backend. Unknown or unavailable names raise InputError
+// naming what is available.
+std::unique_ptr<Backend> make_backend(const std::string& name);
+
+}  // namespace tilescan

@@ -1,0 +1,88 @@
+// Scene model helpers and the validity rules of scene-format.md (finite numbers, radius >= 0,
+// 0 <= alpha <= 1), shared by the file readers, the generators and library callers.
+#include "renderer/scene.h"
+
+#include <cmath>
+#include <cstring>
+#include <sstream>
+
+#include "renderer/errors.h"
+
+namespace tilescan {
+
+void Scene::reserve(std::size_t n) {
+    for (auto* field : {&x, &y, &z, &radius, &r, &g, &b, &a}) field->reserve(n);
+}
+
+void Scene::resize(std::size_t n) {
+    for (auto* field : {&x, &y, &z, &radius, &r, &g, &b, &a}) field->resize(n);
+}
+
+void Scene::push_back(const Circle& c) {
+    x.push_back(c.x);
+    y.push_back(c.y);
+    z.push_back(c.z);
+    radius.push_back(c.radius);
+    r.push_back(c.r);
+    g.push_back(c.g);
+    b.push_back(c.b);
+    a.push_back(c.a);
+}
+
+Circle Scene::circle(std::size_t i) const { return {x[i], y[i], z[i], radius[i], r[i], g[i], b[i], a[i]}; }
+
+void Scene::set_circle(std::size_t i, const Circle& c) {
+    x[i] = c.x;
+    y[i] = c.y;
+    z[i] = c.z;
+    radius[i] = c.radius;
+    r[i] = c.r;
+    g[i] = c.g;
+    b[i] = c.b;
+    a[i] = c.a;
+}
+
+namespace {
+
+bool same_bits(const std::vector<float>& lhs, const std::vector<float>& rhs) {
+    return lhs.size() == rhs.size() && (lhs.empty() || std::memcmp(lhs.data(), rhs.data(), lhs.size() * sizeof(float)) == 0);
+}
+
+}  // namespace
+
+bool operator==(const Scene& lhs, const Scene& rhs) {
+    return lhs.shading == rhs.shading && lhs.background.kind == rhs.background.kind &&
+           std::memcmp(&lhs.background.r, &rhs.background.r, 3 * sizeof(float)) == 0 &&
+           lhs.default_width == rhs.default_width && lhs.default_height == rhs.default_height &&
+           same_bits(lhs.x, rhs.x) && same_bits(lhs.y, rhs.y) && same_bits(lhs.z, rhs.z) &&
+           same_bits(lhs.radius, rhs.radius) && same_bits(lhs.r, rhs.r) && same_bits(lhs.g, rhs.g) &&
+           same_bits(lhs.b, rhs.b) && same_bits(lhs.a, rhs.a);
+}
+
+std::string circle_problem(const Circle& c) {
+    const struct {
+        const char* name;
+        float value;
+    } fields[] = {{"x", c.x}, {"y", c.y}, {"z", c.z}, {"radius", c.radius},
+                  {"r", c.r}, {"g", c.g}, {"b", c.b}, {"a", c.a}};
+    for (const auto& field : fields) {
+        if (std::isnan(field.value)) return std::string("NaN is not allowed (field ") + field.name + ")";
+        if (std::isinf(field.value)) return std::string("infinity is not allowed (field ") + field.name + ")";
+    }
+    std::ostringstream problem;
+    if (c.radius < 0.0f) {
+        problem << "radius is negative (" << c.radius << ")";
+    } else if (c.a < 0.0f || c.a > 1.0f) {
+        problem << "alpha " << c.a << " is outside [0, 1]";
+    }
+    return problem.str();
+}
+
+void validate_scene(const Scene& scene, const std::string& where) {
+    for (std::size_t i = 0; i < scene.size(); ++i) {
+        const std::string problem = circle_problem(scene.circle(i));
+        if (!problem.empty()) throw InputError(where + ": circle " + std::to_string(i) + ": " + problem);
+    }
+}
+
+}  // namespace tilescan

@@ -1,0 +1,144 @@
+// The `tilescan` command end to end: rendering, frame sequences, scenegen round trips, diff exit
+// codes, and every class of bad input giving one line naming what and where, exit code 2, and no
+// output file left behind.
+#include <catch2/catch.hpp>
+
+#include <fstream>
+#include <string>
+
+#include "renderer/image_io.h"
+#include "test_support.h"
+
+using namespace tilescan;
+using namespace tilescan::testing;
+
+namespace {
+
+void write_text(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
+
+const char* const kHeader = "circlescene 1\ncount 2\n";
+const char* const kGoodLine = "0.5 0.5 0 0.25 1 0 0 0.5\n";
+
+// Checks the bad-input contract: exit 2, a single "tilescan: error:" line mentioning `expected`.
+void check_rejected(const std::string& arguments, const std::string& expected) {
+    INFO("tilescan " << arguments);
+    const CommandResult result = run_cli(arguments);
+    INFO(result.output);
+    CHECK(result.exit_code == 2);
+    CHECK(result.output.rfind("tilescan: error: ", 0) == 0);
+    CHECK(result.output.find('\n') == result.output.size() - 1);
+    CHECK(result.output.find(expected) != std::string::npos);
+}
+
+}  // namespace
+
+TEST_CASE("render writes a PNG of a built-in scene and of a scene file", "[cli]") {
+    const std::string dir = scratch_dir("cli_render");
+    CHECK(run_cli("render rgb --size 64 -q -o " + dir + "/rgb.png").exit_code == 0);
+    const Image image = read_image(dir + "/rgb.png");
+    CHECK((image.width == 64 && image.height == 64));
+    write_text(dir + "/one.scene", "circlescene 1\nsize 40 30\ncount 1\n0.5 0.5 0 0.25 1 0 0 0.5\n");
+    CHECK(run_cli("render " + dir + "/one.scene -q -o " + dir + "/one.png").exit_code == 0);
+    const Image sized = read_image(dir + "/one.png");
+    CHECK((sized.width == 40 && sized.height == 30));  // the file's `size` line
+}
+
+TEST_CASE("scenegen writes a scene that renders to the same bits as the built-in", "[cli]") {
+    const std::string dir = scratch_dir("cli_scenegen");
+    for (const std::string name : {"rgby", "hypnosis", "fireworks"}) {
+        REQUIRE(run_cli("scenegen " + name + " -q -o " + dir + "/" + name + ".scene").exit_code == 0);
+        REQUIRE(run_cli("scenegen " + name + " -q -o " + dir + "/" + name + ".tsb").exit_code == 0);
+        REQUIRE(run_cli("render " + name + " --size 96x64 -q -o " + dir + "/builtin.f32").exit_code == 0);
+        REQUIRE(run_cli("render " + dir + "/" + name + ".scene --size 96x64 -q -o " + dir + "/text.f32").exit_code == 0);
+        REQUIRE(run_cli("render " + dir + "/" + name + ".tsb --size 96x64 -q -o " + dir + "/binary.f32").exit_code == 0);
+        CHECK(run_cli("diff " + dir + "/builtin.f32 " + dir + "/text.f32").exit_code == 0);
+        CHECK(run_cli("diff " + dir + "/builtin.f32 " + dir + "/binary.f32").exit_code == 0);
+    }
+}
+
+TEST_CASE("--frames writes a numbered sequence of an animated scene", "[cli]") {
+    const std::string dir = scratch_dir("cli_frames");
+    const CommandResult result = run_cli("render bouncingballs --frames 3 --size 32 --json -o " + dir + "/ball.png");
+    CHECK(result.exit_code == 0);
+    CHECK(result.output.find("\"frame\":2") != std::string::npos);
+    for (const char* frame : {"0000", "0001", "0002"}) CHECK(file_exists(dir + "/ball_" + frame + ".png"));
+    CHECK_FALSE(file_exists(dir + "/ball_0003.png"));
+    // The balls move: frames differ.
+    CHECK(run_cli("diff " + dir + "/ball_0000.png " + dir + "/ball_0002.png").exit_code == 1);
+}
+
+TEST_CASE("diff: exit 0 within tolerance, 1 outside, heat map on request", "[cli]") {
+    const std::string dir = scratch_dir("cli_diff");
+    REQUIRE(run_cli("render rgb --size 48 -q -o " + dir + "/a.png").exit_code == 0);
+    REQUIRE(run_cli("render rgby --size 48 -q -o " + dir + "/b.png").exit_code == 0);
+    CHECK(run_cli("diff " + dir + "/a.png " + dir + "/a.png").exit_code == 0);
+    const CommandResult different = run_cli("diff " + dir + "/a.png " + dir + "/b.png -o " + dir + "/heat.png");
+    CHECK(different.exit_code == 1);
+    CHECK(different.output.find("differing pixels") != std::string::npos);
+    CHECK(different.output.find("first difference") != std::string::npos);
+    CHECK(file_exists(dir + "/heat.png"));
+    CHECK(run_cli("diff " + dir + "/a.png " + dir + "/b.png --tolerance 2").exit_code == 0);
+    REQUIRE(run_cli("render rgb --size 40 -q -o " + dir + "/small.png").exit_code == 0);
+    check_rejected("diff " + dir + "/a.png " + dir + "/small.png", "is 48x48 but");
+}
+
+TEST_CASE("bad scene files: one line naming file and line, exit 2, no output", "[cli][errors]") {
+    const std::string dir = scratch_dir("cli_bad_files");
+    const std::string out = dir + "/out.png";
+    const struct {
+        const char* file;
+        std::string text;
+        const char* expected;
+    } cases[] = {
+        {"number.scene", std::string(kHeader) + kGoodLine + "0.5 0.5 0 abc 1 0 0 0.5\n", "number.scene:4"},
+        {"nan.scene", std::string(kHeader) + kGoodLine + "0.5 nan 0 0.25 1 0 0 0.5\n", "nan.scene:4"},
+        {"inf.scene", std::string(kHeader) + "0.5 0.5 0 0.25 inf 0 0 0.5\n" + kGoodLine, "inf.scene:3"},
+        {"radius.scene", std::string(kHeader) + kGoodLine + "0.5 0.5 0 -0.25 1 0 0 0.5\n", "radius.scene:4"},
+        {"alpha.scene", std::string(kHeader) + kGoodLine + "0.5 0.5 0 0.25 1 0 0 1.5\n", "alpha.scene:4"},
+        {"fields.scene", std::string(kHeader) + kGoodLine + "0.5 0.5 0 0.25 1 0 0\n", "fields.scene:4"},
+        {"few.scene", std::string(kHeader) + kGoodLine, "few.scene"},
+        {"many.scene", std::string(kHeader) + kGoodLine + kGoodLine + kGoodLine, "many.scene:5"},
+        {"keyword.scene", "circlescene 1\nshine flat\ncount 0\n", "keyword.scene:2"},
+        {"magic.scene", "hello\n", "magic.scene:1"},
+        {"count.scene", "circlescene 1\ncount 99999999999999\n" + std::string(kGoodLine), "count.scene"},
+    };
+    for (const auto& c : cases) {
+        write_text(dir + "/" + c.file, c.text);
+        check_rejected("render " + dir + "/" + c.file + " -o " + out, c.expected);
+        CHECK_FALSE(file_exists(out));
+    }
+    check_rejected("render " + dir + "/missing.scene -o " + out, "missing.scene");
+    CHECK_FALSE(file_exists(out));
+}
+
+TEST_CASE("bad arguments: one line, exit 2, no output", "[cli][errors]") {
+    const std::string dir = scratch_dir("cli_bad_arguments");
+    const std::string out = " -o " + dir + "/out.png";
+    check_rejected("render rgb --bogus" + out, "unknown option '--bogus'");
+    check_rejected("render nosuchscene" + out, "nosuchscene");
+    check_rejected("render rgb --size 0" + out, "--size");
+    check_rejected("render rgb --size -5" + out, "--size");
+    check_rejected("render rgb --size 100000x100000" + out, "too large");
+    check_rejected("render rgb --size 20000x20000" + out, "too large");
+    check_rejected("render rgb --size abc" + out, "--size");
+    check_rejected("render rgb --frames 0" + out, "--frames");
+    check_rejected("render rgb --seed x" + out, "--seed");
+    check_rejected("render rgb --backend warp" + out, "warp");
+    check_rejected("render rgb --size" , "needs a value");
+    CHECK_FALSE(file_exists(dir + "/out.png"));
+    check_rejected("render rgb -o " + dir + "/no/such/folder/out.png", "does not exist");
+    check_rejected("render rgb -o " + dir + "/out.tiff", "tiff");
+    CHECK_FALSE(file_exists(dir + "/out.tiff"));
+    check_rejected("frobnicate", "unknown command");
+    check_rejected("scenegen nosuchscene -o " + dir + "/x.scene", "nosuchscene");
+    CHECK_FALSE(file_exists(dir + "/x.scene"));
+}
+
+TEST_CASE("every subcommand has --help", "[cli]") {
+    for (const char* command : {"render", "scenegen", "diff"}) {
+        const CommandResult result = run_cli(std::string(command) + " --help");
+        CHECK(result.exit_code == 0);
+        CHECK(result.output.find("Usage: tilescan") != std::string::npos);
+    }
+    CHECK(run_cli("--help").exit_code == 0);
+}

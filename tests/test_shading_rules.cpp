@@ -1,0 +1,142 @@
+// The rules of scene-format.md checked on hand-computed pixels: the edge counts, box clamping,
+// off-screen and zero-radius circles, blend order, the snow ramp, the background, and the
+// portable exp that all backends share.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstring>
+
+#include "renderer/image.h"
+#include "renderer/ref_renderer.h"
+#include "renderer/scene.h"
+#include "renderer/shared/circle_math.h"
+
+using namespace tilescan;
+
+namespace {
+
+Scene flat_scene(std::initializer_list<Circle> circles) {
+    Scene scene;
+    for (const Circle& c : circles) scene.push_back(c);
+    return scene;
+}
+
+const Circle kRed = {0.125f, 0.125f, 0.0f, 0.25f, 1.0f, 0.0f, 0.0f, 0.5f};
+
+bool equal_pixel(const Rgba& p, float r, float g, float b, float a) {
+    return p.r == r && p.g == g && p.b == b && p.a == a;
+}
+
+}  // namespace
+
+TEST_CASE("a pixel centre exactly on the circle's edge is covered", "[shading]") {
+    // 4x4 image: pixel centres at 0.125, 0.375, ... Circle at (0.125, 0.125), r = 0.25, so pixel
+    // (1, 0) has dx = 0.25, dy = 0: d^2 = 0.0625 = r^2 exactly (all values exact in binary32).
+    Image image(4, 4);
+    const std::uint64_t blends = render_reference(flat_scene({kRed}), image);
+    CHECK(blends == 3);
+    CHECK(equal_pixel(image.at(0, 0), 1.0f, 0.5f, 0.5f, 1.5f));
+    CHECK(equal_pixel(image.at(1, 0), 1.0f, 0.5f, 0.5f, 1.5f));  // on the edge
+    CHECK(equal_pixel(image.at(0, 1), 1.0f, 0.5f, 0.5f, 1.5f));  // on the edge
+    CHECK(equal_pixel(image.at(1, 1), 1.0f, 1.0f, 1.0f, 1.0f));  // d^2 = 0.125 > r^2
+    CHECK(equal_pixel(image.at(2, 0), 1.0f, 1.0f, 1.0f, 1.0f));  // outside the box
+}
+
+TEST_CASE("pixel boxes truncate toward zero and clamp at all four borders", "[shading]") {
+    // (x - r) * W = -0.5 truncates to 0; (x + r) * W = 1.5 -> 1, + 1 = 2.
+    const PixelBox small = circle_pixel_box(0.125f, 0.125f, 0.25f, 4, 4);
+    CHECK((small.x0 == 0 && small.x1 == 2 && small.y0 == 0 && small.y1 == 2));
+    // Left and bottom: (0 - .3) * 10 = -3 -> clamped to 0; (0 + .3) * 10 = 3 -> 4.
+    const PixelBox low = circle_pixel_box(0.0f, 0.0f, 0.3f, 10, 10);
+    CHECK((low.x0 == 0 && low.x1 == 4 && low.y0 == 0 && low.y1 == 4));
+    // Right and top: (1 - .3) * 10 = 7 -> 7; (1 + .3) * 10 = 13 -> 14, clamped to 10.
+    const PixelBox high = circle_pixel_box(1.0f, 1.0f, 0.3f, 10, 10);
+    CHECK((high.x0 == 7 && high.x1 == 10 && high.y0 == 7 && high.y1 == 10));
+    // Non-square: x scales by W = 20, y by H = 10.
+    const PixelBox wide = circle_pixel_box(0.5f, 0.5f, 0.25f, 20, 10);
+    CHECK((wide.x0 == 5 && wide.x1 == 16 && wide.y0 == 2 && wide.y1 == 8));
+    // Coordinates far beyond int's range still clamp instead of overflowing.
+    const PixelBox far = circle_pixel_box(3e30f, -3e30f, 1.0f, 10, 10);
+    CHECK((far.x0 == 10 && far.x1 == 10 && far.y0 == 0 && far.y1 == 0));
+}
+
+TEST_CASE("a circle wholly off-screen draws nothing", "[shading]") {
+    Image image(8, 8);
+    const Scene scene = flat_scene({{2.0f, 2.0f, 0, 0.1f, 1, 0, 0, 0.5f},
+                                    {-1.0f, 0.5f, 0, 0.5f, 0, 1, 0, 0.5f},
+                                    {0.5f, 1.2f, 0, 0.1999f, 0, 0, 1, 0.5f}});
+    CHECK(render_reference(scene, image) == 0);
+    for (const Rgba& p : image.pixels) CHECK(equal_pixel(p, 1, 1, 1, 1));
+}
+
+TEST_CASE("a zero-radius circle covers only a pixel centre exactly under it", "[shading]") {
+    Image image(4, 4);
+    const Scene on_centre = flat_scene({{0.375f, 0.625f, 0, 0.0f, 0, 0, 1, 1.0f}});
+    CHECK(render_reference(on_centre, image) == 1);
+    CHECK(equal_pixel(image.at(1, 2), 0, 0, 1, 2));
+    const Scene between_centres = flat_scene({{0.25f, 0.25f, 0, 0.0f, 0, 0, 1, 1.0f}});
+    CHECK(render_reference(between_centres, image) == 0);
+}
+
+TEST_CASE("blending follows draw order", "[shading]") {
+    const Circle red = {0.5f, 0.5f, 0, 0.4f, 1, 0, 0, 0.5f};
+    const Circle blue = {0.5f, 0.5f, 0, 0.4f, 0, 0, 1, 0.5f};
+    Image red_then_blue(2, 2);
+    Image blue_then_red(2, 2);
+    render_reference(flat_scene({red, blue}), red_then_blue);
+    render_reference(flat_scene({blue, red}), blue_then_red);
+    // white -> red: (1, .5, .5); -> blue: (.5, .25, .75). The other order gives (.75, .25, .5).
+    CHECK(equal_pixel(red_then_blue.at(0, 0), 0.5f, 0.25f, 0.75f, 2.0f));
+    CHECK(equal_pixel(blue_then_red.at(0, 0), 0.75f, 0.25f, 0.5f, 2.0f));
+}
+
+TEST_CASE("the snow ramp at t = 0, 0.25, 0.375, 1", "[shading]") {
+    // radius 1, so t = sqrt(d^2); z = 0 makes the depth factor clamp(1.0) = 1 and max alpha 0.5.
+    const auto snow = [](float t, float rgb[3]) {
+        float alpha;
+        snow_colour_and_alpha(t * t, 1.0f, 0.0f, rgb, &alpha);
+        return alpha;
+    };
+    float rgb[3];
+    CHECK(snow(0.0f, rgb) == 0.5f);
+    CHECK((rgb[0] == 1.0f && rgb[1] == 1.0f && rgb[2] == 1.0f));
+    CHECK(snow(0.25f, rgb) == Approx(0.5 * std::exp(-0.25)).epsilon(1e-7));  // s = 1: T[1]
+    CHECK((rgb[0] == 1.0f && rgb[1] == 1.0f && rgb[2] == 1.0f));
+    snow(0.375f, rgb);  // s = 1.5: halfway between T[1] = (1,1,1) and T[2] = (.8,.9,1)
+    CHECK((rgb[0] == 0.5f * 1.0f + 0.5f * 0.8f && rgb[1] == 0.5f * 1.0f + 0.5f * 0.9f && rgb[2] == 1.0f));
+    CHECK(snow(1.0f, rgb) == Approx(0.5 * std::exp(-4.0)).epsilon(1e-7));  // s = 4: k = 4, w = 0
+    CHECK((rgb[0] == 0.8f && rgb[1] == 0.8f && rgb[2] == 1.0f));
+    // Farther flakes (larger z) are fainter: z = 1 -> 0.5 * clamp(0.6 + 0.4 * 0) = 0.5 * 0.6.
+    float far_alpha;
+    snow_colour_and_alpha(0.0f, 1.0f, 1.0f, rgb, &far_alpha);
+    CHECK(far_alpha == 0.5f * 0.6f);
+}
+
+TEST_CASE("the portable exp is within 2 ulp of the true value", "[shading]") {
+    int worst_ulps = 0;
+    for (float x = -87.0f; x <= 88.0f; x += 0.001953125f) {
+        const float ours = exp_portable(x);
+        const float truth = static_cast<float>(std::exp(static_cast<double>(x)));
+        std::int32_t a, b;
+        std::memcpy(&a, &ours, 4);
+        std::memcpy(&b, &truth, 4);
+        worst_ulps = std::max(worst_ulps, std::abs(a - b));
+    }
+    CHECK(worst_ulps <= 2);
+    CHECK(exp_portable(0.0f) == 1.0f);
+    CHECK(exp_portable(-100.0f) == 0.0f);
+}
+
+TEST_CASE("backgrounds: white, solid and the snow gradient", "[shading]") {
+    Image image(3, 4);
+    clear_image({kBackgroundSnowGradient, 0, 0, 0}, image);
+    for (int row = 0; row < 4; ++row) {
+        const float grey = 0.4f + 0.45f * static_cast<float>(4 - row) / 4.0f;
+        CHECK(equal_pixel(image.at(2, row), grey, grey, grey, 1.0f));
+    }
+    CHECK(image.at(0, 0).r == 0.85f);  // bottom row: 0.4 + 0.45 * 4/4
+    clear_image({kBackgroundSolid, 0.25f, 0.5f, 2.0f}, image);
+    CHECK(equal_pixel(image.at(1, 3), 0.25f, 0.5f, 2.0f, 1.0f));
+    clear_image({kBackgroundWhite, 0, 0, 0}, image);
+    CHECK(equal_pixel(image.at(1, 1), 1, 1, 1, 1));
+}
