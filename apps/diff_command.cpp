@@ -18,6 +18,7 @@ namespace {
 const std::vector<OptionSpec> kDiffOptions = {
     {"--tolerance", "-t", true, "T", "largest per-channel difference still counted equal (default 0: bit for bit)"},
     {"--output", "-o", true, "FILE", "write a heat map of the differences (PNG, PPM, PFM)"},
+    {"--size", "", true, "W[xH]", "size of raw .f32 inputs that are not square"},
     {"--json", "", false, "", "print the result as one JSON object on stdout"},
     {"--help", "-h", false, "", "show this help"},
 };
@@ -29,6 +30,13 @@ bool has_suffix(const std::string& text, const std::string& suffix) {
 // Raw float images carry the accumulated alpha channel; 8-bit and PFM files do not, so alpha is
 // compared only when both sides have it.
 bool carries_alpha(const std::string& path) { return has_suffix(path, ".f32") || has_suffix(path, ".f32.gz"); }
+
+// Raw .f32 files have no header: their size comes from --size, or is inferred when square.
+Image read_input(const std::string& path, const ParsedArguments& parsed) {
+    if (!carries_alpha(path) || !parsed.has("--size")) return read_image(path);
+    const ImageSize size = parse_image_size(parsed.value("--size"), "--size");
+    return read_raw_rgba_f32(path, size.width, size.height);
+}
 
 }  // namespace
 
@@ -49,8 +57,8 @@ int run_diff_command(const std::vector<std::string>& arguments) {
     const std::string heat_map_path = parsed.value("--output");
     if (!heat_map_path.empty()) check_image_extension(heat_map_path);
 
-    const Image a = read_image(path_a);
-    const Image b = read_image(path_b);
+    const Image a = read_input(path_a, parsed);
+    const Image b = read_input(path_b, parsed);
     if (a.width != b.width || a.height != b.height)
         throw InputError("'" + path_a + "' is " + std::to_string(a.width) + "x" + std::to_string(a.height) + " but '" +
                          path_b + "' is " + std::to_string(b.width) + "x" + std::to_string(b.height));

@@ -69,6 +69,7 @@ std::string circle_problem(const Circle& c) {
         if (std::isnan(field.value)) return std::string("NaN is not allowed (field ") + field.name + ")";
         if (std::isinf(field.value)) return std::string("infinity is not allowed (field ") + field.name + ")";
     }
+    if (c.radius >= 0.0f && c.a >= 0.0f && c.a <= 1.0f) return std::string();
     std::ostringstream problem;
     if (c.radius < 0.0f) {
         problem << "radius is negative (" << c.radius << ")";
@@ -78,8 +79,22 @@ std::string circle_problem(const Circle& c) {
     return problem.str();
 }
 
+namespace {
+
+// The common case, checked without building strings: every value finite, radius >= 0, alpha in [0, 1].
+bool circle_is_valid(const Scene& scene, std::size_t i) {
+    const float values[] = {scene.x[i], scene.y[i], scene.z[i], scene.r[i], scene.g[i], scene.b[i]};
+    bool finite = true;
+    for (const float v : values) finite &= std::isfinite(v);
+    return finite && scene.radius[i] >= 0.0f && std::isfinite(scene.radius[i]) && scene.a[i] >= 0.0f &&
+           scene.a[i] <= 1.0f;
+}
+
+}  // namespace
+
 void validate_scene(const Scene& scene, const std::string& where) {
     for (std::size_t i = 0; i < scene.size(); ++i) {
+        if (circle_is_valid(scene, i)) continue;
         const std::string problem = circle_problem(scene.circle(i));
         if (!problem.empty()) throw InputError(where + ": circle " + std::to_string(i) + ": " + problem);
     }

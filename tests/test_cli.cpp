@@ -51,8 +51,8 @@ TEST_CASE("scenegen writes a scene that renders to the same bits as the built-in
         REQUIRE(run_cli("render " + name + " --size 96x64 -q -o " + dir + "/builtin.f32").exit_code == 0);
         REQUIRE(run_cli("render " + dir + "/" + name + ".scene --size 96x64 -q -o " + dir + "/text.f32").exit_code == 0);
         REQUIRE(run_cli("render " + dir + "/" + name + ".tsb --size 96x64 -q -o " + dir + "/binary.f32").exit_code == 0);
-        CHECK(run_cli("diff " + dir + "/builtin.f32 " + dir + "/text.f32").exit_code == 0);
-        CHECK(run_cli("diff " + dir + "/builtin.f32 " + dir + "/binary.f32").exit_code == 0);
+        CHECK(run_cli("diff --size 96x64 " + dir + "/builtin.f32 " + dir + "/text.f32").exit_code == 0);
+        CHECK(run_cli("diff --size 96x64 " + dir + "/builtin.f32 " + dir + "/binary.f32").exit_code == 0);
     }
 }
 

@@ -1,0 +1,423 @@
+// Image files (see image_io.h). The stb implementations are compiled here and nowhere else, and
+// kept static to this file so they cannot clash with another copy of stb linked into a program.
+#include "renderer/image_io.h"
+
+#include <sys/stat.h>
+#include <zlib.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <memory>
+#include <vector>
+
+#include "renderer/atomic_file.h"
+#include "renderer/errors.h"
+
+#define STB_IMAGE_STATIC
+#define STB_IMAGE_IMPLEMENTATION
+#define STBI_ONLY_PNG
+#define STBI_NO_STDIO
+#include <stb_image.h>
+
+#define STB_IMAGE_WRITE_STATIC
+#define STB_IMAGE_WRITE_IMPLEMENTATION
+#define STBI_WRITE_NO_STDIO
+#include <stb_image_write.h>
+
+namespace tilescan {
+
+namespace {
+
+// Float data is copied between files and memory as it lies, so the host must be little-endian too.
+static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "image files are little-endian; so must the host be");
+
+using Bytes = std::vector<unsigned char>;
+
+enum class ImageFormat { kPng, kPpm, kPfm, kF32, kUnknown };
+
+std::string lower_case(std::string text) {
+    std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return std::tolower(c); });
+    return text;
+}
+
+bool ends_with(const std::string& text, const std::string& suffix) {
+    return text.size() >= suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+bool is_gzip_path(const std::string& path) { return ends_with(lower_case(path), ".gz"); }
+
+// The format named by the extension, looking through a final `.gz` when `through_gzip` is set.
+ImageFormat format_of(const std::string& path, bool through_gzip) {
+    std::string name = lower_case(path);
+    if (through_gzip && ends_with(name, ".gz")) name.resize(name.size() - 3);
+    if (ends_with(name, ".png")) return ImageFormat::kPng;
+    if (ends_with(name, ".ppm")) return ImageFormat::kPpm;
+    if (ends_with(name, ".pfm")) return ImageFormat::kPfm;
+    if (ends_with(name, ".f32")) return ImageFormat::kF32;
+    return ImageFormat::kUnknown;
+}
+
+std::string extension_for_message(const std::string& path) {
+    const std::string extension = std::filesystem::path(path).extension().string();
+    return extension.empty() ? "no extension" : "unknown extension '" + extension + "'";
+}
+
+std::size_t pixel_count(int width, int height) {
+    return static_cast<std::size_t>(width) * static_cast<std::size_t>(height);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reading bytes
+
+[[noreturn]] void fail_to_read(const std::string& path, const std::string& reason) {
+    throw InputError("cannot read '" + path + "': " + reason);
+}
+
+[[noreturn]] void fail_corrupt(const std::string& path, const std::string& problem) {
+    throw InputError(path + ": " + problem);
+}
+
+Bytes read_plain_file(const std::string& path) {
+    const std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"), &std::fclose);
+    if (!file) fail_to_read(path, std::strerror(errno));
+    Bytes bytes;
+    struct stat info;
+    if (fstat(fileno(file.get()), &info) == 0 && S_ISREG(info.st_mode))
+        bytes.reserve(static_cast<std::size_t>(info.st_size));
+    unsigned char chunk[1 << 16];
+    std::size_t got;
+    while ((got = std::fread(chunk, 1, sizeof chunk, file.get())) > 0) bytes.insert(bytes.end(), chunk, chunk + got);
+    if (std::ferror(file.get())) fail_to_read(path, std::strerror(errno));
+    return bytes;
+}
+
+std::string gzip_error(gzFile gz) {
+    int code = Z_OK;
+    const char* message = gzerror(gz, &code);
+    return code == Z_ERRNO ? std::strerror(errno) : message;
+}
+
+// zlib reports a gzip stream cut short only as Z_BUF_ERROR from gzerror/gzclose, never from gzread,
+// so both are checked: a truncated .gz must not pass for a short image.
+Bytes read_gzip_file(const std::string& path) {
+    const gzFile gz = gzopen(path.c_str(), "rb");
+    if (!gz) fail_to_read(path, errno ? std::strerror(errno) : "out of memory");
+    Bytes bytes;
+    unsigned char chunk[1 << 16];
+    int got;
+    while ((got = gzread(gz, chunk, sizeof chunk)) > 0) bytes.insert(bytes.end(), chunk, chunk + got);
+    int code = Z_OK;
+    gzerror(gz, &code);
+    if (got < 0 || code != Z_OK) {
+        const std::string reason = code == Z_BUF_ERROR ? "truncated gzip data" : gzip_error(gz);
+        gzclose_r(gz);
+        fail_to_read(path, reason);
+    }
+    if (gzclose_r(gz) != Z_OK) fail_to_read(path, "truncated or corrupt gzip data");
+    return bytes;
+}
+
+Bytes read_file_bytes(const std::string& path) {
+    return is_gzip_path(path) ? read_gzip_file(path) : read_plain_file(path);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Decoding
+
+// The whitespace-separated header words of a PPM or PFM file ('#' comments allowed between them),
+// and where the pixel data starts: one whitespace byte after the last word.
+class HeaderWords {
+public:
+    HeaderWords(const Bytes& bytes, const std::string& path) : bytes_(bytes), path_(path) {}
+
+    std::string next() {
+        skip_space_and_comments();
+        std::string word;
+        while (position_ < bytes_.size() && !std::isspace(bytes_[position_]) && word.size() < kMaxWord)
+            word += static_cast<char>(bytes_[position_++]);
+        if (word.empty()) fail_corrupt(path_, "truncated header");
+        return word;
+    }
+
+    bool at_end() {
+        skip_space_and_comments();
+        return position_ == bytes_.size();
+    }
+
+    std::size_t data_offset() const {
+        if (position_ >= bytes_.size()) fail_corrupt(path_, "truncated: no pixel data");
+        return position_ + 1;
+    }
+
+    // A size, maxval or sample: digits only, from `lowest` to `limit`.
+    int next_integer(const char* what, int lowest, int limit) {
+        const std::string word = next();
+        char* end = nullptr;
+        const long value = std::strtol(word.c_str(), &end, 10);
+        if (*end != '\0' || !std::isdigit(static_cast<unsigned char>(word[0])) || value < lowest || value > limit)
+            fail_corrupt(path_, "bad " + std::string(what) + " '" + word + "' (expected " + std::to_string(lowest) +
+                                    " to " + std::to_string(limit) + ")");
+        return static_cast<int>(value);
+    }
+
+private:
+    static constexpr std::size_t kMaxWord = 64;  // longer words are garbage; stop before they cost memory
+
+    void skip_space_and_comments() {
+        while (position_ < bytes_.size()) {
+            if (bytes_[position_] == '#') {
+                while (position_ < bytes_.size() && bytes_[position_] != '\n') ++position_;
+            } else if (std::isspace(bytes_[position_])) {
+                ++position_;
+            } else {
+                return;
+            }
+        }
+    }
+
+    const Bytes& bytes_;
+    const std::string& path_;
+    std::size_t position_ = 0;
+};
+
+// Sides larger than this are not images we make; the byte count is checked against the size anyway.
+constexpr int kMaxSide = 1 << 20;
+
+// The pixel data must fill the rest of the file exactly: a short file is truncated, a long one has
+// the wrong size in its header (or is not what it claims to be).
+void require_data_size(const Bytes& bytes, std::size_t offset, std::size_t expected, const std::string& path) {
+    const std::size_t available = bytes.size() - offset;
+    if (available < expected)
+        fail_corrupt(path, "truncated: " + std::to_string(available) + " bytes of pixel data, expected " +
+                               std::to_string(expected));
+    if (available > expected)
+        fail_corrupt(path, std::to_string(available - expected) + " stray bytes after the pixel data");
+}
+
+Image decode_png(const Bytes& bytes, const std::string& path) {
+    if (bytes.size() > static_cast<std::size_t>(INT32_MAX)) fail_corrupt(path, "PNG file too large");
+    int width = 0, height = 0, channels = 0;
+    const std::unique_ptr<stbi_uc, void (*)(void*)> rgba(
+        stbi_load_from_memory(bytes.data(), static_cast<int>(bytes.size()), &width, &height, &channels, 4),
+        &stbi_image_free);
+    if (!rgba) fail_corrupt(path, std::string("not a readable PNG (") + stbi_failure_reason() + ")");
+    const bool has_alpha = channels == 2 || channels == 4;
+    Image image(width, height);
+    for (int y = 0; y < height; ++y) {
+        const stbi_uc* row = rgba.get() + static_cast<std::size_t>(height - 1 - y) * width * 4;
+        for (int x = 0; x < width; ++x) {
+            const stbi_uc* p = row + 4 * x;
+            image.at(x, y) = {p[0] / 255.0f, p[1] / 255.0f, p[2] / 255.0f, has_alpha ? p[3] / 255.0f : 1.0f};
+        }
+    }
+    return image;
+}
+
+Image decode_ppm(const Bytes& bytes, const std::string& path) {
+    HeaderWords header(bytes, path);
+    const std::string magic = header.next();
+    if (magic != "P6" && magic != "P3") fail_corrupt(path, "not a PPM file (expected P6 or P3, found '" + magic + "')");
+    const int width = header.next_integer("width", 1, kMaxSide);
+    const int height = header.next_integer("height", 1, kMaxSide);
+    const int maxval = header.next_integer("maxval", 1, 255);
+    const std::size_t samples = pixel_count(width, height) * 3;
+
+    std::vector<float> values(samples);
+    if (magic == "P6") {
+        const std::size_t offset = header.data_offset();
+        require_data_size(bytes, offset, samples, path);
+        for (std::size_t i = 0; i < samples; ++i) values[i] = bytes[offset + i] / static_cast<float>(maxval);
+    } else {
+        for (std::size_t i = 0; i < samples; ++i)
+            values[i] = header.next_integer("sample", 0, maxval) / static_cast<float>(maxval);
+        if (!header.at_end()) fail_corrupt(path, "stray data after the pixel data");
+    }
+    Image image(width, height);
+    for (int y = 0; y < height; ++y) {
+        const float* row = values.data() + static_cast<std::size_t>(height - 1 - y) * width * 3;
+        for (int x = 0; x < width; ++x) image.at(x, y) = {row[3 * x], row[3 * x + 1], row[3 * x + 2], 1.0f};
+    }
+    return image;
+}
+
+float read_float(const unsigned char* p, bool big_endian) {
+    std::uint32_t bits;
+    std::memcpy(&bits, p, sizeof bits);
+    if (big_endian) bits = __builtin_bswap32(bits);
+    float value;
+    std::memcpy(&value, &bits, sizeof value);
+    return value;
+}
+
+// PFM: "PF" (RGB) or "Pf" (grey), width, height, then a scale whose sign gives the byte order
+// (negative = little-endian; its magnitude is ignored, as most readers do); rows bottom first.
+Image decode_pfm(const Bytes& bytes, const std::string& path) {
+    HeaderWords header(bytes, path);
+    const std::string magic = header.next();
+    if (magic != "PF" && magic != "Pf") fail_corrupt(path, "not a PFM file (expected PF or Pf, found '" + magic + "')");
+    const int channels = magic == "PF" ? 3 : 1;
+    const int width = header.next_integer("width", 1, kMaxSide);
+    const int height = header.next_integer("height", 1, kMaxSide);
+    const std::string scale_word = header.next();
+    char* end = nullptr;
+    const float scale = std::strtof(scale_word.c_str(), &end);
+    if (*end != '\0' || !std::isfinite(scale) || scale == 0.0f)
+        fail_corrupt(path, "bad scale '" + scale_word + "' (a non-zero number whose sign gives the byte order)");
+    const bool big_endian = scale > 0.0f;
+    const std::size_t offset = header.data_offset();
+    require_data_size(bytes, offset, pixel_count(width, height) * channels * sizeof(float), path);
+
+    Image image(width, height);
+    const unsigned char* p = bytes.data() + offset;
+    for (Rgba& pixel : image.pixels) {
+        float rgb[3];
+        for (int c = 0; c < 3; ++c) rgb[c] = read_float(p + sizeof(float) * (channels == 3 ? c : 0), big_endian);
+        pixel = {rgb[0], rgb[1], rgb[2], 1.0f};
+        p += sizeof(float) * channels;
+    }
+    return image;
+}
+
+// Raw RGBA float32 rows, top row first, into memory rows (row 0 = bottom).
+Image decode_raw_rgba(const Bytes& bytes, int width, int height) {
+    Image image(width, height);
+    const std::size_t row_bytes = static_cast<std::size_t>(width) * sizeof(Rgba);
+    for (int y = 0; y < height; ++y)
+        std::memcpy(&image.at(0, y), bytes.data() + static_cast<std::size_t>(height - 1 - y) * row_bytes, row_bytes);
+    return image;
+}
+
+// A headerless float image holds no size; only a square one can be recovered from its byte count.
+Image decode_square_f32(const Bytes& bytes, const std::string& path) {
+    const std::size_t pixels = bytes.size() / sizeof(Rgba);
+    const std::size_t side = static_cast<std::size_t>(std::llround(std::sqrt(static_cast<double>(pixels))));
+    if (pixels == 0 || bytes.size() % sizeof(Rgba) != 0 || side * side != pixels || side > kMaxSide)
+        fail_corrupt(path, std::to_string(bytes.size()) +
+                               " bytes is not a square RGBA float32 image: give its width and height");
+    return decode_raw_rgba(bytes, static_cast<int>(side), static_cast<int>(side));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Encoding
+
+// 8-bit RGB, top row first: the byte layout of both PNG and binary PPM.
+Bytes rgb8_top_first(const Image& image) {
+    Bytes rgb(pixel_count(image.width, image.height) * 3);
+    unsigned char* out = rgb.data();
+    for (int y = image.height - 1; y >= 0; --y) {
+        for (int x = 0; x < image.width; ++x) {
+            const Rgba& p = image.at(x, y);
+            *out++ = to_8bit(p.r);
+            *out++ = to_8bit(p.g);
+            *out++ = to_8bit(p.b);
+        }
+    }
+    return rgb;
+}
+
+void append_to_bytes(void* context, void* data, int size) {
+    const auto* begin = static_cast<const unsigned char*>(data);
+    static_cast<Bytes*>(context)->insert(static_cast<Bytes*>(context)->end(), begin, begin + size);
+}
+
+// Encoded in memory first, so the file itself is written by write_file_atomically.
+void write_png(const Image& image, const std::string& path) {
+    const Bytes rgb = rgb8_top_first(image);
+    Bytes png;
+    if (!stbi_write_png_to_func(&append_to_bytes, &png, image.width, image.height, 3, rgb.data(), image.width * 3))
+        throw InputError("cannot write '" + path + "': PNG encoding failed");
+    write_file_atomically(path, [&](std::FILE* file) { write_bytes(file, png.data(), png.size()); });
+}
+
+void write_ppm(const Image& image, const std::string& path) {
+    const std::string header = "P6\n" + std::to_string(image.width) + " " + std::to_string(image.height) + "\n255\n";
+    const Bytes rgb = rgb8_top_first(image);
+    write_file_atomically(path, [&](std::FILE* file) {
+        write_bytes(file, header.data(), header.size());
+        write_bytes(file, rgb.data(), rgb.size());
+    });
+}
+
+void write_pfm(const Image& image, const std::string& path) {
+    const std::string header = "PF\n" + std::to_string(image.width) + " " + std::to_string(image.height) + "\n-1.0\n";
+    std::vector<float> rgb;
+    rgb.reserve(image.pixels.size() * 3);
+    for (const Rgba& p : image.pixels) rgb.insert(rgb.end(), {p.r, p.g, p.b});  // memory order is PFM order
+    write_file_atomically(path, [&](std::FILE* file) {
+        write_bytes(file, header.data(), header.size());
+        write_bytes(file, rgb.data(), rgb.size() * sizeof(float));
+    });
+}
+
+void write_f32(const Image& image, const std::string& path) {
+    write_file_atomically(path, [&](std::FILE* file) {
+        for (int y = image.height - 1; y >= 0; --y)
+            write_bytes(file, &image.at(0, y), static_cast<std::size_t>(image.width) * sizeof(Rgba));
+    });
+}
+
+}  // namespace
+
+std::uint8_t to_8bit(float v) {
+    if (!(v > 0.0f)) return 0;  // also NaN
+    if (v >= 1.0f) return 255;
+    return static_cast<std::uint8_t>(v * 255.0f + 0.5f);
+}
+
+void check_image_extension(const std::string& path) {
+    if (format_of(path, false) == ImageFormat::kUnknown)
+        throw InputError("cannot write '" + path + "': " + extension_for_message(path) +
+                         " (supported: .png, .ppm, .pfm, .f32)");
+}
+
+void write_image(const Image& image, const std::string& path) {
+    check_image_extension(path);
+    if (image.width < 1 || image.height < 1 || image.pixels.size() != pixel_count(image.width, image.height))
+        throw InputError("cannot write '" + path + "': the image is empty or malformed (" +
+                         std::to_string(image.width) + "x" + std::to_string(image.height) + ")");
+    switch (format_of(path, false)) {
+        case ImageFormat::kPng:
+            return write_png(image, path);
+        case ImageFormat::kPpm:
+            return write_ppm(image, path);
+        case ImageFormat::kPfm:
+            return write_pfm(image, path);
+        default:
+            return write_f32(image, path);
+    }
+}
+
+Image read_image(const std::string& path) {
+    const ImageFormat format = format_of(path, true);
+    if (format == ImageFormat::kUnknown)
+        fail_to_read(path, extension_for_message(path) + " (supported: .png, .ppm, .pfm, .f32, each optionally .gz)");
+    const Bytes bytes = read_file_bytes(path);
+    switch (format) {
+        case ImageFormat::kPng:
+            return decode_png(bytes, path);
+        case ImageFormat::kPpm:
+            return decode_ppm(bytes, path);
+        case ImageFormat::kPfm:
+            return decode_pfm(bytes, path);
+        default:
+            return decode_square_f32(bytes, path);
+    }
+}
+
+Image read_raw_rgba_f32(const std::string& path, int width, int height) {
+    if (width < 1 || height < 1) fail_to_read(path, "the image size must be positive");
+    const Bytes bytes = read_file_bytes(path);
+    const std::size_t expected = pixel_count(width, height) * sizeof(Rgba);
+    if (bytes.size() != expected)
+        fail_corrupt(path, std::to_string(bytes.size()) + " bytes, but a " + std::to_string(width) + "x" +
+                               std::to_string(height) + " RGBA float32 image has " + std::to_string(expected));
+    return decode_raw_rgba(bytes, width, height);
+}
+
+}  // namespace tilescan

@@ -1,0 +1,484 @@
+// Scene files (see scene_io.h): the text parser and formatter of scene-format.md, and the binary
+// reader and writer of docs/scene-binary-format.md.
+#include "renderer/scene_io.h"
+
+#include <sys/stat.h>
+
+#include <cctype>
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <stdexcept>
+#include <string_view>
+#include <vector>
+
+#include "renderer/atomic_file.h"
+#include "renderer/errors.h"
+
+namespace tilescan {
+
+namespace {
+
+// The binary fields are fread straight into the vectors, so the host must share the file's byte order.
+static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "binary scenes are little-endian; so must the host be");
+
+constexpr int kMaxImageSide = 65536;
+// The shortest circle line, "0 0 0 0 0 0 0 0\n", bounds how many circles a text of n bytes can hold.
+constexpr std::size_t kMinCircleLineBytes = 16;
+constexpr const char* kFieldNames[8] = {"x", "y", "z", "radius", "r", "g", "b", "a"};
+// The eight fields in file order: one loop serves reading, writing and checking them.
+constexpr std::vector<float> Scene::*kFields[8] = {&Scene::x, &Scene::y, &Scene::z, &Scene::radius,
+                                                   &Scene::r, &Scene::g, &Scene::b, &Scene::a};
+
+// The layout of docs/scene-binary-format.md. The magic's NUL and 0xFF bytes never start a text scene.
+constexpr char kBinaryMagic[8] = {'T', 'S', 'C', 'E', 'N', 'E', '\0', '\xff'};
+constexpr std::uint32_t kBinaryVersion = 1;
+constexpr std::size_t kHeaderBytes = 48;
+constexpr std::size_t kBytesPerCircle = 8 * sizeof(float);
+constexpr std::size_t kVersionOffset = 8, kShadingOffset = 12, kBackgroundKindOffset = 16, kBackgroundRgbOffset = 20,
+                      kWidthOffset = 32, kHeightOffset = 36, kCountOffset = 40;
+
+bool ends_with_ignoring_case(const std::string& text, const std::string& suffix) {
+    if (text.size() < suffix.size()) return false;
+    for (std::size_t i = 0; i < suffix.size(); ++i) {
+        const unsigned char c = static_cast<unsigned char>(text[text.size() - suffix.size() + i]);
+        if (std::tolower(c) != suffix[i]) return false;
+    }
+    return true;
+}
+
+// A Scene whose eight arrays differ in length is a bug in the program, not bad input.
+void require_equal_field_sizes(const Scene& scene) {
+    for (const auto field : kFields)
+        if ((scene.*field).size() != scene.size()) throw std::logic_error("scene fields differ in length");
+}
+
+bool valid_default_size(int width, int height) {
+    const auto in_range = [](int side) { return side >= 1 && side <= kMaxImageSide; };
+    return (width == 0 && height == 0) || (in_range(width) && in_range(height));
+}
+
+// What is wrong with the header fields of a scene, or "" when nothing is. The binary reader and both
+// writers use it, so nothing is written that the readers would reject.
+std::string header_problem(const Scene& scene) {
+    if (scene.shading != kShadingFlat && scene.shading != kShadingSnow)
+        return "unknown shading code " + std::to_string(scene.shading);
+    const BackgroundParams& background = scene.background;
+    if (background.kind != kBackgroundWhite && background.kind != kBackgroundSnowGradient &&
+        background.kind != kBackgroundSolid)
+        return "unknown background code " + std::to_string(background.kind);
+    if (background.kind == kBackgroundSolid &&
+        !(std::isfinite(background.r) && std::isfinite(background.g) && std::isfinite(background.b)))
+        return "the background colour must be finite";
+    if (!valid_default_size(scene.default_width, scene.default_height))
+        return "default size " + std::to_string(scene.default_width) + "x" + std::to_string(scene.default_height) +
+               " is not allowed (0x0 for none, else 1 to " + std::to_string(kMaxImageSide) + ")";
+    return "";
+}
+
+// ---------------------------------------------------------------------------------------------
+// Text
+
+// Walks the text line by line, handing out the whitespace-separated words of each line that holds
+// any once comments are cut off. Words are views into the text, which stays NUL-terminated behind
+// them, so strtof can read them in place.
+class LineReader {
+public:
+    explicit LineReader(const std::string& text) : text_(text) {}
+
+    bool next() {
+        while (position_ < text_.size()) {
+            const char* line = text_.data() + position_;
+            const void* newline = std::memchr(line, '\n', text_.size() - position_);
+            const std::size_t length = newline ? static_cast<const char*>(newline) - line : text_.size() - position_;
+            position_ += length + 1;
+            ++number_;
+            split(std::string_view(line, length));
+            if (!words_.empty()) return true;
+        }
+        return false;
+    }
+
+    std::size_t number() const { return number_; }
+    const std::vector<std::string_view>& words() const { return words_; }
+
+private:
+    static bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
+
+    void split(std::string_view line) {
+        words_.clear();
+        line = line.substr(0, line.find('#'));
+        std::size_t i = 0;
+        while (i < line.size()) {
+            while (i < line.size() && is_space(line[i])) ++i;
+            const std::size_t start = i;
+            while (i < line.size() && !is_space(line[i])) ++i;
+            if (i > start) words_.push_back(line.substr(start, i - start));
+        }
+    }
+
+    const std::string& text_;
+    std::size_t position_ = 0;
+    std::size_t number_ = 0;
+    std::vector<std::string_view> words_;
+};
+
+// A word quoted for an error message, shortened so the message stays one readable line.
+std::string quoted(std::string_view word) {
+    constexpr std::size_t kMaxShown = 40;
+    if (word.size() > kMaxShown) return "'" + std::string(word.substr(0, kMaxShown)) + "...'";
+    return "'" + std::string(word) + "'";
+}
+
+// The whole word as the nearest binary32 (values too small for a normal float round to a denormal
+// or zero, which is the nearest value). False when any of the word is not part of the number.
+bool parse_float(std::string_view word, float* value, bool* overflow) {
+    char* end = nullptr;
+    errno = 0;
+    *value = std::strtof(word.data(), &end);
+    *overflow = errno == ERANGE && std::isinf(*value);
+    return end == word.data() + word.size();
+}
+
+// Digits only (no sign, no spaces, unlike strtoull); values past 2^64 - 1 saturate there.
+bool parse_whole_number(std::string_view word, std::uint64_t* value) {
+    if (word.empty()) return false;
+    *value = 0;
+    for (const char c : word) {
+        if (c < '0' || c > '9') return false;
+        const std::uint64_t digit = static_cast<std::uint64_t>(c - '0');
+        *value = *value > (UINT64_MAX - digit) / 10 ? UINT64_MAX : *value * 10 + digit;
+    }
+    return true;
+}
+
+class TextSceneParser {
+public:
+    TextSceneParser(const std::string& text, const std::string& source) : text_(text), source_(source), lines_(text) {}
+
+    Scene parse() {
+        parse_magic();
+        const std::uint64_t count = parse_header();
+        parse_circles(count);
+        return std::move(scene_);
+    }
+
+private:
+    [[noreturn]] void fail(const std::string& what) const {
+        throw InputError(source_ + ":" + std::to_string(lines_.number()) + ": " + what);
+    }
+    [[noreturn]] void fail_without_line(const std::string& what) const { throw InputError(source_ + ": " + what); }
+
+    const std::vector<std::string_view>& words() const { return lines_.words(); }
+
+    void parse_magic() {
+        if (!lines_.next()) fail_without_line("empty scene file (no 'circlescene 1' line)");
+        if (words()[0] != "circlescene")
+            fail("not a scene file: expected 'circlescene 1' first, found " + quoted(words()[0]));
+        if (words().size() != 2) fail("expected 'circlescene 1' (the magic word and a version number)");
+        if (words()[1] != "1") fail("unsupported version " + quoted(words()[1]) + " (this reader knows version 1)");
+    }
+
+    // Header lines up to and including `count`; returns the count.
+    std::uint64_t parse_header() {
+        while (lines_.next()) {
+            const std::string_view keyword = words()[0];
+            if (keyword == "count") return parse_count();
+            if (keyword == "shading") {
+                parse_shading();
+            } else if (keyword == "background") {
+                parse_background();
+            } else if (keyword == "size") {
+                parse_size();
+            } else {
+                float value;
+                bool overflow;
+                if (parse_float(keyword, &value, &overflow))
+                    fail("circle line before the 'count' line (the header must end with 'count N')");
+                fail("unknown keyword " + quoted(keyword) + " (expected shading, background, size or count)");
+            }
+        }
+        fail_without_line("missing 'count' line (the header must end with 'count N')");
+    }
+
+    // Each header keyword may appear once: a second one is more likely a mistake than an override.
+    void mark_seen(std::size_t* first_line) {
+        if (*first_line != 0)
+            fail("duplicate '" + std::string(words()[0]) + "' line (first on line " + std::to_string(*first_line) +
+                 ")");
+        *first_line = lines_.number();
+    }
+
+    void parse_shading() {
+        mark_seen(&shading_line_);
+        const auto& w = words();
+        if (w.size() == 2 && w[1] == "flat") {
+            scene_.shading = kShadingFlat;
+        } else if (w.size() == 2 && w[1] == "snow") {
+            scene_.shading = kShadingSnow;
+        } else {
+            fail("shading must be 'flat' or 'snow'");
+        }
+    }
+
+    void parse_background() {
+        mark_seen(&background_line_);
+        const auto& w = words();
+        if (w.size() == 2 && w[1] == "white") {
+            scene_.background = {kBackgroundWhite, 1.0f, 1.0f, 1.0f};
+        } else if (w.size() == 2 && w[1] == "snow-gradient") {
+            scene_.background = {kBackgroundSnowGradient, 1.0f, 1.0f, 1.0f};
+        } else if (w.size() == 4) {
+            const float rgb[3] = {parse_number(w[1], "background R"), parse_number(w[2], "background G"),
+                                  parse_number(w[3], "background B")};
+            for (const float channel : rgb)
+                if (!std::isfinite(channel)) fail("the background colour must be finite");
+            scene_.background = {kBackgroundSolid, rgb[0], rgb[1], rgb[2]};
+        } else {
+            fail("background must be 'white', 'snow-gradient' or three numbers R G B");
+        }
+    }
+
+    void parse_size() {
+        mark_seen(&size_line_);
+        const auto& w = words();
+        std::uint64_t width = 0, height = 0;
+        if (w.size() != 3 || !parse_whole_number(w[1], &width) || !parse_whole_number(w[2], &height) || width < 1 ||
+            width > kMaxImageSide || height < 1 || height > kMaxImageSide)
+            fail("size needs a width and a height, whole numbers from 1 to " + std::to_string(kMaxImageSide));
+        scene_.default_width = static_cast<int>(width);
+        scene_.default_height = static_cast<int>(height);
+    }
+
+    std::uint64_t parse_count() {
+        const auto& w = words();
+        std::uint64_t count = 0;
+        if (w.size() != 2 || !parse_whole_number(w[1], &count)) fail("count needs one whole number");
+        // Checked before anything is reserved: the count comes from the file and may be absurd.
+        const std::uint64_t capacity = text_.size() / kMinCircleLineBytes + 1;
+        if (count > capacity)
+            fail("count " + std::string(w[1]) + " cannot fit: a file of " + std::to_string(text_.size()) +
+                 " bytes holds at most " + std::to_string(capacity) + " circle lines");
+        return count;
+    }
+
+    float parse_number(std::string_view word, const char* field) const {
+        float value;
+        bool overflow;
+        if (!parse_float(word, &value, &overflow)) fail(quoted(word) + " is not a number");
+        if (overflow) fail(quoted(word) + " is too large for a float (field " + field + ")");
+        return value;
+    }
+
+    void parse_circles(std::uint64_t count) {
+        scene_.reserve(count);
+        while (lines_.next()) {
+            if (scene_.size() == count) fail("more circle lines than count " + std::to_string(count));
+            scene_.push_back(parse_circle());
+        }
+        if (scene_.size() != count)
+            fail_without_line("count is " + std::to_string(count) + " but the file has " +
+                              std::to_string(scene_.size()) + " circle lines");
+    }
+
+    Circle parse_circle() const {
+        const auto& w = words();
+        if (w.size() != 8) fail("expected 8 numbers (x y z radius r g b a), found " + std::to_string(w.size()));
+        float v[8];
+        for (int i = 0; i < 8; ++i) v[i] = parse_number(w[i], kFieldNames[i]);
+        const Circle circle{v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7]};
+        const std::string problem = circle_problem(circle);
+        if (!problem.empty()) fail(problem);
+        return circle;
+    }
+
+    const std::string& text_;
+    const std::string& source_;
+    LineReader lines_;
+    Scene scene_;
+    std::size_t shading_line_ = 0, background_line_ = 0, size_line_ = 0;  // 0 = not seen yet
+};
+
+// The longest %.9g of a float is 15 characters ("-1.17549435e-38").
+constexpr std::size_t kMaxFloatText = 16;
+
+// Writes `values` as %.9g separated by single spaces, then `end`. to_chars(general, 9) is defined to
+// print exactly what printf's %.9g prints, and is several times faster, which counts for millions of circles.
+template <std::size_t N>
+void append_floats(std::string& text, const float (&values)[N], char end) {
+    char line[N * (kMaxFloatText + 1)];
+    char* out = line;
+    for (std::size_t i = 0; i < N; ++i) {
+        out = std::to_chars(out, out + kMaxFloatText, values[i], std::chars_format::general, 9).ptr;
+        *out++ = i + 1 < N ? ' ' : end;
+    }
+    text.append(line, out);
+}
+
+void append_background(std::string& text, const BackgroundParams& background) {
+    text += "background ";
+    if (background.kind == kBackgroundWhite) {
+        text += "white\n";
+    } else if (background.kind == kBackgroundSnowGradient) {
+        text += "snow-gradient\n";
+    } else {
+        append_floats(text, {background.r, background.g, background.b}, '\n');
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Binary
+
+template <typename T>
+void put(unsigned char* header, std::size_t offset, T value) {
+    std::memcpy(header + offset, &value, sizeof value);
+}
+
+template <typename T>
+T get(const unsigned char* header, std::size_t offset) {
+    T value;
+    std::memcpy(&value, header + offset, sizeof value);
+    return value;
+}
+
+// Field by field rather than one struct, so no compiler padding can reach the file.
+void encode_header(const Scene& scene, unsigned char* header) {
+    std::memcpy(header, kBinaryMagic, sizeof kBinaryMagic);
+    put<std::uint32_t>(header, kVersionOffset, kBinaryVersion);
+    put<std::uint32_t>(header, kShadingOffset, static_cast<std::uint32_t>(scene.shading));
+    put<std::uint32_t>(header, kBackgroundKindOffset, static_cast<std::uint32_t>(scene.background.kind));
+    put<float>(header, kBackgroundRgbOffset, scene.background.r);
+    put<float>(header, kBackgroundRgbOffset + 4, scene.background.g);
+    put<float>(header, kBackgroundRgbOffset + 8, scene.background.b);
+    put<std::int32_t>(header, kWidthOffset, scene.default_width);
+    put<std::int32_t>(header, kHeightOffset, scene.default_height);
+    put<std::uint64_t>(header, kCountOffset, scene.size());
+}
+
+// Codes beyond int's range become -1, which header_problem reports as unknown.
+int code_from(std::uint32_t code) { return code > INT32_MAX ? -1 : static_cast<int>(code); }
+
+struct FileCloser {
+    void operator()(std::FILE* file) const { std::fclose(file); }
+};
+using FilePointer = std::unique_ptr<std::FILE, FileCloser>;
+
+[[noreturn]] void fail_to_read(const std::string& path, int error) {
+    throw InputError("cannot read '" + path + "': " + std::strerror(error ? error : EIO));
+}
+
+std::size_t read_up_to(std::FILE* file, void* buffer, std::size_t size, const std::string& path) {
+    const std::size_t got = std::fread(buffer, 1, size, file);
+    if (got < size && std::ferror(file)) fail_to_read(path, errno);
+    return got;
+}
+
+// `header` holds the first kHeaderBytes of the file, whose magic has been recognised.
+Scene read_binary_scene(std::FILE* file, const unsigned char* header, const std::string& path) {
+    const auto fail = [&](const std::string& what) { throw InputError(path + ": " + what); };
+    struct stat info;
+    if (fstat(fileno(file), &info) != 0) fail_to_read(path, errno);
+    if (!S_ISREG(info.st_mode)) fail("a binary scene must be a regular file (its size is checked against its count)");
+    const std::uint64_t file_size = static_cast<std::uint64_t>(info.st_size);
+    if (file_size < kHeaderBytes) fail("truncated binary scene: the header alone needs 48 bytes");
+
+    const std::uint32_t version = get<std::uint32_t>(header, kVersionOffset);
+    if (version != kBinaryVersion)
+        fail("unsupported binary scene version " + std::to_string(version) + " (this reader knows version 1)");
+    Scene scene;
+    scene.shading = static_cast<ShadingKind>(code_from(get<std::uint32_t>(header, kShadingOffset)));
+    scene.background.kind = static_cast<BackgroundKind>(code_from(get<std::uint32_t>(header, kBackgroundKindOffset)));
+    scene.background.r = get<float>(header, kBackgroundRgbOffset);
+    scene.background.g = get<float>(header, kBackgroundRgbOffset + 4);
+    scene.background.b = get<float>(header, kBackgroundRgbOffset + 8);
+    scene.default_width = get<std::int32_t>(header, kWidthOffset);
+    scene.default_height = get<std::int32_t>(header, kHeightOffset);
+    const std::string problem = header_problem(scene);
+    if (!problem.empty()) fail(problem);
+
+    // The size must match the count exactly, and is checked before the count sizes any allocation.
+    const std::uint64_t count = get<std::uint64_t>(header, kCountOffset);
+    const std::uint64_t payload = file_size - kHeaderBytes;
+    if (count > payload / kBytesPerCircle)
+        fail("truncated binary scene: the header says " + std::to_string(count) + " circles but the file (" +
+             std::to_string(file_size) + " bytes) has room for " + std::to_string(payload / kBytesPerCircle));
+    if (payload != count * kBytesPerCircle)
+        fail(std::to_string(payload - count * kBytesPerCircle) + " stray bytes after the last of " +
+             std::to_string(count) + " circles");
+
+    scene.resize(count);
+    for (const auto field : kFields) {
+        if (read_up_to(file, (scene.*field).data(), count * sizeof(float), path) != count * sizeof(float))
+            fail("the file ended early (was it changed while being read?)");
+    }
+    validate_scene(scene, path);
+    return scene;
+}
+
+void write_binary_scene(const Scene& scene, std::FILE* file) {
+    unsigned char header[kHeaderBytes] = {};
+    encode_header(scene, header);
+    write_bytes(file, header, sizeof header);
+    for (const auto field : kFields) write_bytes(file, (scene.*field).data(), scene.size() * sizeof(float));
+}
+
+}  // namespace
+
+Scene parse_scene_text(const std::string& text, const std::string& source_name) {
+    return TextSceneParser(text, source_name).parse();
+}
+
+std::string format_scene_text(const Scene& scene) {
+    require_equal_field_sizes(scene);
+    std::string text = "circlescene 1\nshading ";
+    text += scene.shading == kShadingSnow ? "snow\n" : "flat\n";
+    append_background(text, scene.background);
+    if (scene.default_width > 0)
+        text += "size " + std::to_string(scene.default_width) + " " + std::to_string(scene.default_height) + "\n";
+    text += "count " + std::to_string(scene.size()) + "\n";
+
+    text.reserve(text.size() + scene.size() * 80);
+    for (std::size_t i = 0; i < scene.size(); ++i) {
+        append_floats(
+            text, {scene.x[i], scene.y[i], scene.z[i], scene.radius[i], scene.r[i], scene.g[i], scene.b[i], scene.a[i]},
+            '\n');
+    }
+    return text;
+}
+
+Scene read_scene_file(const std::string& path) {
+    const FilePointer file(std::fopen(path.c_str(), "rb"));
+    if (!file) fail_to_read(path, errno);
+    // A text scene may be shorter than the binary header: read what there is, then decide.
+    unsigned char start[kHeaderBytes];
+    const std::size_t got = read_up_to(file.get(), start, sizeof start, path);
+    if (got >= sizeof kBinaryMagic && std::memcmp(start, kBinaryMagic, sizeof kBinaryMagic) == 0)
+        return read_binary_scene(file.get(), start, path);
+
+    std::string text(reinterpret_cast<const char*>(start), got);
+    char chunk[1 << 16];
+    while (const std::size_t n = read_up_to(file.get(), chunk, sizeof chunk, path)) text.append(chunk, n);
+    return parse_scene_text(text, path);
+}
+
+void write_scene_file(const Scene& scene, const std::string& path) {
+    require_equal_field_sizes(scene);
+    const std::string where = "cannot write '" + path + "'";
+    const std::string problem = header_problem(scene);
+    if (!problem.empty()) throw InputError(where + ": " + problem);
+    validate_scene(scene, where);
+
+    if (ends_with_ignoring_case(path, ".tsb")) {
+        write_file_atomically(path, [&](std::FILE* file) { write_binary_scene(scene, file); });
+    } else {
+        const std::string text = format_scene_text(scene);
+        write_file_atomically(path, [&](std::FILE* file) { write_bytes(file, text.data(), text.size()); });
+    }
+}
+
+}  // namespace tilescan

@@ -1,0 +1,345 @@
+// GPU tests of the scan library (kernels/scan/scan.h): every algorithm x element type x operator
+// against the serial reference (scan_cpu.h), inclusive and exclusive, out of place and in place,
+// at sizes 0, 1, 31-33, one block +-1, one tile +-1, 10^6 + 3, 2^24 and one size above 2^31;
+// random and constant inputs; unaligned pointers; float results identical run to run. Outputs
+// are poisoned before each run, so an element left unwritten fails. [sanitize] marks the small
+// cases run under compute-sanitizer; [large] the case above 2^31 elements.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "kernels/cuda_check.h"
+#include "kernels/device_buffer.h"
+#include "kernels/scan/scan.h"
+#include "kernels/scan/scan_cpu.h"
+#include "kernels/scan/scan_example_ops.h"
+
+namespace tilescan::testing {
+std::uint8_t scan_test_flag(std::uint64_t i);
+void scan_test_fill_flags(std::uint8_t* d_flags, std::size_t n);
+}  // namespace tilescan::testing
+
+using namespace tilescan;
+
+namespace {
+
+template <typename T>
+std::vector<T> download(const T* d, std::size_t n) {
+    std::vector<T> h(n);
+    if (n) TS_CUDA_CHECK(cudaMemcpy(h.data(), d, n * sizeof(T), cudaMemcpyDeviceToHost));
+    return h;
+}
+
+template <typename T>
+void upload(T* d, const std::vector<T>& h) {
+    if (!h.empty()) TS_CUDA_CHECK(cudaMemcpy(d, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice));
+}
+
+// The boundary sizes for one (In, Out): the textbook block (1024) and the fast tile, each +-1.
+template <typename In, typename Out>
+std::vector<std::size_t> boundary_sizes() {
+    const std::size_t tile = scan_detail::FastTile<In, Out>::tile;
+    std::vector<std::size_t> s = {0, 1, 31, 32, 33, 1023, 1024, 1025, tile - 1, tile, tile + 1, 3 * tile + 7};
+    std::sort(s.begin(), s.end());
+    s.erase(std::unique(s.begin(), s.end()), s.end());
+    return s;
+}
+
+template <typename T>
+double magnitude(const T& v) {
+    if constexpr (std::is_arithmetic<T>::value) return std::abs(double(v));
+    else return 0.0;
+}
+
+// Compares a GPU result with the reference: exactly, or for floating-point sums within `tolerance`
+// of (1 + the running sum of |x|), since the algorithms group the additions differently.
+template <typename In, typename Out>
+bool results_match(const std::vector<In>& in, const std::vector<Out>& actual, const std::vector<Out>& expected,
+                   double tolerance, std::string& why) {
+    double running = 0;
+    for (std::size_t i = 0; i < expected.size(); ++i) {
+        bool ok;
+        if constexpr (std::is_floating_point<Out>::value) {
+            running += magnitude(in[i]);
+            ok = tolerance == 0 ? actual[i] == expected[i]
+                                : std::abs(double(actual[i]) - double(expected[i])) <= tolerance * (1.0 + running);
+        } else {
+            ok = actual[i] == expected[i];
+        }
+        if (!ok) {
+            why = "first difference at element " + std::to_string(i) + " of " + std::to_string(expected.size());
+            return false;
+        }
+    }
+    return true;
+}
+
+// Runs every algorithm on `in` (inclusive and exclusive; out of place, in place when In == Out,
+// and with pointers offset by one element for the fast tile paths) and checks each result and
+// total against the serial reference.
+template <typename In, typename Out, typename Op>
+void check_scans(const std::vector<In>& in, Op op, const std::string& what, double tolerance = 0,
+                 bool in_place = true) {
+    const std::size_t n = in.size();
+    DeviceBuffer<In> d_in(n + 1);
+    DeviceBuffer<Out> d_out(n + 1);
+    DeviceBuffer<Out> d_total(1);
+    std::vector<In> shifted(in);
+    for (bool exclusive : {false, true}) {
+        std::vector<Out> expected(n);
+        const Out total = exclusive ? serial_exclusive_scan(in.data(), expected.data(), n, op)
+                                    : serial_inclusive_scan(in.data(), expected.data(), n, op);
+        for (ScanAlgorithm algorithm : kScanAlgorithms) {
+            for (int variant = 0; variant < 3; ++variant) {  // 0 out of place, 1 in place, 2 unaligned
+                constexpr bool same_type = std::is_same<In, Out>::value;
+                if (variant == 1 && !(same_type && in_place)) continue;
+                if (variant == 2 && (n < 2 || algorithm < ScanAlgorithm::reduce_then_scan)) continue;
+                const std::size_t offset = variant == 2 ? 1 : 0;
+                const In* src = d_in.data() + offset;
+                Out* dst = d_out.data() + offset;
+                if constexpr (same_type) {
+                    if (variant == 1) dst = const_cast<Out*>(src = d_out.data());
+                }
+                if (variant == 1) {
+                    if constexpr (same_type) upload(d_out.data(), in);
+                } else {
+                    TS_CUDA_CHECK(cudaMemcpy(d_in.data() + offset, in.data(), n * sizeof(In), cudaMemcpyHostToDevice));
+                    TS_CUDA_CHECK(cudaMemset(d_out.data(), 0xCD, (n + 1) * sizeof(Out)));
+                }
+                TS_CUDA_CHECK(cudaMemset(d_total.data(), 0xCD, sizeof(Out)));
+                const std::size_t bytes = scan_temp_bytes<In, Out>(n, algorithm);
+                DeviceBuffer<unsigned char> temp(bytes);
+                if (exclusive)
+                    exclusive_scan(src, dst, n, op, temp.data(), bytes, nullptr, algorithm, d_total.data());
+                else
+                    inclusive_scan(src, dst, n, op, temp.data(), bytes, nullptr, algorithm, d_total.data());
+                TS_CUDA_CHECK(cudaDeviceSynchronize());
+                const std::vector<Out> actual = download(dst, n);
+                const std::vector<Out> got_total = download(d_total.data(), 1);
+                std::string why;
+                const bool match = results_match(in, actual, expected, tolerance, why);
+                INFO(what << ": " << scan_algorithm_name(algorithm) << (exclusive ? " exclusive" : " inclusive")
+                          << (variant == 1 ? " in place" : variant == 2 ? " unaligned" : "") << ", n = " << n
+                          << ": " << why);
+                CHECK(match);
+                std::vector<Out> total_vec = {total};
+                std::string why_total;
+                CHECK(results_match(std::vector<In>(in.begin(), in.begin() + std::min<std::size_t>(n, 1)),
+                                    got_total, total_vec, tolerance * double(std::max<std::size_t>(n, 1)), why_total));
+            }
+        }
+    }
+}
+
+template <typename T>
+std::vector<T> random_ints(std::size_t n, std::uint64_t seed, std::int64_t lo, std::int64_t hi) {
+    std::mt19937_64 rng(seed);
+    std::vector<T> v(n);
+    for (auto& x : v) x = T(lo + std::int64_t(rng() % std::uint64_t(hi - lo + 1)));
+    return v;
+}
+
+template <typename T>
+std::vector<T> random_reals(std::size_t n, std::uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    std::uniform_real_distribution<double> dist(-1.0, 1.0);
+    std::vector<T> v(n);
+    for (auto& x : v) x = T(dist(rng));
+    return v;
+}
+
+std::vector<Mat2> random_mats(std::size_t n, std::uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    std::vector<Mat2> v(n);
+    for (auto& m : v)
+        m = {std::uint32_t(rng() % 5), std::uint32_t(rng() % 5), std::uint32_t(rng() % 5), std::uint32_t(rng() % 5)};
+    return v;
+}
+
+// a = +-1, b a small integer: every composition is exact in float, so any grouping is exact.
+std::vector<Affine> random_affine(std::size_t n, std::uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    std::vector<Affine> v(n);
+    for (auto& f : v) f = {rng() % 2 ? 1.0f : -1.0f, float(int(rng() % 9) - 4)};
+    return v;
+}
+
+void check_all_types(std::size_t n, std::uint64_t seed, bool all_ops) {
+    check_scans<std::int32_t, std::int32_t>(random_ints<std::int32_t>(n, seed, -100, 100), Sum<std::int32_t>{},
+                                            "int32 sum");
+    check_scans<std::uint32_t, std::uint32_t>(random_ints<std::uint32_t>(n, seed + 1, 0, 0xffffffffll),
+                                              Sum<std::uint32_t>{}, "uint32 sum");
+    check_scans<std::int64_t, std::int64_t>(random_ints<std::int64_t>(n, seed + 2, -1000000, 1000000),
+                                            Sum<std::int64_t>{}, "int64 sum");
+    check_scans<float, float>(random_reals<float>(n, seed + 3), Sum<float>{}, "float sum", 2e-6);
+    check_scans<double, double>(random_reals<double>(n, seed + 4), Sum<double>{}, "double sum", 1e-14);
+    check_scans<std::int32_t, std::int32_t>(random_ints<std::int32_t>(n, seed + 5, -1000000, 1000000),
+                                            Max<std::int32_t>{}, "int32 max");
+    check_scans<Mat2, Mat2>(random_mats(n, seed + 6), Mat2Product{}, "mat2 product");
+    check_scans<Affine, Affine>(random_affine(n, seed + 7), AffineCompose{}, "affine compose");
+    check_scans<std::uint32_t, std::uint64_t>(random_ints<std::uint32_t>(n, seed + 8, 0, 0xffffffffll),
+                                              Sum<std::uint64_t>{}, "uint32 -> uint64 sum");
+    check_scans<std::int32_t, std::int32_t>(std::vector<std::int32_t>(n, 1), Sum<std::int32_t>{}, "constant int32 sum");
+    if (!all_ops) return;
+    check_scans<std::int32_t, std::int32_t>(random_ints<std::int32_t>(n, seed + 9, -1000000, 1000000),
+                                            Min<std::int32_t>{}, "int32 min");
+    check_scans<std::int32_t, std::int32_t>(random_ints<std::int32_t>(n, seed + 10, -1, 1), Product<std::int32_t>{},
+                                            "int32 product");
+    check_scans<std::uint32_t, std::uint32_t>(random_ints<std::uint32_t>(n, seed + 11, 0, 0xffffffffll),
+                                              Product<std::uint32_t>{}, "uint32 product");
+    check_scans<std::int32_t, std::int32_t>(random_ints<std::int32_t>(n, seed + 12, 0, 50), LogicalAnd<std::int32_t>{},
+                                            "int32 and");
+    check_scans<std::int32_t, std::int32_t>(random_ints<std::int32_t>(n, seed + 13, -1, 0), LogicalOr<std::int32_t>{},
+                                            "int32 or");
+    check_scans<std::uint32_t, std::uint32_t>(random_ints<std::uint32_t>(n, seed + 14, 0, 1),
+                                              LogicalOr<std::uint32_t>{}, "uint32 or");
+    check_scans<float, float>(random_reals<float>(n, seed + 15), Max<float>{}, "float max");
+    check_scans<float, float>(random_reals<float>(n, seed + 16), Min<float>{}, "float min");
+    check_scans<double, double>(random_reals<double>(n, seed + 17), Max<double>{}, "double max");
+    check_scans<std::int64_t, std::int64_t>(random_ints<std::int64_t>(n, seed + 18, -1000000, 1000000),
+                                            Min<std::int64_t>{}, "int64 min");
+    check_scans<std::uint64_t, std::uint64_t>(random_ints<std::uint64_t>(n, seed + 19, 0, 0x7fffffffffffffffll),
+                                              Sum<std::uint64_t>{}, "uint64 sum");
+    check_scans<std::uint8_t, std::uint32_t>(random_ints<std::uint8_t>(n, seed + 20, 0, 255), Sum<std::uint32_t>{},
+                                             "uint8 -> uint32 sum");
+    check_scans<std::uint8_t, std::uint64_t>(random_ints<std::uint8_t>(n, seed + 21, 0, 1), Sum<std::uint64_t>{},
+                                             "uint8 -> uint64 count");
+}
+
+std::vector<std::size_t> all_boundary_sizes() {
+    std::vector<std::size_t> s;
+    for (auto v : {boundary_sizes<std::int32_t, std::int32_t>(), boundary_sizes<std::int64_t, std::int64_t>(),
+                   boundary_sizes<Mat2, Mat2>(), boundary_sizes<std::uint8_t, std::uint64_t>()})
+        s.insert(s.end(), v.begin(), v.end());
+    std::sort(s.begin(), s.end());
+    s.erase(std::unique(s.begin(), s.end()), s.end());
+    return s;
+}
+
+}  // namespace
+
+TEST_CASE("GPU scans at boundary sizes: every algorithm, type and operator", "[gpu][scan]") {
+    for (std::size_t n : all_boundary_sizes()) check_all_types(n, n * 7919, true);
+}
+
+TEST_CASE("GPU scans at 10^6 + 3 and 2^24", "[gpu][scan]") {
+    check_all_types(1000003, 42, true);
+    check_all_types(std::size_t(1) << 24, 43, false);
+}
+
+TEST_CASE("GPU scans recurse when the tile sums exceed one tile", "[gpu][scan]") {
+    // 2^25 + 3 int32: 8193 fast tiles, so the scan of the tile sums is itself multi-block.
+    check_scans<std::int32_t, std::int32_t>(random_ints<std::int32_t>((std::size_t(1) << 25) + 3, 5, -60, 60),
+                                            Sum<std::int32_t>{}, "int32 sum", 0, false);
+}
+
+TEST_CASE("GPU float scans are identical run to run", "[gpu][scan]") {
+    const std::size_t n = std::size_t(1) << 24;
+    const auto in = random_reals<float>(n, 99);
+    std::mt19937_64 rng(5);
+    std::vector<Affine> maps(n);
+    for (auto& f : maps) f = {float(0.5 + 0.5 * (rng() % 1000) / 1000.0), float(int(rng() % 2001) - 1000) / 997.0f};
+    DeviceBuffer<float> d_in(n), d_out(n);
+    DeviceBuffer<Affine> d_maps(n), d_composed(n);
+    upload(d_in.data(), in);
+    upload(d_maps.data(), maps);
+    for (ScanAlgorithm algorithm : kScanAlgorithms) {
+        std::vector<float> first;
+        std::vector<Affine> first_maps;
+        for (int run = 0; run < 4; ++run) {
+            const std::size_t bytes =
+                std::max(scan_temp_bytes<float>(n, algorithm), scan_temp_bytes<Affine>(n, algorithm));
+            DeviceBuffer<unsigned char> temp(bytes);
+            inclusive_scan(d_in.data(), d_out.data(), n, Sum<float>{}, temp.data(), bytes, nullptr, algorithm);
+            inclusive_scan(d_maps.data(), d_composed.data(), n, AffineCompose{}, temp.data(), bytes, nullptr, algorithm);
+            const auto out = download(d_out.data(), n);
+            const auto composed = download(d_composed.data(), n);
+            if (run == 0) {
+                first = out;
+                first_maps = composed;
+            } else {
+                INFO(scan_algorithm_name(algorithm) << " run " << run);
+                CHECK(std::memcmp(first.data(), out.data(), n * sizeof(float)) == 0);
+                CHECK(std::memcmp(first_maps.data(), composed.data(), n * sizeof(Affine)) == 0);
+            }
+        }
+    }
+}
+
+TEST_CASE("GPU scan API errors", "[gpu][scan][sanitize]") {
+    DeviceBuffer<int> d(4096 * 3);
+    const std::size_t bytes = scan_temp_bytes<int>(4096 * 3);
+    REQUIRE(bytes > 0);
+    DeviceBuffer<unsigned char> temp(bytes);
+    CHECK_THROWS_AS(inclusive_scan(d.data(), d.data(), 4096 * 3, Sum<int>{}, temp.data(), bytes - 1), std::invalid_argument);
+    CHECK_THROWS_AS(inclusive_scan(d.data(), d.data(), 4096 * 3, Sum<int>{}, nullptr, bytes), std::invalid_argument);
+    CHECK_THROWS_AS(inclusive_scan(static_cast<const int*>(nullptr), d.data(), 5, Sum<int>{}, temp.data(), bytes),
+                    std::invalid_argument);
+    // n == 0 needs no storage and still reports the identity as the total.
+    CHECK(scan_temp_bytes<int>(0) == 0);
+    DeviceBuffer<int> total(1);
+    TS_CUDA_CHECK(cudaMemset(total.data(), 0xCD, sizeof(int)));
+    exclusive_scan(d.data(), d.data(), 0, Max<int>{}, nullptr, 0, nullptr, kDefaultScanAlgorithm, total.data());
+    CHECK(download(total.data(), 1)[0] == Max<int>::identity());
+}
+
+TEST_CASE("GPU scans, small cases for compute-sanitizer", "[gpu][scan][sanitize]") {
+    for (std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(33), std::size_t(1025), std::size_t(4097),
+                          std::size_t(3 * 4096 + 5)}) {
+        check_scans<std::int32_t, std::int32_t>(random_ints<std::int32_t>(n, n, -100, 100), Sum<std::int32_t>{},
+                                                "int32 sum");
+        check_scans<std::int64_t, std::int64_t>(random_ints<std::int64_t>(n, n, -100, 100), Sum<std::int64_t>{},
+                                                "int64 sum");
+        check_scans<float, float>(random_reals<float>(n, n), Sum<float>{}, "float sum", 2e-6);
+        check_scans<Mat2, Mat2>(random_mats(n, n), Mat2Product{}, "mat2 product");
+        check_scans<Affine, Affine>(random_affine(n, n), AffineCompose{}, "affine compose");
+        check_scans<std::uint8_t, std::uint64_t>(random_ints<std::uint8_t>(n, n, 0, 1), Sum<std::uint64_t>{},
+                                                 "uint8 -> uint64 count");
+    }
+}
+
+TEST_CASE("GPU scans above 2^31 elements", "[gpu][scan][large]") {
+    const std::size_t n = (std::size_t(1) << 31) + 4097 * 3 + 11;
+    std::size_t free_bytes = 0, total_bytes = 0;
+    TS_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+    if (free_bytes < n * (1 + 8) + (std::size_t(1) << 30)) {
+        WARN("skipped: " << (free_bytes >> 30) << " GiB free, the test needs about 20");
+        return;
+    }
+    DeviceBuffer<std::uint8_t> flags(n);
+    testing::scan_test_fill_flags(flags.data(), n);
+    for (ScanAlgorithm algorithm : {ScanAlgorithm::decoupled_lookback, ScanAlgorithm::reduce_then_scan}) {
+        DeviceBuffer<std::uint64_t> offsets(n);
+        DeviceBuffer<std::uint64_t> total(1);
+        const std::size_t bytes = scan_temp_bytes<std::uint8_t, std::uint64_t>(n, algorithm);
+        DeviceBuffer<unsigned char> temp(bytes);
+        exclusive_scan(flags.data(), offsets.data(), n, Sum<std::uint64_t>{}, temp.data(), bytes, nullptr, algorithm,
+                       total.data());
+        TS_CUDA_CHECK(cudaDeviceSynchronize());
+        // Check in slices against a running count.
+        const std::size_t slice = std::size_t(1) << 27;
+        std::vector<std::uint64_t> host(slice);
+        std::uint64_t count = 0;
+        std::size_t first_bad = n;
+        for (std::size_t first = 0; first < n && first_bad == n; first += slice) {
+            const std::size_t m = std::min(slice, n - first);
+            TS_CUDA_CHECK(cudaMemcpy(host.data(), offsets.data() + first, m * 8, cudaMemcpyDeviceToHost));
+            for (std::size_t i = 0; i < m; ++i) {
+                if (host[i] != count) {
+                    first_bad = first + i;
+                    break;
+                }
+                count += testing::scan_test_flag(first + i);
+            }
+        }
+        INFO(scan_algorithm_name(algorithm) << ": first difference at " << first_bad << " of " << n);
+        CHECK(first_bad == n);
+        CHECK(download(total.data(), 1)[0] == count);
+    }
+}

@@ -1,0 +1,331 @@
+// Tests of renderer/scene_io: text and binary round trips (bit for bit, with awkward floats), every
+// class of malformed input (message names file, line and problem), and the conformance scenes
+// re-formatted byte for byte.
+#include <catch2/catch.hpp>
+#include <cfloat>
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <random>
+#include <sstream>
+#include <string>
+
+#include "renderer/errors.h"
+#include "renderer/scene_io.h"
+#include "test_support.h"
+
+namespace fs = std::filesystem;
+using tilescan::Circle;
+using tilescan::InputError;
+using tilescan::Scene;
+
+namespace {
+
+std::string file_text(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+void write_text(const std::string& path, const std::string& text) { std::ofstream(path, std::ios::binary) << text; }
+
+float from_bits(std::uint32_t bits) {
+    float value;
+    std::memcpy(&value, &bits, sizeof value);
+    return value;
+}
+
+// Any finite float, drawn by bit pattern so that denormals, tiny and huge magnitudes all occur.
+float random_finite(std::mt19937& rng) {
+    for (;;) {
+        const float value = from_bits(static_cast<std::uint32_t>(rng()));
+        if (std::isfinite(value)) return value;
+    }
+}
+
+// A valid scene whose numbers are as awkward as the rules allow.
+Scene awkward_scene(std::size_t n) {
+    const float specials[] = {
+        0.0f,
+        -0.0f,
+        from_bits(1) /* smallest denormal */,
+        from_bits(0x007fffff) /* largest denormal */,
+        FLT_MIN,
+        1e-30f,
+        -1e-30f,
+        FLT_MAX,
+        -FLT_MAX,
+        0.1f,
+        1.0f / 3.0f,
+        16777217.0f,
+        1e30f,
+    };
+    std::mt19937 rng(7);
+    Scene scene;
+    for (std::size_t i = 0; i < n; ++i) {
+        const bool special = i < std::size(specials);
+        const float s = special ? specials[i] : 0.0f;
+        const float alpha = special ? std::fabs(s) : std::uniform_real_distribution<float>(0, 1)(rng);
+        Circle c{};
+        c.x = special ? s : random_finite(rng);
+        c.y = special ? -s : random_finite(rng);
+        c.z = random_finite(rng);
+        c.radius = std::fabs(special ? s : random_finite(rng));
+        c.r = random_finite(rng);
+        c.g = random_finite(rng);
+        c.b = special ? s : random_finite(rng);
+        c.a = alpha <= 1.0f ? alpha : 1.0f;
+        scene.push_back(c);
+    }
+    return scene;
+}
+
+// The message of the InputError that parsing `text` throws, or "" when it parses.
+std::string parse_error(const std::string& text) {
+    try {
+        tilescan::parse_scene_text(text, "bad.scene");
+    } catch (const InputError& error) {
+        return error.what();
+    }
+    return "";
+}
+
+std::string read_error(const std::string& path) {
+    try {
+        tilescan::read_scene_file(path);
+    } catch (const InputError& error) {
+        return error.what();
+    }
+    return "";
+}
+
+const std::string kHeader = "circlescene 1\ncount 1\n";
+
+}  // namespace
+
+TEST_CASE("text format round-trips every float bit for bit", "[scene_io]") {
+    Scene scene = awkward_scene(2000);
+    SECTION("default header") {}
+    SECTION("snow, gradient, size") {
+        scene.shading = tilescan::kShadingSnow;
+        scene.background = {tilescan::kBackgroundSnowGradient, 1.0f, 1.0f, 1.0f};
+        scene.default_width = 640;
+        scene.default_height = 480;
+    }
+    SECTION("solid background") { scene.background = {tilescan::kBackgroundSolid, 0.1f, -0.0f, 2.5f}; }
+    const std::string text = tilescan::format_scene_text(scene);
+    CHECK(tilescan::parse_scene_text(text, "memory") == scene);
+
+    const std::string path = tilescan::testing::scratch_dir("scene_text_round_trip") + "/awkward.scene";
+    tilescan::write_scene_file(scene, path);
+    CHECK(file_text(path) == text);
+    CHECK(tilescan::read_scene_file(path) == scene);
+}
+
+TEST_CASE("binary format round-trips bit for bit and agrees with text", "[scene_io]") {
+    const std::string dir = tilescan::testing::scratch_dir("scene_binary_round_trip");
+    Scene scene = awkward_scene(5000);
+    scene.shading = tilescan::kShadingSnow;
+    scene.background = {tilescan::kBackgroundSolid, 0.25f, 1e-30f, 3.0f};
+    scene.default_width = 1;
+    scene.default_height = 65536;
+
+    tilescan::write_scene_file(scene, dir + "/awkward.tsb");
+    CHECK(file_text(dir + "/awkward.tsb").size() == 48 + 32 * scene.size());
+    const Scene from_binary = tilescan::read_scene_file(dir + "/awkward.tsb");
+    CHECK(from_binary == scene);
+
+    tilescan::write_scene_file(from_binary, dir + "/awkward.scene");
+    const Scene from_text = tilescan::read_scene_file(dir + "/awkward.scene");
+    CHECK(from_text == scene);
+    tilescan::write_scene_file(from_text, dir + "/again.TSB");  // the extension in any case
+    CHECK(file_text(dir + "/again.TSB") == file_text(dir + "/awkward.tsb"));
+}
+
+TEST_CASE("scene files are recognised by content, not by name", "[scene_io]") {
+    const std::string dir = tilescan::testing::scratch_dir("scene_detection");
+    const Scene scene = awkward_scene(20);
+    tilescan::write_scene_file(scene, dir + "/binary.tsb");
+    fs::copy_file(dir + "/binary.tsb", dir + "/binary.scene");
+    CHECK(tilescan::read_scene_file(dir + "/binary.scene") == scene);
+    write_text(dir + "/text.tsb", tilescan::format_scene_text(scene));
+    CHECK(tilescan::read_scene_file(dir + "/text.tsb") == scene);
+}
+
+TEST_CASE("empty scenes and a million circles round-trip", "[scene_io]") {
+    const std::string dir = tilescan::testing::scratch_dir("scene_sizes");
+    const Scene empty;
+    CHECK(tilescan::format_scene_text(empty) == "circlescene 1\nshading flat\nbackground white\ncount 0\n");
+    tilescan::write_scene_file(empty, dir + "/empty.tsb");
+    CHECK(tilescan::read_scene_file(dir + "/empty.tsb") == empty);
+
+    Scene big;
+    big.resize(1000000);
+    for (std::size_t i = 0; i < big.size(); ++i) big.set_circle(i, {i * 1e-6f, 0.5f, 1.0f, 0.01f, 1, 0, 0, 0.5f});
+    tilescan::write_scene_file(big, dir + "/big.tsb");
+    CHECK(tilescan::read_scene_file(dir + "/big.tsb") == big);
+}
+
+TEST_CASE("comments, blank lines, tabs and CRLF are accepted", "[scene_io]") {
+    const std::string text =
+        "# a scene\n"
+        "\n"
+        "circlescene 1   # version\n"
+        "  # indented comment\n"
+        "background 0.5 0.25 1\r\n"
+        "size 32\t16\n"
+        "shading snow\n"
+        "count 2 # two circles\n"
+        "\n"
+        "0.4 0.5 0.75 0.3 1 0 0 0.5#no space before the comment\n"
+        "\t0.5 0.5 0.5 0.3 0 1 0 1\r\n"
+        "# trailing comment, no final newline";
+    const Scene scene = tilescan::parse_scene_text(text, "ok.scene");
+    REQUIRE(scene.size() == 2);
+    CHECK(scene.shading == tilescan::kShadingSnow);
+    CHECK(scene.background.kind == tilescan::kBackgroundSolid);
+    CHECK(scene.background.g == 0.25f);
+    CHECK(scene.default_width == 32);
+    CHECK(scene.default_height == 16);
+    CHECK(scene.x[0] == 0.4f);
+    CHECK(scene.a[0] == 0.5f);
+    CHECK(scene.g[1] == 1.0f);
+    CHECK(scene.a[1] == 1.0f);
+}
+
+TEST_CASE("malformed text scenes name the file, the line and the problem", "[scene_io]") {
+    struct Case {
+        const char* text;
+        const char* message;
+    };
+    const Case cases[] = {
+        {"", "bad.scene: empty scene file"},
+        {"# only a comment\n\n", "bad.scene: empty scene file"},
+        {"hello 1\n", "bad.scene:1: not a scene file: expected 'circlescene 1' first, found 'hello'"},
+        {"\n# c\ncirclescene\n", "bad.scene:3: expected 'circlescene 1'"},
+        {"circlescene 2\ncount 0\n", "bad.scene:1: unsupported version '2' (this reader knows version 1)"},
+        {"circlescene 1\nshading glossy\ncount 0\n", "bad.scene:2: shading must be 'flat' or 'snow'"},
+        {"circlescene 1\nshading\ncount 0\n", "bad.scene:2: shading must be 'flat' or 'snow'"},
+        {"circlescene 1\nbackground black\ncount 0\n", "bad.scene:2: background must be 'white', 'snow-gradient'"},
+        {"circlescene 1\nbackground 1 0\ncount 0\n", "bad.scene:2: background must be"},
+        {"circlescene 1\nbackground 1 0 nan\ncount 0\n", "bad.scene:2: the background colour must be finite"},
+        {"circlescene 1\nbackground 1 0 x\ncount 0\n", "bad.scene:2: 'x' is not a number"},
+        {"circlescene 1\nsize 0 10\ncount 0\n", "bad.scene:2: size needs a width and a height"},
+        {"circlescene 1\nsize 65537 10\ncount 0\n", "bad.scene:2: size needs a width and a height"},
+        {"circlescene 1\nsize -5 5\ncount 0\n", "bad.scene:2: size needs a width and a height"},
+        {"circlescene 1\nsize 5\ncount 0\n", "bad.scene:2: size needs a width and a height"},
+        {"circlescene 1\nshading flat\nshading snow\ncount 0\n",
+         "bad.scene:3: duplicate 'shading' line (first on line 2)"},
+        {"circlescene 1\ncolour red\ncount 0\n",
+         "bad.scene:2: unknown keyword 'colour' (expected shading, background, size or count)"},
+        {"circlescene 1\nshading flat\n", "bad.scene: missing 'count' line"},
+        {"circlescene 1\n0 0 0 0 0 0 0 0\n", "bad.scene:2: circle line before the 'count' line"},
+        {"circlescene 1\ncount -1\n", "bad.scene:2: count needs one whole number"},
+        {"circlescene 1\ncount 3 4\n", "bad.scene:2: count needs one whole number"},
+        {"circlescene 1\ncount 1000\n0 0 0 0 0 0 0 0\n",
+         "bad.scene:2: count 1000 cannot fit: a file of 41 bytes holds at most 3 circle lines"},
+        {"circlescene 1\ncount 99999999999999999999999999\n",
+         "bad.scene:2: count 99999999999999999999999999 cannot fit"},
+        {"circlescene 1\n# c\n\ncount 1\n0.1 0.2 0.3 0.4 0.5 0.6 0.7\n",
+         "bad.scene:5: expected 8 numbers (x y z radius r g b a), found 7"},
+        {"circlescene 1\ncount 1\n0 0 0 0 0 0 0 0 0\n",
+         "bad.scene:3: expected 8 numbers (x y z radius r g b a), found 9"},
+        {"circlescene 1\ncount 1\n0 0 abc 0 0 0 0 0\n", "bad.scene:3: 'abc' is not a number"},
+        {"circlescene 1\ncount 1\n0 0 0.5x 0 0 0 0 0\n", "bad.scene:3: '0.5x' is not a number"},
+        {"circlescene 1\ncount 1\n0 0 1,5 0 0 0 0 0\n", "bad.scene:3: '1,5' is not a number"},
+        {"circlescene 1\ncount 1\n0 nan 0 0 0 0 0 0\n", "bad.scene:3: NaN is not allowed (field y)"},
+        {"circlescene 1\ncount 1\ninf 0 0 0 0 0 0 0\n", "bad.scene:3: infinity is not allowed (field x)"},
+        {"circlescene 1\ncount 1\n0 0 1e39 0 0 0 0 0\n", "bad.scene:3: '1e39' is too large for a float (field z)"},
+        {"circlescene 1\ncount 1\n0 0 0 -0.5 0 0 0 0\n", "bad.scene:3: radius is negative (-0.5)"},
+        {"circlescene 1\ncount 1\n0 0 0 1 0 0 0 1.5\n", "bad.scene:3: alpha 1.5 is outside [0, 1]"},
+        {"circlescene 1\ncount 1\n0 0 0 1 0 0 0 -0.25\n", "bad.scene:3: alpha -0.25 is outside [0, 1]"},
+    };
+    for (const Case& c : cases) {
+        INFO("input: " << c.text);
+        CHECK_THAT(parse_error(c.text), Catch::Contains(c.message));
+    }
+}
+
+TEST_CASE("a count that disagrees with the circle lines is an error both ways", "[scene_io]") {
+    const std::string circle = "0.5 0.5 0.5 0.1 1 0 0 0.5\n";
+    CHECK(parse_error("circlescene 1\ncount 3\n" + circle + circle) ==
+          "bad.scene: count is 3 but the file has 2 circle lines");
+    CHECK(parse_error("circlescene 1\ncount 0\n") == "");
+    CHECK(parse_error("circlescene 1\n# c\ncount 3\n" + circle + circle + "\n# c\n" + circle + circle + circle) ==
+          "bad.scene:9: more circle lines than count 3");
+    CHECK(parse_error("circlescene 1\ncount 0\n" + circle) == "bad.scene:3: more circle lines than count 0");
+}
+
+TEST_CASE("unreadable and malformed binary scene files", "[scene_io]") {
+    const std::string dir = tilescan::testing::scratch_dir("scene_binary_errors");
+    CHECK_THAT(read_error(dir + "/missing.tsb"),
+               Catch::Contains("cannot read '" + dir + "/missing.tsb': No such file or directory"));
+    CHECK_THAT(read_error(dir), Catch::Contains("cannot read '" + dir + "': Is a directory"));
+
+    const std::string good = dir + "/good.tsb";
+    tilescan::write_scene_file(awkward_scene(10), good);
+    const std::string bytes = file_text(good);
+    const auto with = [&](const std::string& name, std::string content) {
+        write_text(dir + "/" + name, content);
+        return read_error(dir + "/" + name);
+    };
+    const auto patched = [&](std::size_t offset, const void* value, std::size_t size) {
+        std::string copy = bytes;
+        copy.replace(offset, size, static_cast<const char*>(value), size);
+        return copy;
+    };
+    const std::uint32_t two = 2, seven = 7;
+    const std::int32_t minus_one = -1;
+    const std::uint64_t huge = std::uint64_t(1) << 60;
+    const float nan = std::numeric_limits<float>::quiet_NaN(), negative = -1.0f;
+
+    CHECK_THAT(with("short.tsb", bytes.substr(0, bytes.size() - 4)),
+               Catch::Contains("short.tsb: truncated binary scene: the header says 10 circles"));
+    CHECK_THAT(with("header_only.tsb", bytes.substr(0, 20)), Catch::Contains("header_only.tsb: truncated"));
+    CHECK_THAT(with("long.tsb", bytes + "xyz"),
+               Catch::Contains("long.tsb: 3 stray bytes after the last of 10 circles"));
+    CHECK_THAT(with("huge_count.tsb", patched(40, &huge, 8)),
+               Catch::Contains("huge_count.tsb: truncated binary scene: the header says 1152921504606846976 circles"));
+    CHECK_THAT(with("version.tsb", patched(8, &two, 4)),
+               Catch::Contains("version.tsb: unsupported binary scene version 2"));
+    CHECK_THAT(with("shading.tsb", patched(12, &seven, 4)), Catch::Contains("shading.tsb: unknown shading code 7"));
+    CHECK_THAT(with("background.tsb", patched(16, &seven, 4)),
+               Catch::Contains("background.tsb: unknown background code 7"));
+    CHECK_THAT(with("size.tsb", patched(32, &minus_one, 4)), Catch::Contains("size.tsb: default size -1x0"));
+    // Circle 3's radius (field 3 of 8) and circle 0's y.
+    CHECK_THAT(with("radius.tsb", patched(48 + 3 * 40 + 3 * 4, &negative, 4)),
+               Catch::Contains("radius.tsb: circle 3: radius is negative (-1)"));
+    CHECK_THAT(with("nan.tsb", patched(48 + 40, &nan, 4)),
+               Catch::Contains("nan.tsb: circle 0: NaN is not allowed (field y)"));
+}
+
+TEST_CASE("invalid scenes and unwritable paths are refused without leaving a file", "[scene_io]") {
+    const std::string dir = tilescan::testing::scratch_dir("scene_write_errors");
+    Scene scene = awkward_scene(5);
+    scene.radius[2] = -1.0f;
+    for (const char* name : {"/bad.scene", "/bad.tsb"}) {
+        CHECK_THROWS_WITH(tilescan::write_scene_file(scene, dir + name),
+                          Catch::Contains("circle 2: radius is negative"));
+    }
+    CHECK_THROWS_WITH(tilescan::write_scene_file(awkward_scene(5), dir + "/no/such/folder.scene"),
+                      Catch::Contains("cannot write '" + dir + "/no/such/folder.scene'"));
+    CHECK(fs::is_empty(dir));
+}
+
+TEST_CASE("the conformance scenes re-format to their own text byte for byte", "[scene_io]") {
+    const std::string dir = tilescan::testing::require_conformance("scene text conformance");
+    if (dir.empty()) return;
+    for (const char* name : {"rgb.scene", "rand10k.scene", "snowsingle.scene"}) {
+        INFO(name);
+        const std::string text = file_text(dir + "/" + name);
+        REQUIRE(!text.empty());
+        CHECK(tilescan::format_scene_text(tilescan::parse_scene_text(text, name)) == text);
+    }
+    const Scene rgb = tilescan::read_scene_file(dir + "/rgb.scene");
+    REQUIRE(rgb.size() == 3);
+    CHECK(rgb.x[0] == 0.4f);
+    CHECK(rgb.b[2] == 1.0f);
+}
