@@ -5,11 +5,16 @@
 #include "renderer/backend.h"
 
 #include <chrono>
+#include <stdexcept>
 
 #include "renderer/errors.h"
 #include "renderer/ref_renderer.h"
 
 namespace tilescan {
+
+RenderStats Backend::render_to_device_rgba8(const Scene&, int, int, void*) {
+    throw std::logic_error("backend '" + name() + "' does not render into device memory");
+}
 
 namespace {
 

@@ -27,6 +27,13 @@ public:
     virtual std::string name() const = 0;
     // Renders `scene` into `image`, which the caller has sized (width x height > 0).
     virtual RenderStats render(const Scene& scene, Image& image) = 0;
+
+    // Backends whose image lives in device memory (cuda) can also hand it over without a trip
+    // through host memory: render, then convert to 8-bit RGBA (the to_8bit rule of image_io.h,
+    // alpha 255, memory row 0 = bottom) straight into `device_rgba8` (width * height * 4 bytes,
+    // e.g. a mapped OpenGL pixel buffer). Host backends return false from renders_on_device().
+    virtual bool renders_on_device() const { return false; }
+    virtual RenderStats render_to_device_rgba8(const Scene& scene, int width, int height, void* device_rgba8);
 };
 
 // The backend names this build knows, in the order `auto` prefers them last to first.
