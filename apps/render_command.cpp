@@ -25,6 +25,8 @@ const std::vector<OptionSpec> kRenderOptions = {
     {"--output", "-o", true, "FILE", "image to write (.png .ppm .pfm .f32; default SCENE.png)"},
     {"--size", "", true, "W[xH]", "image size (default: the scene file's size, else 1024x1024)"},
     {"--backend", "", true, "NAME", "auto | ref | cpu | cuda (default auto)"},
+    {"--binning", "", true, "NAME", "cuda binning: scan (default) | sort | naive (the peers)"},
+    {"--threads", "", true, "N", "cpu backend threads (default: all cores)"},
     {"--frames", "", true, "N", "render frames 0..N-1 as FILE_0000.png ... (default 1)"},
     {"--seed", "", true, "S", "seed of the built-in scene generators (default 0 = the course's)"},
     {"--stats", "", false, "", "print a table of per-frame times and blend counts"},
@@ -44,6 +46,7 @@ struct RenderRequest {
     std::string scene_argument = kDefaultScene;
     std::string output;
     std::string backend = "auto";
+    BackendOptions backend_options;
     long frames = 1;
     std::uint32_t seed = 0;
     bool has_size = false;
@@ -60,6 +63,9 @@ RenderRequest read_request(const ParsedArguments& parsed) {
     if (!parsed.positional.empty()) request.scene_argument = parsed.positional[0];
     request.output = parsed.value("--output");
     request.backend = parsed.value("--backend", "auto");
+    request.backend_options.binning = parsed.value("--binning", "scan");
+    if (parsed.has("--threads"))
+        request.backend_options.threads = static_cast<unsigned>(parse_integer(parsed.value("--threads"), "--threads", 1, 1024));
     if (parsed.has("--frames")) request.frames = parse_integer(parsed.value("--frames"), "--frames", 1, 1000000);
     if (parsed.has("--seed"))
         request.seed = static_cast<std::uint32_t>(parse_integer(parsed.value("--seed"), "--seed", 0, 4294967295LL));
@@ -109,10 +115,18 @@ void print_stats_table(const SceneSource& source, const std::string& backend, co
                        const std::vector<FrameRecord>& records) {
     std::printf("scene %s  circles %zu  size %dx%d  backend %s\n", source.name.c_str(), source.scene.size(),
                 size.width, size.height, backend.c_str());
-    std::printf("%-8s %12s %16s  %s\n", "frame", "ms", "blends", "file");
-    for (const auto& record : records)
-        std::printf("%-8ld %12.3f %16llu  %s\n", record.frame, record.stats.total_ms,
-                    static_cast<unsigned long long>(record.stats.blends), record.path.c_str());
+    std::printf("%-6s %10s %14s %12s %10s", "frame", "ms", "blends", "pairs", "bin MiB");
+    if (!records.empty())
+        for (const StageTime& stage : records.front().stats.stages) std::printf(" %10s", stage.name.c_str());
+    std::printf("\n");
+    for (const auto& record : records) {
+        const RenderStats& s = record.stats;
+        std::printf("%-6ld %10.3f %14llu %12llu %10.1f", record.frame, s.total_ms,
+                    static_cast<unsigned long long>(s.blends), static_cast<unsigned long long>(s.pairs),
+                    s.bin_bytes / 1048576.0);
+        for (const StageTime& stage : s.stages) std::printf(" %10.3f", stage.ms);
+        std::printf("\n");
+    }
 }
 
 std::string json_escape(const std::string& text) {
@@ -132,7 +146,12 @@ void print_stats_json(const SceneSource& source, const std::string& backend, con
          << "\",\"frames\":[";
     for (std::size_t i = 0; i < records.size(); ++i) {
         json << (i ? "," : "") << "{\"frame\":" << records[i].frame << ",\"file\":\"" << json_escape(records[i].path)
-             << "\",\"ms\":" << records[i].stats.total_ms << ",\"blends\":" << records[i].stats.blends << "}";
+             << "\",\"ms\":" << records[i].stats.total_ms << ",\"blends\":" << records[i].stats.blends
+             << ",\"pairs\":" << records[i].stats.pairs << ",\"bin_bytes\":" << records[i].stats.bin_bytes
+             << ",\"stages\":{";
+        for (std::size_t k = 0; k < records[i].stats.stages.size(); ++k)
+            json << (k ? "," : "") << "\"" << records[i].stats.stages[k].name << "\":" << records[i].stats.stages[k].ms;
+        json << "}}";
     }
     json << "]}\n";
     std::cout << json.str();
@@ -152,7 +171,7 @@ int run_render_command(const std::vector<std::string>& arguments) {
     check_output_path(request.output);
     if (!request.has_size && source.scene.default_width > 0)
         request.size = {source.scene.default_width, source.scene.default_height};
-    std::unique_ptr<Backend> backend = make_backend(request.backend);
+    std::unique_ptr<Backend> backend = make_backend(request.backend, request.backend_options);
     Image image = allocate_image(request.size);
 
     std::vector<FrameRecord> records;

@@ -1,14 +1,17 @@
-// Backend selection (see backend.h) and the `ref` backend's adapter.
-//
-// Only `ref` exists so far: `cpu` and `cuda` are the tile pipeline (issue 5) and are refused by
-// name with a clear message until they land, and `auto` picks `ref` meanwhile.
+// Backend selection (see backend.h) and the `ref` backend's adapter. The cuda backend exists
+// only in builds with CUDA (TILESCAN_HAVE_CUDA_BACKEND) and is offered only when a device is there.
 #include "renderer/backend.h"
 
 #include <chrono>
 #include <stdexcept>
 
+#include "kernels/cuda_device.h"
+#include "renderer/cpu_backend.h"
 #include "renderer/errors.h"
 #include "renderer/ref_renderer.h"
+#if defined(TILESCAN_HAVE_CUDA_BACKEND)
+#include "kernels/render/cuda_backend.h"
+#endif
 
 namespace tilescan {
 
@@ -36,15 +39,42 @@ std::string joined(const std::vector<std::string>& names) {
     return text;
 }
 
+bool cuda_backend_available() {
+#if defined(TILESCAN_HAVE_CUDA_BACKEND)
+    return cuda_device_available();
+#else
+    return false;
+#endif
+}
+
+std::unique_ptr<Backend> make_cuda_backend(const BackendOptions& options) {
+#if defined(TILESCAN_HAVE_CUDA_BACKEND)
+    return std::make_unique<CudaBackend>(parse_binning(options.binning));
+#else
+    (void)options;
+    throw std::logic_error("no cuda backend in this build");
+#endif
+}
+
 }  // namespace
 
-std::vector<std::string> available_backend_names() { return {"ref"}; }
+std::vector<std::string> available_backend_names() {
+    std::vector<std::string> names = {"ref", "cpu"};
+    if (cuda_backend_available()) names.push_back("cuda");
+    return names;
+}
 
-std::unique_ptr<Backend> make_backend(const std::string& name) {
-    if (name == "ref" || name == "auto") return std::make_unique<RefBackend>();
-    if (name == "cpu" || name == "cuda")
-        throw InputError("backend '" + name + "' is not available in this build (available: auto, " +
-                         joined(available_backend_names()) + ")");
+std::unique_ptr<Backend> make_backend(const std::string& name, const BackendOptions& options) {
+    if (options.binning != "scan" && name != "cuda" && !(name == "auto" && cuda_backend_available()))
+        throw InputError("--binning " + options.binning + " applies to the cuda backend only");
+    if (name == "ref") return std::make_unique<RefBackend>();
+    if (name == "cpu" || (name == "auto" && !cuda_backend_available())) return std::make_unique<CpuBackend>(options.threads);
+    if (name == "cuda" || name == "auto") {
+        if (!cuda_backend_available())
+            throw InputError("backend 'cuda' is not available: " + cuda_device_description() +
+                             " (available: auto, " + joined(available_backend_names()) + ")");
+        return make_cuda_backend(options);
+    }
     throw InputError("unknown backend '" + name + "' (known: auto, ref, cpu, cuda)");
 }
 

@@ -15,10 +15,18 @@
 
 namespace tilescan {
 
+struct StageTime {
+    std::string name;  // "cull+count", "scan", "emit", "bin", "shade"; "upload" and "download" apart
+    double ms;
+};
+
 // What one render() measured, for --stats and --json.
 struct RenderStats {
-    double total_ms = 0;
-    std::uint64_t blends = 0;  // pixel-circle coverings, when the backend counts them (ref does)
+    double total_ms = 0;        // the frame, from circles in place to the finished float image
+    std::uint64_t blends = 0;   // pixel-circle coverings
+    std::uint64_t pairs = 0;    // (tile, circle) pairs binned; 0 for `ref`
+    std::uint64_t bin_bytes = 0;  // memory the binning stages used
+    std::vector<StageTime> stages;
 };
 
 class Backend {
@@ -39,8 +47,13 @@ public:
 // The backend names this build knows, in the order `auto` prefers them last to first.
 std::vector<std::string> available_backend_names();
 
-// "auto" picks the best available backend. Unknown or unavailable names raise InputError
-// naming what is available.
-std::unique_ptr<Backend> make_backend(const std::string& name);
+struct BackendOptions {
+    std::string binning = "scan";  // cuda: scan (ours) | sort | naive (the peers)
+    unsigned threads = 0;          // cpu: worker threads, 0 = all cores
+};
+
+// "auto" picks cuda when a device is present, else cpu. Unknown or unavailable names raise
+// InputError naming what is available.
+std::unique_ptr<Backend> make_backend(const std::string& name, const BackendOptions& options = {});
 
 }  // namespace tilescan

@@ -364,11 +364,7 @@ void write_f32(const Image& image, const std::string& path) {
 
 }  // namespace
 
-std::uint8_t to_8bit(float v) {
-    if (!(v > 0.0f)) return 0;  // also NaN
-    if (v >= 1.0f) return 255;
-    return static_cast<std::uint8_t>(v * 255.0f + 0.5f);
-}
+std::uint8_t to_8bit(float v) { return quantize_8bit(v); }
 
 void check_image_extension(const std::string& path) {
     if (format_of(path, false) == ImageFormat::kUnknown)

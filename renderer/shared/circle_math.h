@@ -74,8 +74,17 @@ TS_HD inline float squared_distance(float circle_x, float circle_y, float px, fl
     return dx * dx + dy * dy;
 }
 
-// The edge counts: a pixel centre exactly at distance r is covered.
-TS_HD inline bool covers(float squared_dist, float radius) { return squared_dist <= radius * radius; }
+// The edge counts: a pixel centre exactly at distance r is covered. Kernels that test many
+// pixels against one circle compute covered_squared_radius once and call covers_squared.
+TS_HD inline float covered_squared_radius(float radius) { return radius * radius; }
+TS_HD inline bool covers_squared(float squared_dist, float squared_radius) { return squared_dist <= squared_radius; }
+TS_HD inline bool covers(float squared_dist, float radius) {
+    return covers_squared(squared_dist, covered_squared_radius(radius));
+}
+
+TS_HD inline bool box_contains(const PixelBox& box, int column, int row) {
+    return column >= box.x0 && column < box.x1 && row >= box.y0 && row < box.y1;
+}
 
 // e^x in binary32 with one fixed sequence of operations, identical on host and device.
 // x = k ln2 + f with |f| <= ln2/2 (Cody-Waite split of ln2 so k * kLn2Hi is exact), e^f by a
@@ -148,6 +157,14 @@ TS_HD inline void shade_covered_pixel(Rgba& pixel, ShadingKind shading, float sq
     } else {
         blend(pixel, r, g, b, a);
     }
+}
+
+// The one 8-bit rule for every file and display: clamp to [0, 1] (NaN -> 0), then round to
+// nearest as v * 255 + 0.5 truncated.
+TS_HD inline unsigned char quantize_8bit(float v) {
+    if (!(v > 0.0f)) return 0;
+    if (v >= 1.0f) return 255;
+    return (unsigned char)(v * 255.0f + 0.5f);
 }
 
 // The clear value of memory row `row` (0 = bottom) of an image `height` rows tall.

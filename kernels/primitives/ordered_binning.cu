@@ -1,0 +1,217 @@
+// GPU ordered binning (see ordered_binning.h): digit passes of count -> scan -> stable scatter.
+#include "kernels/primitives/ordered_binning.h"
+
+#include <stdexcept>
+#include <string>
+
+#include "kernels/cuda_check.h"
+#include "kernels/scan/scan.h"
+
+namespace tilescan {
+
+namespace {
+
+constexpr int kBlock = 256;
+constexpr int kWarps = kBlock / 32;
+constexpr int kItemsPerThread = 16;
+constexpr std::size_t kItemsPerBlock = std::size_t(kBlock) * kItemsPerThread;  // 4096
+constexpr int kMaxDigitBits = 8;
+constexpr int kMaxRadix = 1 << kMaxDigitBits;
+constexpr std::uint32_t kNoDigit = 0xffffffffu;  // digit of the padding lanes past n
+
+// How the bin id is cut into digits: `passes` digits of `digit_bits` bits each.
+struct DigitPlan {
+    int passes;
+    int digit_bits;
+};
+
+DigitPlan digit_plan(std::uint32_t num_bins) {
+    int bits = 0;
+    while (bits < 32 && (std::uint64_t(1) << bits) < num_bins) ++bits;
+    const int passes = (bits + kMaxDigitBits - 1) / kMaxDigitBits;
+    return {passes, passes ? (bits + passes - 1) / passes : 0};
+}
+
+std::size_t block_count(std::size_t n) { return (n + kItemsPerBlock - 1) / kItemsPerBlock; }
+
+std::size_t aligned(std::size_t bytes) { return (bytes + 255) & ~std::size_t(255); }
+
+// The carve-up of the caller's temporary storage.
+struct BinningTemp {
+    std::uint32_t* keys_a;        // [n] digit-sorted bins, ping
+    std::uint32_t* keys_b;        // [n] pong
+    std::uint32_t* values;        // [n] values between passes
+    std::uint32_t* digit_counts;  // [radix * blocks], digit-major
+    std::uint64_t* digit_starts;  // [radix * blocks], their exclusive scan
+    void* scan_temp;
+    std::size_t scan_temp_bytes;
+    std::size_t total_bytes;
+};
+
+BinningTemp carve_temp(std::size_t n, std::uint32_t num_bins, void* base) {
+    const DigitPlan plan = digit_plan(num_bins);
+    const std::size_t counts = block_count(n) * (std::size_t(1) << plan.digit_bits);
+    BinningTemp t{};
+    t.scan_temp_bytes = scan_temp_bytes<std::uint32_t, std::uint64_t>(counts);
+    const std::size_t sizes[] = {aligned(n * 4), aligned(n * 4), aligned(n * 4), aligned(counts * 4),
+                                 aligned(counts * 8), aligned(t.scan_temp_bytes)};
+    char* p = static_cast<char*>(base);
+    void** slots[] = {reinterpret_cast<void**>(&t.keys_a), reinterpret_cast<void**>(&t.keys_b),
+                      reinterpret_cast<void**>(&t.values), reinterpret_cast<void**>(&t.digit_counts),
+                      reinterpret_cast<void**>(&t.digit_starts), &t.scan_temp};
+    for (int k = 0; k < 6; ++k) {
+        *slots[k] = p;
+        p += sizes[k];
+        t.total_bytes += sizes[k];
+    }
+    return t;
+}
+
+__device__ inline std::uint32_t lanes_below() {
+    std::uint32_t mask;
+    asm("mov.u32 %0, %%lanemask_lt;" : "=r"(mask));
+    return mask;
+}
+
+// counts[digit * blocks + block] = how many of the block's keys have that digit.
+__global__ void count_digits_kernel(const std::uint32_t* __restrict__ keys, std::size_t n, int shift,
+                                    std::uint32_t mask, std::uint32_t* __restrict__ counts) {
+    __shared__ std::uint32_t histogram[kMaxRadix];
+    for (std::uint32_t d = threadIdx.x; d <= mask; d += kBlock) histogram[d] = 0;
+    __syncthreads();
+    const std::size_t base = std::size_t(blockIdx.x) * kItemsPerBlock;
+    for (int k = 0; k < kItemsPerThread; ++k) {
+        const std::size_t i = base + std::size_t(k) * kBlock + threadIdx.x;
+        const std::uint32_t digit = i < n ? (keys[i] >> shift) & mask : kNoDigit;
+        // One shared-memory add per distinct digit in the warp: skewed inputs (every element
+        // in one bin) would otherwise serialize 32 adds on one address.
+        const std::uint32_t peers = __match_any_sync(0xffffffffu, digit);
+        if (digit != kNoDigit && (peers & lanes_below()) == 0) atomicAdd(&histogram[digit], __popc(peers));
+    }
+    __syncthreads();
+    for (std::uint32_t d = threadIdx.x; d <= mask; d += kBlock) counts[std::size_t(d) * gridDim.x + blockIdx.x] = histogram[d];
+}
+
+// Moves each (key, value) to starts[digit][block] + its rank among the block's earlier elements of
+// the same digit. The block walks its elements in rounds of kBlock (thread order = input order):
+// inside a round, a warp ranks equal digits by vote and the warps' counts are scanned per digit.
+__global__ void scatter_digits_kernel(const std::uint32_t* __restrict__ keys_in,
+                                      const std::uint32_t* __restrict__ values_in, std::size_t n, int shift,
+                                      std::uint32_t mask, const std::uint64_t* __restrict__ starts,
+                                      std::uint32_t* __restrict__ keys_out, std::uint32_t* __restrict__ values_out) {
+    __shared__ std::uint64_t next_slot[kMaxRadix];             // next output position per digit
+    __shared__ std::uint32_t warp_offset[kWarps][kMaxRadix];  // per round: counts, then exclusive offsets
+    __shared__ std::uint32_t round_total[kMaxRadix];
+    const int lane = threadIdx.x & 31;
+    const int warp = threadIdx.x >> 5;
+    for (std::uint32_t d = threadIdx.x; d <= mask; d += kBlock) {
+        next_slot[d] = starts[std::size_t(d) * gridDim.x + blockIdx.x];
+        for (int w = 0; w < kWarps; ++w) warp_offset[w][d] = 0;
+    }
+    __syncthreads();
+    const std::size_t base = std::size_t(blockIdx.x) * kItemsPerBlock;
+    for (int k = 0; k < kItemsPerThread; ++k) {
+        const std::size_t i = base + std::size_t(k) * kBlock + threadIdx.x;
+        const bool valid = i < n;
+        const std::uint32_t key = valid ? keys_in[i] : 0;
+        const std::uint32_t value = valid ? values_in[i] : 0;
+        const std::uint32_t digit = valid ? (key >> shift) & mask : kNoDigit;
+        const std::uint32_t peers = __match_any_sync(0xffffffffu, digit);
+        const std::uint32_t rank_in_warp = __popc(peers & lanes_below());
+        if (valid && rank_in_warp == 0) warp_offset[warp][digit] = __popc(peers);
+        __syncthreads();
+        for (std::uint32_t d = threadIdx.x; d <= mask; d += kBlock) {
+            std::uint32_t running = 0;
+            for (int w = 0; w < kWarps; ++w) {
+                const std::uint32_t count = warp_offset[w][d];
+                warp_offset[w][d] = running;
+                running += count;
+            }
+            round_total[d] = running;
+        }
+        __syncthreads();
+        if (valid) {
+            const std::uint64_t slot = next_slot[digit] + warp_offset[warp][digit] + rank_in_warp;
+            if (keys_out) keys_out[slot] = key;
+            values_out[slot] = value;
+        }
+        __syncthreads();
+        for (std::uint32_t d = threadIdx.x; d <= mask; d += kBlock) {
+            next_slot[d] += round_total[d];
+            for (int w = 0; w < kWarps; ++w) warp_offset[w][d] = 0;
+        }
+        __syncthreads();
+    }
+}
+
+// offsets[b] = the first position of the sorted bins holding a bin >= b (offsets[num_bins] = n).
+__global__ void bin_offsets_kernel(const std::uint32_t* __restrict__ sorted_bins, std::size_t n,
+                                   std::uint32_t num_bins, std::uint64_t* __restrict__ offsets) {
+    const std::uint64_t b = std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (b > num_bins) return;
+    std::size_t low = 0;
+    std::size_t high = n;
+    while (low < high) {
+        const std::size_t middle = low + (high - low) / 2;
+        if (sorted_bins[middle] < b)
+            low = middle + 1;
+        else
+            high = middle;
+    }
+    offsets[b] = low;
+}
+
+void run_digit_pass(const std::uint32_t* keys_in, const std::uint32_t* values_in, std::size_t n, int shift,
+                    std::uint32_t mask, const BinningTemp& t, std::uint32_t* keys_out, std::uint32_t* values_out,
+                    cudaStream_t stream) {
+    const std::size_t blocks = block_count(n);
+    count_digits_kernel<<<static_cast<unsigned>(blocks), kBlock, 0, stream>>>(keys_in, n, shift, mask, t.digit_counts);
+    TS_CUDA_CHECK_LAUNCH();
+    exclusive_scan(t.digit_counts, t.digit_starts, blocks * (std::size_t(mask) + 1), Sum<std::uint64_t>{},
+                   t.scan_temp, t.scan_temp_bytes, stream);
+    scatter_digits_kernel<<<static_cast<unsigned>(blocks), kBlock, 0, stream>>>(
+        keys_in, values_in, n, shift, mask, t.digit_starts, keys_out, values_out);
+    TS_CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace
+
+std::size_t ordered_binning_temp_bytes(std::size_t n, std::uint32_t num_bins) {
+    return carve_temp(n, num_bins, nullptr).total_bytes;
+}
+
+void ordered_binning(const std::uint32_t* d_bins, const std::uint32_t* d_values, std::size_t n,
+                     std::uint32_t num_bins, std::uint32_t* d_binned, std::uint64_t* d_offsets, void* d_temp,
+                     std::size_t temp_bytes, cudaStream_t stream) {
+    if (num_bins == 0) throw std::invalid_argument("ordered_binning: num_bins must be at least 1");
+    if (n > 0 && d_binned == d_values) throw std::invalid_argument("ordered_binning: d_binned must not alias d_values");
+    if (block_count(n) > 0x7fffffffu) throw std::invalid_argument("ordered_binning: n is beyond the grid limit");
+    const BinningTemp t = carve_temp(n, num_bins, d_temp);
+    if (temp_bytes < t.total_bytes)
+        throw std::invalid_argument("ordered_binning: temporary storage of " + std::to_string(temp_bytes) +
+                                    " bytes, " + std::to_string(t.total_bytes) + " needed");
+    const DigitPlan plan = digit_plan(num_bins);
+    const std::uint32_t* sorted_bins = d_bins;
+    if (n == 0 || plan.passes == 0) {
+        if (n > 0) TS_CUDA_CHECK(cudaMemcpyAsync(d_binned, d_values, n * 4, cudaMemcpyDeviceToDevice, stream));
+    } else {
+        const std::uint32_t mask = (1u << plan.digit_bits) - 1;
+        const std::uint32_t* keys_in = d_bins;
+        const std::uint32_t* values_in = d_values;
+        for (int pass = 0; pass < plan.passes; ++pass) {
+            // Alternate buffers so the last pass lands in d_binned, and no pass reads what it writes.
+            const bool to_caller = (plan.passes - 1 - pass) % 2 == 0;
+            std::uint32_t* keys_out = pass % 2 == 0 ? t.keys_a : t.keys_b;
+            std::uint32_t* values_out = to_caller ? d_binned : t.values;
+            run_digit_pass(keys_in, values_in, n, pass * plan.digit_bits, mask, t, keys_out, values_out, stream);
+            keys_in = keys_out;
+            values_in = values_out;
+        }
+        sorted_bins = keys_in;
+    }
+    const unsigned offset_blocks = static_cast<unsigned>((std::uint64_t(num_bins) + 1 + 255) / 256);
+    bin_offsets_kernel<<<offset_blocks, 256, 0, stream>>>(sorted_bins, n, num_bins, d_offsets);
+    TS_CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace tilescan

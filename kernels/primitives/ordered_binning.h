@@ -1,0 +1,35 @@
+// Ordered binning on the GPU: a stable counting sort of elements by bin, the renderer's binning
+// of circles into tiles (see ordered_binning_cpu.h for the CPU versions and a worked example).
+//
+// Element i lies in bin d_bins[i] and carries d_values[i]. The result: d_binned holds the values
+// grouped by bin, in input order inside each bin, and bin b owns d_binned[d_offsets[b],
+// d_offsets[b + 1]) (d_offsets has num_bins + 1 entries; 64-bit, so totals beyond 2^32 work).
+//
+// How: the bin id is consumed in digits of at most 8 bits, least significant first. Each digit
+// pass is the counting sort of the seed chapter: per-block digit counts laid out digit-major ->
+// one exclusive scan (the scan library's) -> each (digit, block) its first output slot -> a stable
+// scatter that ranks equal digits inside a block by warp vote and per-warp counts, so order comes
+// from positions, never from atomics. 4096 bins take two passes (12 bits); the bin offsets are then
+// found by a binary search of the sorted bins per bin.
+//
+// Never allocates: ordered_binning_temp_bytes() tells the temporary storage a call needs.
+// Asynchronous on `stream`; CUDA failures throw CudaError, bad arguments std::invalid_argument.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+
+namespace tilescan {
+
+std::size_t ordered_binning_temp_bytes(std::size_t n, std::uint32_t num_bins);
+
+void ordered_binning(const std::uint32_t* d_bins,    // [n], each < num_bins
+                     const std::uint32_t* d_values,  // [n]
+                     std::size_t n, std::uint32_t num_bins,
+                     std::uint32_t* d_binned,   // [n]
+                     std::uint64_t* d_offsets,  // [num_bins + 1]
+                     void* d_temp, std::size_t temp_bytes, cudaStream_t stream = nullptr);
+
+}  // namespace tilescan

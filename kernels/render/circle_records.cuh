@@ -1,0 +1,32 @@
+// Device helpers shared by the render kernels: packing a circle's records and reading them back.
+#pragma once
+
+#include "kernels/render/frame_params.h"
+
+namespace tilescan::render_detail {
+
+__device__ __forceinline__ CircleBox pack_box(const PixelBox& box) {
+    if (box_is_empty(box)) return {1, 0, 1, 0};
+    return {(std::uint16_t)box.x0, (std::uint16_t)(box.x1 - 1), (std::uint16_t)box.y0, (std::uint16_t)(box.y1 - 1)};
+}
+
+__device__ __forceinline__ PixelBox unpack_box(const CircleBox& box) {
+    return {box.x0, box.x_last + 1, box.y0, box.y_last + 1};
+}
+
+__device__ __forceinline__ CircleFootprint footprint_of(const CircleGeometry& g, const CircleBox& box) {
+    return {g.x, g.y, g.squared_radius, unpack_box(box)};
+}
+
+// Calls visit(tile) for every tile the circle touches, row-major (the order pairs are emitted in).
+template <typename Visit>
+__device__ __forceinline__ void for_each_touched_tile(const CircleFootprint& c, const FrameParams& f, Visit visit) {
+    if (box_is_empty(c.box)) return;
+    const TileRect rect = tile_rect_of_box(c.box);
+    for (int ty = rect.ty0; ty < rect.ty1; ++ty)
+        for (int tx = rect.tx0; tx < rect.tx1; ++tx)
+            if (circle_touches_tile(c, tx, ty, f.width, f.height, f.inverse_width, f.inverse_height))
+                visit(std::uint32_t(ty) * std::uint32_t(f.grid.tiles_x) + std::uint32_t(tx));
+}
+
+}  // namespace tilescan::render_detail

@@ -1,0 +1,289 @@
+// The `cuda` backend's host side (see cuda_backend.h): buffers, stage order, timing, peers.
+#include "kernels/render/cuda_backend.h"
+
+#include <chrono>
+#include <vector>
+
+#include "kernels/cuda_check.h"
+#include "kernels/device_buffer.h"
+#include "kernels/primitives/ordered_binning.h"
+#include "kernels/render/render_launch.h"
+#include "kernels/render/sort_binning.h"
+#include "kernels/scan/scan.h"
+#include "renderer/errors.h"
+
+namespace tilescan {
+
+Binning parse_binning(const std::string& name) {
+    if (name == "scan") return Binning::scan;
+    if (name == "sort") return Binning::sort;
+    if (name == "naive") return Binning::naive;
+    throw InputError("unknown binning '" + name + "' (known: scan, sort, naive)");
+}
+
+const char* binning_name(Binning binning) {
+    return binning == Binning::scan ? "scan" : binning == Binning::sort ? "sort" : "naive";
+}
+
+namespace {
+
+// Events around each stage of one frame; read after the frame's stream synchronizes.
+class StageTimer {
+public:
+    explicit StageTimer(cudaStream_t stream) : stream_(stream) {}
+    ~StageTimer() {
+        for (cudaEvent_t e : events_) TS_CUDA_CHECK_NOTHROW(cudaEventDestroy(e));
+    }
+    void mark(const char* stage_that_ends) {
+        cudaEvent_t e;
+        TS_CUDA_CHECK(cudaEventCreate(&e));
+        TS_CUDA_CHECK(cudaEventRecord(e, stream_));
+        events_.push_back(e);
+        names_.push_back(stage_that_ends);
+    }
+    // Stage times between consecutive marks (the first mark starts the clock).
+    std::vector<StageTime> stages() const {
+        std::vector<StageTime> result;
+        for (std::size_t k = 1; k < events_.size(); ++k) {
+            float ms = 0;
+            TS_CUDA_CHECK(cudaEventElapsedTime(&ms, events_[k - 1], events_[k]));
+            result.push_back({names_[k], ms});
+        }
+        return result;
+    }
+
+private:
+    cudaStream_t stream_;
+    std::vector<cudaEvent_t> events_;
+    std::vector<std::string> names_;
+};
+
+template <typename T>
+std::size_t bytes_of(const DeviceBuffer<T>& buffer) {
+    return buffer.bytes();
+}
+
+}  // namespace
+
+struct CudaBackend::Buffers {
+    cudaStream_t stream = nullptr;
+    std::uint32_t circles = 0;
+    ShadingKind shading = kShadingFlat;
+    BackgroundParams background{};
+    DeviceBuffer<float> x, y, z, radius, r, g, b, a;
+    DeviceBuffer<CircleGeometry> geometry;
+    DeviceBuffer<CirclePaint> paint;
+    DeviceBuffer<CircleBox> box;
+    DeviceBuffer<std::uint32_t> pair_counts;
+    DeviceBuffer<std::uint64_t> pair_offsets;
+    DeviceBuffer<std::uint64_t> pair_total;
+    DeviceBuffer<std::uint32_t> pair_tiles, pair_circles, tile_circles;
+    DeviceBuffer<std::uint64_t> tile_offsets;
+    DeviceBuffer<std::uint64_t> sort_keys, sorted_keys;
+    DeviceBuffer<unsigned char> temp;
+    DeviceBuffer<float> image;
+    DeviceBuffer<unsigned long long> blends;
+    std::uint64_t* host_total = nullptr;  // pinned, for the pair total
+    int width = 0, height = 0;
+
+    Buffers() {
+        TS_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+        TS_CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&host_total), sizeof(std::uint64_t)));
+        pair_total.reserve(1);
+        blends.reserve(1);
+    }
+    ~Buffers() {
+        TS_CUDA_CHECK_NOTHROW(cudaFreeHost(host_total));
+        TS_CUDA_CHECK_NOTHROW(cudaStreamDestroy(stream));
+    }
+
+    DeviceCircles device_circles() const {
+        return {x.data(), y.data(), z.data(), radius.data(), r.data(), g.data(), b.data(), a.data(), circles};
+    }
+    CircleRecords records() { return {geometry.data(), paint.data(), box.data()}; }
+    std::uint64_t bin_bytes() const {
+        return bytes_of(pair_counts) + bytes_of(pair_offsets) + bytes_of(pair_tiles) + bytes_of(pair_circles) +
+               bytes_of(tile_circles) + bytes_of(tile_offsets) + bytes_of(sort_keys) + bytes_of(sorted_keys) +
+               bytes_of(temp);
+    }
+};
+
+CudaBackend::CudaBackend(Binning binning) : binning_(binning), buffers_(std::make_unique<Buffers>()) {}
+CudaBackend::~CudaBackend() = default;
+
+namespace {
+
+FrameParams frame_params(int width, int height, ShadingKind shading, const BackgroundParams& background) {
+    return {width, height, 1.0f / (float)width, 1.0f / (float)height, tile_grid(width, height), shading, background};
+}
+
+int significant_bits(std::uint64_t value) {
+    int bits = 0;
+    while (bits < 64 && (std::uint64_t(1) << bits) < value) ++bits;
+    return bits;
+}
+
+// Turns a device allocation failure into the one-line user error of the bad-input contract.
+template <typename Body>
+auto with_out_of_memory_message(const char* what, Body body) -> decltype(body()) {
+    try {
+        return body();
+    } catch (const CudaError& error) {
+        if (!error.out_of_memory()) throw;
+        cudaGetLastError();  // an allocation failure is not sticky: clear it and carry on
+        std::size_t free_bytes = 0, total_bytes = 0;
+        cudaMemGetInfo(&free_bytes, &total_bytes);
+        throw InputError(std::string("GPU out of memory while ") + what + " (" + std::to_string(free_bytes >> 20) +
+                         " MiB free of " + std::to_string(total_bytes >> 20) + " MiB)");
+    }
+}
+
+}  // namespace
+
+void CudaBackend::upload(const Scene& scene) {
+    Buffers& d = *buffers_;
+    const std::size_t n = scene.size();
+    if (n > 0xffffffffu) throw InputError("the cuda backend renders at most 2^32 - 1 circles per scene");
+    with_out_of_memory_message("uploading the circles", [&] {
+        const std::vector<float>* host[] = {&scene.x, &scene.y, &scene.z, &scene.radius,
+                                            &scene.r, &scene.g, &scene.b, &scene.a};
+        DeviceBuffer<float>* device[] = {&d.x, &d.y, &d.z, &d.radius, &d.r, &d.g, &d.b, &d.a};
+        for (int k = 0; k < 8; ++k) {
+            device[k]->reserve(n);
+            if (n) TS_CUDA_CHECK(cudaMemcpyAsync(device[k]->data(), host[k]->data(), n * sizeof(float),
+                                                 cudaMemcpyHostToDevice, d.stream));
+        }
+        d.geometry.reserve(n);
+        d.paint.reserve(n);
+        d.box.reserve(n);
+        d.pair_counts.reserve(n);
+        d.pair_offsets.reserve(n);
+    });
+    d.circles = static_cast<std::uint32_t>(n);
+    d.shading = scene.shading;
+    d.background = scene.background;
+}
+
+RenderStats CudaBackend::render_uploaded(int width, int height, bool count_blends) {
+    Buffers& d = *buffers_;
+    const FrameParams frame = frame_params(width, height, d.shading, d.background);
+    const std::uint32_t tiles = std::uint32_t(frame.grid.tiles_x) * std::uint32_t(frame.grid.tiles_y);
+    const std::size_t pixels = std::size_t(width) * height;
+    with_out_of_memory_message("allocating the image", [&] { d.image.reserve(pixels * 4); });
+    d.width = width;
+    d.height = height;
+    if (count_blends) TS_CUDA_CHECK(cudaMemsetAsync(d.blends.data(), 0, sizeof(unsigned long long), d.stream));
+    unsigned long long* blends = count_blends ? d.blends.data() : nullptr;
+
+    StageTimer timer(d.stream);
+    timer.mark("start");
+    RenderStats stats;
+    if (binning_ == Binning::naive) {
+        launch_cull_and_count(d.device_circles(), frame, d.records(), d.pair_counts.data(), d.stream);
+        timer.mark("cull+count");
+        launch_naive_render(frame, d.records(), d.circles, d.image.data(), d.stream);
+        timer.mark("bin+shade");
+    } else {
+        // 1-2: counts and their scan; the total decides the pair buffers' size.
+        launch_cull_and_count(d.device_circles(), frame, d.records(), d.pair_counts.data(), d.stream);
+        timer.mark("cull+count");
+        const std::size_t scan_bytes = scan_temp_bytes<std::uint32_t, std::uint64_t>(d.circles);
+        with_out_of_memory_message("allocating scan storage", [&] { d.temp.reserve(scan_bytes); });
+        exclusive_scan(d.pair_counts.data(), d.pair_offsets.data(), d.circles, Sum<std::uint64_t>{}, d.temp.data(),
+                       scan_bytes, d.stream, kDefaultScanAlgorithm, d.pair_total.data());
+        timer.mark("scan");
+        *d.host_total = 0;
+        if (d.circles)
+            TS_CUDA_CHECK(cudaMemcpyAsync(d.host_total, d.pair_total.data(), sizeof(std::uint64_t),
+                                          cudaMemcpyDeviceToHost, d.stream));
+        TS_CUDA_CHECK(cudaStreamSynchronize(d.stream));
+        const std::uint64_t pairs = *d.host_total;
+        stats.pairs = pairs;
+        d.tile_offsets.reserve(std::size_t(tiles) + 1);
+        with_out_of_memory_message("allocating the tile bins", [&] {
+            d.tile_circles.reserve(pairs);
+            if (binning_ == Binning::scan) {
+                d.pair_tiles.reserve(pairs);
+                d.pair_circles.reserve(pairs);
+                d.temp.reserve(ordered_binning_temp_bytes(pairs, tiles));
+            } else {
+                d.sort_keys.reserve(pairs);
+                d.sorted_keys.reserve(pairs);
+                d.temp.reserve(sort_pair_keys_temp_bytes(pairs, 32 + significant_bits(tiles)));
+            }
+        });
+        // 3-4: emit pairs in circle order, then bin them by tile.
+        if (binning_ == Binning::scan) {
+            launch_emit_pairs(frame, d.records(), d.circles, d.pair_offsets.data(), d.pair_tiles.data(),
+                              d.pair_circles.data(), d.stream);
+            timer.mark("emit");
+            ordered_binning(d.pair_tiles.data(), d.pair_circles.data(), pairs, tiles, d.tile_circles.data(),
+                            d.tile_offsets.data(), d.temp.data(), d.temp.bytes(), d.stream);
+            timer.mark("bin");
+        } else {
+            launch_emit_sort_keys(frame, d.records(), d.circles, d.pair_offsets.data(), d.sort_keys.data(), d.stream);
+            timer.mark("emit");
+            sort_pair_keys(d.sort_keys.data(), d.sorted_keys.data(), pairs, 32 + significant_bits(tiles), d.temp.data(),
+                           d.temp.bytes(), d.stream);
+            launch_split_sort_keys(d.sorted_keys.data(), pairs, tiles, d.tile_circles.data(), d.tile_offsets.data(),
+                                   d.stream);
+            timer.mark("bin");
+        }
+        // 5: shade.
+        launch_shade_tiles(frame, d.records(), d.tile_offsets.data(), d.tile_circles.data(), d.image.data(), blends,
+                           d.stream);
+        timer.mark("shade");
+    }
+    TS_CUDA_CHECK(cudaStreamSynchronize(d.stream));
+    stats.stages = timer.stages();
+    for (const StageTime& stage : stats.stages) stats.total_ms += stage.ms;
+    if (count_blends) {
+        unsigned long long total = 0;
+        TS_CUDA_CHECK(cudaMemcpy(&total, d.blends.data(), sizeof total, cudaMemcpyDeviceToHost));
+        stats.blends = total;
+    }
+    stats.bin_bytes = d.bin_bytes();
+    return stats;
+}
+
+void CudaBackend::download(Image& image) {
+    const Buffers& d = *buffers_;
+    if (image.width != d.width || image.height != d.height) image = Image(d.width, d.height);
+    TS_CUDA_CHECK(cudaMemcpyAsync(image.data(), d.image.data(), std::size_t(d.width) * d.height * 4 * sizeof(float),
+                                  cudaMemcpyDeviceToHost, d.stream));
+    TS_CUDA_CHECK(cudaStreamSynchronize(d.stream));
+}
+
+const float* CudaBackend::device_image() const { return buffers_->image.data(); }
+
+namespace {
+
+double milliseconds_since(std::chrono::steady_clock::time_point start) {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
+}  // namespace
+
+RenderStats CudaBackend::render(const Scene& scene, Image& image) {
+    const auto upload_start = std::chrono::steady_clock::now();
+    upload(scene);
+    TS_CUDA_CHECK(cudaStreamSynchronize(buffers_->stream));
+    const double upload_ms = milliseconds_since(upload_start);
+    RenderStats stats = render_uploaded(image.width, image.height, true);
+    const auto download_start = std::chrono::steady_clock::now();
+    download(image);
+    stats.stages.insert(stats.stages.begin(), {"upload", upload_ms});
+    stats.stages.push_back({"download", milliseconds_since(download_start)});
+    return stats;
+}
+
+RenderStats CudaBackend::render_to_device_rgba8(const Scene& scene, int width, int height, void* device_rgba8) {
+    upload(scene);
+    RenderStats stats = render_uploaded(width, height, false);
+    launch_convert_to_rgba8(buffers_->image.data(), width, height, static_cast<std::uint8_t*>(device_rgba8),
+                            buffers_->stream);
+    TS_CUDA_CHECK(cudaStreamSynchronize(buffers_->stream));
+    return stats;
+}
+
+}  // namespace tilescan

@@ -1,0 +1,48 @@
+// Plain data the render kernels take by value or pointer: the frame's geometry, the scene's
+// circles on the device, and the packed per-circle records the cull stage writes for the later
+// stages. Host-includable (no CUDA headers): cuda_backend.cpp fills these and calls the launchers.
+#pragma once
+
+#include <cstdint>
+
+#include "renderer/shared/circle_math.h"
+#include "renderer/shared/tile_geometry.h"
+
+namespace tilescan {
+
+struct FrameParams {
+    int width, height;
+    float inverse_width, inverse_height;  // 1.f / width, 1.f / height, computed once
+    TileGrid grid;
+    ShadingKind shading;
+    BackgroundParams background;
+};
+
+// The scene's structure of arrays on the device, [count] each.
+struct DeviceCircles {
+    const float *x, *y, *z, *radius, *r, *g, *b, *a;
+    std::uint32_t count;
+};
+
+// Per circle, written by the cull stage so that later stages read one 16-byte record instead of
+// gathering from eight arrays.
+struct alignas(16) CircleGeometry {
+    float x, y, squared_radius, radius;
+};
+// Flat shading: the colour and alpha. Snow shading: r holds the depth z (the ramp needs no colour).
+struct alignas(16) CirclePaint {
+    float r, g, b, a;
+};
+// The pixel box with inclusive upper ends, so sides up to 65536 fit 16 bits; empty: x0 > x_last.
+struct alignas(8) CircleBox {
+    std::uint16_t x0, x_last, y0, y_last;
+};
+
+// The device buffers of the packed records, [circles] each.
+struct CircleRecords {
+    CircleGeometry* geometry;
+    CirclePaint* paint;
+    CircleBox* box;
+};
+
+}  // namespace tilescan

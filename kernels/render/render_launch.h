@@ -1,0 +1,57 @@
+// Host entry points of the render kernels, one per pipeline stage (architecture.md):
+//   1. cull + bound + count   launch_cull_and_count
+//   3. emit                   launch_emit_pairs (scan binning) / launch_emit_sort_keys (sort peer)
+//   5. bin (sort peer only)   launch_split_sort_keys, after cub::DeviceRadixSort
+//   6. shade                  launch_shade_tiles; launch_naive_render is the naive peer's bin+shade
+// Stages 2 (scan) and 5 (ordered binning) are the scan library's and the primitives' own calls.
+// Every launcher is asynchronous on `stream` and checks its launch.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "kernels/render/frame_params.h"
+
+namespace tilescan {
+
+// Packs every circle's records and counts the tiles it really touches (0 when culled).
+void launch_cull_and_count(const DeviceCircles& circles, const FrameParams& frame, const CircleRecords& records,
+                           std::uint32_t* pair_counts,  // [circles]
+                           cudaStream_t stream);
+
+// Writes circle i's (tile, circle) pairs from slot pair_offsets[i] on, tiles in row-major order.
+void launch_emit_pairs(const FrameParams& frame, const CircleRecords& records, std::uint32_t circles,
+                       const std::uint64_t* pair_offsets,  // [circles]
+                       std::uint32_t* pair_tiles,          // [pairs]
+                       std::uint32_t* pair_circles,        // [pairs]
+                       cudaStream_t stream);
+
+// The sort peer's emission: one 64-bit key (tile << 32 | circle) per pair.
+void launch_emit_sort_keys(const FrameParams& frame, const CircleRecords& records, std::uint32_t circles,
+                           const std::uint64_t* pair_offsets, std::uint64_t* pair_keys, cudaStream_t stream);
+
+// From keys sorted by (tile, circle): the circle ids in order and each tile's [begin, end).
+void launch_split_sort_keys(const std::uint64_t* sorted_keys, std::size_t pairs, std::uint32_t tiles,
+                            std::uint32_t* tile_circles,   // [pairs]
+                            std::uint64_t* tile_offsets,   // [tiles + 1]
+                            cudaStream_t stream);
+
+// One block per tile, one thread per pixel: clears, blends the tile's circles in list order,
+// writes each pixel once. `blends`, when not null, accumulates the number of blends.
+void launch_shade_tiles(const FrameParams& frame, const CircleRecords& records,
+                        const std::uint64_t* tile_offsets,  // [tiles + 1]
+                        const std::uint32_t* tile_circles,  // [pairs]
+                        float* image,                       // [height][width][4], row 0 = bottom
+                        unsigned long long* blends, cudaStream_t stream);
+
+// The naive peer (the course's reference GPU design): each tile's block tests every circle
+// against its tile, compacts the hits with a block scan, and shades them. O(tiles x circles).
+void launch_naive_render(const FrameParams& frame, const CircleRecords& records, std::uint32_t circles,
+                         float* image, cudaStream_t stream);
+
+// 8-bit RGBA (quantize_8bit, alpha 255) of a float image, for display.
+void launch_convert_to_rgba8(const float* image, int width, int height, std::uint8_t* rgba8, cudaStream_t stream);
+
+}  // namespace tilescan
