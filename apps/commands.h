@@ -10,5 +10,6 @@ namespace tilescan {
 int run_render_command(const std::vector<std::string>& arguments);
 int run_diff_command(const std::vector<std::string>& arguments);
 int run_scenegen_command(const std::vector<std::string>& arguments);
+int run_view_command(const std::vector<std::string>& arguments);
 
 }  // namespace tilescan

@@ -19,6 +19,7 @@ void print_usage(std::FILE* to) {
         "Exact renderer of alpha-blended circles.\n\n"
         "Commands:\n"
         "  render [SCENE]     render a scene file or built-in scene to an image (default rand10k)\n"
+        "  view [SCENE]       play a scene in a window (space, right, r, b, s, q)\n"
         "  scenegen NAME      write a built-in scene as a scene file\n"
         "  diff A B           compare two images\n\n"
         "Run 'tilescan COMMAND --help' for a command's options.\n",
@@ -29,11 +30,12 @@ int dispatch(const std::string& command, const std::vector<std::string>& argumen
     if (command == "render") return tilescan::run_render_command(arguments);
     if (command == "scenegen") return tilescan::run_scenegen_command(arguments);
     if (command == "diff") return tilescan::run_diff_command(arguments);
+    if (command == "view") return tilescan::run_view_command(arguments);
     if (command == "--help" || command == "-h" || command == "help") {
         print_usage(stdout);
         return 0;
     }
-    throw tilescan::InputError("unknown command '" + command + "' (commands: render, scenegen, diff; see tilescan --help)");
+    throw tilescan::InputError("unknown command '" + command + "' (commands: render, view, scenegen, diff; see tilescan --help)");
 }
 
 }  // namespace
