@@ -11,5 +11,6 @@ int run_render_command(const std::vector<std::string>& arguments);
 int run_diff_command(const std::vector<std::string>& arguments);
 int run_scenegen_command(const std::vector<std::string>& arguments);
 int run_view_command(const std::vector<std::string>& arguments);
+int run_bench_command(const std::vector<std::string>& arguments);
 
 }  // namespace tilescan

@@ -21,7 +21,8 @@ void print_usage(std::FILE* to) {
         "  render [SCENE]     render a scene file or built-in scene to an image (default rand10k)\n"
         "  view [SCENE]       play a scene in a window (space, right, r, b, s, q)\n"
         "  scenegen NAME      write a built-in scene as a scene file\n"
-        "  diff A B           compare two images\n\n"
+        "  diff A B           compare two images\n"
+        "  bench              time the renderer and its peers on the scene suite\n\n"
         "Run 'tilescan COMMAND --help' for a command's options.\n",
         to);
 }
@@ -31,11 +32,12 @@ int dispatch(const std::string& command, const std::vector<std::string>& argumen
     if (command == "scenegen") return tilescan::run_scenegen_command(arguments);
     if (command == "diff") return tilescan::run_diff_command(arguments);
     if (command == "view") return tilescan::run_view_command(arguments);
+    if (command == "bench") return tilescan::run_bench_command(arguments);
     if (command == "--help" || command == "-h" || command == "help") {
         print_usage(stdout);
         return 0;
     }
-    throw tilescan::InputError("unknown command '" + command + "' (commands: render, view, scenegen, diff; see tilescan --help)");
+    throw tilescan::InputError("unknown command '" + command + "' (commands: render, view, scenegen, diff, bench; see tilescan --help)");
 }
 
 }  // namespace

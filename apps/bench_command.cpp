@@ -1,0 +1,230 @@
+// `tilescan bench`: the renderer's benchmark. Per scene, the GPU time of one frame (circles
+// already on the device, median of >= 20 after warm-up, CUDA events) with scan binning and its two
+// peers (sort: 64-bit keys through cub::DeviceRadixSort; naive: every tile tests every circle),
+// their ratios (end to end and for the binning stages alone), the stage breakdown, the blend rate,
+// the cpu and ref times (fewer repetitions), and a bit-exactness check of every timed image against
+// ref. The table goes to stdout and, as Markdown and CSV, to --out.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <functional>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "apps/command_line.h"
+#include "apps/commands.h"
+#include "kernels/cuda_device.h"
+#include "renderer/cpu_backend.h"
+#include "renderer/errors.h"
+#include "renderer/image_diff.h"
+#include "renderer/ref_renderer.h"
+#include "scenes/builtin_scenes.h"
+#if defined(TILESCAN_HAVE_CUDA_BACKEND)
+#include "kernels/render/cuda_backend.h"
+#endif
+
+namespace tilescan {
+
+namespace {
+
+const std::vector<OptionSpec> kBenchOptions = {
+    {"--out", "", true, "DIR", "also write render_bench.md and render_bench.csv there"},
+    {"--scenes", "", true, "A,B,...", "only these scenes (default: the full suite)"},
+    {"--repeats", "", true, "N", "timed GPU frames per binning (default 20)"},
+    {"--quick", "", false, "", "3 timed frames, no cpu/ref timing beyond the oracle"},
+    {"--help", "-h", false, "", "show this help"},
+};
+
+struct BenchCase {
+    std::string scene;
+    int size;
+};
+
+// Every built-in scene at 1024x1024, plus the large ones at 2048x2048 (performance.md).
+std::vector<BenchCase> default_suite() {
+    std::vector<BenchCase> suite;
+    for (const std::string& name : builtin_scene_names()) suite.push_back({name, 1024});
+    suite.push_back({"rand1M", 2048});
+    suite.push_back({"micro2M", 2048});
+    return suite;
+}
+
+double median(std::vector<double> values) {
+    std::sort(values.begin(), values.end());
+    return values.empty() ? 0.0 : values[values.size() / 2];
+}
+
+struct Timing {
+    double frame_ms = 0;    // median end to end, on the device
+    double binning_ms = 0;  // median of the stages before shading
+    double shade_ms = 0;
+    bool exact = false;
+    bool ran = false;
+};
+
+struct SceneResult {
+    BenchCase bench_case;
+    std::size_t circles = 0;
+    std::uint64_t blends = 0;
+    std::uint64_t pairs = 0;
+    double ref_ms = 0, cpu_ms = 0;
+    bool cpu_exact = false;
+    Timing scan, sort, naive;
+    std::string stages;  // scan binning's median stage times
+};
+
+std::string stage_summary(const std::vector<std::vector<StageTime>>& runs) {
+    std::ostringstream text;
+    for (std::size_t s = 0; !runs.empty() && s < runs.front().size(); ++s) {
+        std::vector<double> times;
+        for (const auto& run : runs) times.push_back(run[s].ms);
+        char cell[64];
+        std::snprintf(cell, sizeof cell, "%s%s %.3f", s ? ", " : "", runs.front()[s].name.c_str(), median(times));
+        text << cell;
+    }
+    return text.str();
+}
+
+#if defined(TILESCAN_HAVE_CUDA_BACKEND)
+Timing time_cuda(CudaBackend& backend, Binning binning, const BenchCase& c, const Image& oracle, int repeats,
+                 std::string* stages) {
+    backend.set_binning(binning);
+    for (int warm = 0; warm < 3; ++warm) backend.render_uploaded(c.size, c.size, false);
+    std::vector<double> frame, shade;
+    std::vector<std::vector<StageTime>> runs;
+    for (int k = 0; k < repeats; ++k) {
+        const RenderStats stats = backend.render_uploaded(c.size, c.size, false);
+        frame.push_back(stats.total_ms);
+        // The naive peer bins and shades in one kernel: all of it counts as shading.
+        for (const StageTime& stage : stats.stages)
+            if (stage.name == "shade" || stage.name == "bin+shade") shade.push_back(stage.ms);
+        runs.push_back(stats.stages);
+    }
+    Image image(c.size, c.size);
+    backend.download(image);
+    Timing t;
+    t.ran = true;
+    t.frame_ms = median(frame);
+    t.shade_ms = median(shade);
+    t.binning_ms = t.frame_ms - t.shade_ms;
+    t.exact = compare_images(oracle, image, 0.0f).differing_pixels == 0;
+    if (stages) *stages = stage_summary(runs);
+    return t;
+}
+#endif
+
+double wall_ms(const std::function<void()>& body) {
+    const auto start = std::chrono::steady_clock::now();
+    body();
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
+SceneResult run_case(const BenchCase& c, int repeats, bool quick) {
+    SceneResult result;
+    result.bench_case = c;
+    BuiltinScene builtin = make_builtin_scene(c.scene, 0);
+    if (builtin.animation) builtin.animation->advance(builtin.scene);
+    const Scene& scene = builtin.scene;
+    result.circles = scene.size();
+    Image oracle(c.size, c.size);
+    result.ref_ms = wall_ms([&] { result.blends = render_reference(scene, oracle); });
+    if (!quick) {
+        CpuBackend cpu;
+        Image image(c.size, c.size);
+        std::vector<double> times;
+        for (int k = 0; k < 3; ++k) times.push_back(wall_ms([&] { result.pairs = cpu.render(scene, image).pairs; }));
+        result.cpu_ms = median(times);
+        result.cpu_exact = compare_images(oracle, image, 0.0f).differing_pixels == 0;
+    }
+#if defined(TILESCAN_HAVE_CUDA_BACKEND)
+    if (cuda_device_available()) {
+        CudaBackend backend;
+        backend.upload(scene);
+        result.scan = time_cuda(backend, Binning::scan, c, oracle, repeats, &result.stages);
+        result.pairs = backend.render_uploaded(c.size, c.size, false).pairs;
+        result.sort = time_cuda(backend, Binning::sort, c, oracle, repeats, nullptr);
+        // The naive peer costs O(tiles x circles): a few frames suffice where it takes long.
+        if (static_cast<double>(scene.size()) * (c.size / 16) * (c.size / 16) < 2e10)
+            result.naive = time_cuda(backend, Binning::naive, c, oracle, std::max(3, repeats / 4), nullptr);
+    }
+#endif
+    return result;
+}
+
+std::string cell(double value, const char* format = "%.3f") {
+    char text[32];
+    std::snprintf(text, sizeof text, format, value);
+    return text;
+}
+
+std::string ratio(const Timing& peer, double ours) {
+    return peer.ran && ours > 0 ? cell(peer.frame_ms / ours, "%.2fx") : "–";
+}
+
+std::string table(const std::vector<SceneResult>& results) {
+    std::ostringstream md;
+    md << "| scene | size | circles | pairs | blends | scan ms | sort ms | naive ms | sort/scan | naive/scan "
+          "| binning sort/scan | Gblends/s (shade) | cpu ms | ref ms | exact (scan, sort, naive, cpu) | scan stages (ms) |\n";
+    md << "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+    for (const SceneResult& r : results) {
+        const auto exact = [](const Timing& t) { return !t.ran ? "–" : t.exact ? "yes" : "NO"; };
+        md << "| " << r.bench_case.scene << " | " << r.bench_case.size << " | " << r.circles << " | " << r.pairs << " | "
+           << r.blends << " | " << (r.scan.ran ? cell(r.scan.frame_ms) : "–") << " | "
+           << (r.sort.ran ? cell(r.sort.frame_ms) : "–") << " | " << (r.naive.ran ? cell(r.naive.frame_ms) : "–")
+           << " | " << ratio(r.sort, r.scan.frame_ms) << " | " << ratio(r.naive, r.scan.frame_ms) << " | "
+           << (r.scan.ran && r.scan.binning_ms > 0 ? cell(r.sort.binning_ms / r.scan.binning_ms, "%.2fx") : "–")
+           << " | " << (r.scan.ran && r.scan.shade_ms > 0 ? cell(r.blends / r.scan.shade_ms / 1e6, "%.1f") : "–")
+           << " | " << (r.cpu_ms > 0 ? cell(r.cpu_ms, "%.1f") : "–") << " | " << cell(r.ref_ms, "%.1f") << " | "
+           << exact(r.scan) << ", " << exact(r.sort) << ", " << exact(r.naive) << ", "
+           << (r.cpu_ms > 0 ? (r.cpu_exact ? "yes" : "NO") : "–") << " | " << r.stages << " |\n";
+    }
+    return md.str();
+}
+
+std::vector<BenchCase> selected_cases(const ParsedArguments& parsed) {
+    if (!parsed.has("--scenes")) return default_suite();
+    std::vector<BenchCase> cases;
+    std::stringstream list(parsed.value("--scenes"));
+    std::string name;
+    while (std::getline(list, name, ',')) {
+        if (!is_builtin_scene_name(name)) make_builtin_scene(name, 0);  // throws, naming the known scenes
+        cases.push_back({name, 1024});
+    }
+    return cases;
+}
+
+}  // namespace
+
+int run_bench_command(const std::vector<std::string>& arguments) {
+    const ParsedArguments parsed = parse_arguments(arguments, kBenchOptions, "tilescan bench");
+    if (parsed.has("--help")) {
+        std::cout << "Usage: tilescan bench [options]\nTime the renderer on the scene suite against its peers.\n\n"
+                  << options_help(kBenchOptions);
+        return 0;
+    }
+    const bool quick = parsed.has("--quick");
+    const int repeats =
+        static_cast<int>(parsed.has("--repeats") ? parse_integer(parsed.value("--repeats"), "--repeats", 1, 10000)
+                                                 : (quick ? 3 : 20));
+    const std::string out = parsed.value("--out");
+    if (!out.empty() && !std::filesystem::is_directory(out))
+        throw InputError("--out: folder '" + out + "' does not exist");
+    std::fprintf(stderr, "device: %s\n", cuda_device_description().c_str());
+    std::vector<SceneResult> results;
+    bool all_exact = true;
+    for (const BenchCase& c : selected_cases(parsed)) {
+        std::fprintf(stderr, "bench %s %dx%d ...\n", c.scene.c_str(), c.size, c.size);
+        results.push_back(run_case(c, repeats, quick));
+        const SceneResult& r = results.back();
+        all_exact &= (!r.scan.ran || r.scan.exact) && (!r.sort.ran || r.sort.exact) &&
+                     (!r.naive.ran || r.naive.exact) && (r.cpu_ms == 0 || r.cpu_exact);
+    }
+    const std::string markdown = table(results);
+    std::cout << markdown;
+    if (!out.empty()) std::ofstream(out + "/render_bench.md") << markdown;
+    return all_exact ? 0 : 1;
+}
+
+}  // namespace tilescan

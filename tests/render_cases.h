@@ -1,0 +1,81 @@
+// The scenes every tile backend must render exactly like `ref`: built-in scenes (frame 0) and
+// adversarial scenes that stress the binning's edge cases. Shared by the cpu tests (CI) and the
+// cuda tests (GPU machine).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "renderer/backend.h"
+#include "renderer/ref_renderer.h"
+#include "scenes/builtin_scenes.h"
+#include "test_support.h"
+
+namespace tilescan::testing {
+
+inline Scene builtin_frame(const std::string& name, int frame = 0) {
+    BuiltinScene builtin = make_builtin_scene(name, 0);
+    for (int k = 0; k <= frame && builtin.animation; ++k) builtin.animation->advance(builtin.scene);
+    return std::move(builtin.scene);
+}
+
+struct AdversarialScene {
+    std::string name;
+    Scene scene;
+    int width, height;
+};
+
+// Circles placed where rounding and tile borders bite (W x H = 96 x 80, tiles of 16 or 8 pixels):
+// centres on pixel centres and on tile borders, zero radii, radii exactly reaching a pixel
+// centre, everything in one tile, huge and far-away circles, and circles covering the image.
+inline std::vector<AdversarialScene> adversarial_scenes() {
+    const int w = 96, h = 80;
+    const float iw = 1.0f / w, ih = 1.0f / h;
+    std::vector<AdversarialScene> scenes;
+    const auto add = [&](const std::string& name, const std::vector<Circle>& circles, int width, int height) {
+        Scene scene;
+        for (const Circle& c : circles) scene.push_back(c);
+        scenes.push_back({name, std::move(scene), width, height});
+    };
+    std::vector<Circle> centred, borders, zero, reaching, one_tile, extreme, covering;
+    for (int k = 0; k < 40; ++k) {
+        const float colour = (k % 7) / 7.0f;
+        const float px = pixel_center(7 * k % w, iw), py = pixel_center(5 * k % h, ih);
+        centred.push_back({px, py, 0, (k % 9) * iw, colour, 1 - colour, 0.5f, 0.5f});
+        const float bx = (16.0f * (k % 6)) * iw, by = (16.0f * (k % 5)) * ih;  // on tile corners
+        borders.push_back({bx, by, 0, (1 + k % 17) * 0.5f * iw, 1, colour, 0, 0.4f});
+        zero.push_back({px, pixel_center(3 * k % h, ih), 0, 0.0f, 0, 0, 1, 1.0f});
+        // The radius is the exact distance to the centre of pixel (c + 3, r): d^2 == r^2 there.
+        const int c = 3 + 2 * k % (w - 8), r = 2 + 3 * k % (h - 4);
+        const float dx = pixel_center(c + 3, iw) - pixel_center(c, iw);
+        reaching.push_back({pixel_center(c, iw), pixel_center(r, ih), 0, dx, colour, 0.2f, 0.9f, 0.7f});
+        one_tile.push_back({(16 + 1 + k % 14) * iw, (32 + 1 + (3 * k) % 14) * ih, 0, (1 + k % 4) * iw, colour, 0, 1,
+                            0.25f});
+    }
+    extreme = {{0.5f, 0.5f, 0, 1e6f, 0.1f, 0.2f, 0.3f, 0.5f},  {-1e6f, 0.5f, 0, 1e6f + 0.4f, 1, 0, 0, 0.5f},
+               {3e30f, 3e30f, 0, 1e-3f, 0, 1, 0, 0.5f},       {0.5f, -0.01f, 0, 0.01f, 0, 0, 1, 0.5f},
+               {1.0f, 1.0f, 0, 0.02f, 1, 1, 0, 1.0f},          {0.0f, 0.0f, 0, 0.0f, 1, 0, 1, 1.0f},
+               {0.999f, 0.001f, 0, 0.5f, 0.5f, 0.5f, 0.5f, 0.0f}};
+    for (int k = 0; k < 100000; ++k)
+        covering.push_back({0.5f + (k % 13) * 1e-3f, 0.5f - (k % 7) * 1e-3f, 0, 0.75f, (k % 3) / 2.0f,
+                            (k % 5) / 4.0f, (k % 11) / 10.0f, 0.01f + (k % 50) / 100.0f});
+    add("centres_on_pixel_centres", centred, w, h);
+    add("centres_on_tile_corners", borders, w, h);
+    add("zero_radius", zero, w, h);
+    add("radius_reaching_pixel_centre", reaching, w, h);
+    add("all_in_one_tile", one_tile, w, h);
+    add("extreme_values", extreme, w, h);
+    add("1e5_covering_everything", covering, 48, 40);
+    return scenes;
+}
+
+// Renders with `backend` and with `ref`; true when bit for bit equal (else evidence is written).
+inline bool renders_like_ref(Backend& backend, const Scene& scene, int width, int height, const std::string& name) {
+    Image expected(width, height);
+    render_reference(scene, expected);
+    Image actual(width, height);
+    backend.render(scene, actual);
+    return images_match(expected, actual, 0.0f, backend.name() + "_" + name);
+}
+
+}  // namespace tilescan::testing
