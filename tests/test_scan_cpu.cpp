@@ -2,9 +2,8 @@
 // std::inclusive_scan / std::exclusive_scan, and the multi-threaded CPU scan against the serial
 // reference for every operator, element type and the sizes the GPU tests use, in and out of
 // place, with the float results independent of the thread count. Runs in CI (no GPU).
-#include <catch2/catch.hpp>
-
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -21,8 +20,8 @@ using namespace tilescan;
 namespace {
 
 // Sizes around the CPU chunking (64 Ki) plus the GPU boundary sizes.
-const std::vector<std::size_t> kSizes = {0,     1,     31,    32,    33,         1023,     1024,   1025,
-                                         4095,  4096,  4097,  65535, 65536,      65537,    131073, 1000003};
+const std::vector<std::size_t> kSizes = {0,    1,    31,   32,    33,    1023,  1024,   1025,
+                                         4095, 4096, 4097, 65535, 65536, 65537, 131073, 1000003};
 
 template <typename T>
 std::vector<T> random_values(std::size_t n, std::uint64_t seed) {
@@ -124,7 +123,9 @@ TEST_CASE("CPU scan matches the serial reference: non-commutative operators", "[
     for (std::size_t n : kSizes) {
         std::mt19937 rng{unsigned(n)};
         std::vector<Mat2> mats(n);
-        for (auto& m : mats) m = {std::uint32_t(rng() % 4), std::uint32_t(rng() % 4), std::uint32_t(rng() % 4), std::uint32_t(rng() % 4)};
+        for (auto& m : mats)
+            m = {std::uint32_t(rng() % 4), std::uint32_t(rng() % 4), std::uint32_t(rng() % 4),
+                 std::uint32_t(rng() % 4)};
         check_cpu_matches_serial<Mat2, Mat2>(mats, Mat2Product{});
         // Affine maps whose coefficients are small integers stay exact in float, so the chunked
         // grouping must reproduce the serial result exactly.

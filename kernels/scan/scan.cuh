@@ -1,0 +1,245 @@
+// Kernel, dispatch and API layers of the GPU scan: thin __global__ entry points around the
+// agents (scan_block.cuh, scan_tile.cuh, scan_lookback.cuh), the multi-block three-phase driver,
+// the single-pass launcher, and the definitions of the templates declared in scan.h.
+//
+// Include this from a .cu to scan your own types or operators; TS_SCAN_INSTANTIATE(In, Out, Op)
+// emits both scans for plain C++ callers (see scan_instantiate_*.cu).
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+#include "kernels/cuda_check.h"
+#include "kernels/scan/scan.h"
+#include "kernels/scan/scan_block.cuh"
+#include "kernels/scan/scan_lookback.cuh"
+#include "kernels/scan/scan_tile.cuh"
+
+namespace tilescan {
+namespace scan_detail {
+
+// ---- kernels ------------------------------------------------------------------------------
+
+template <typename In, typename Out, typename Op>
+__global__ void __launch_bounds__(kHillisSteeleThreads)
+    hillis_steele_kernel(const In* in, Out* out, std::size_t n, const Out* seeds, Op op, bool exclusive, Out* total) {
+    hillis_steele_tile(in, out, n, seeds, op, exclusive, total);
+}
+
+template <typename In, typename Out, typename Op>
+__global__ void __launch_bounds__(kBlellochThreads)
+    blelloch_kernel(const In* in, Out* out, std::size_t n, const Out* seeds, Op op, bool exclusive, Out* total) {
+    blelloch_tile(in, out, n, seeds, op, exclusive, total);
+}
+
+template <typename In, typename Out, typename Op>
+__global__ void __launch_bounds__(kWarpShuffleThreads)
+    warp_shuffle_kernel(const In* in, Out* out, std::size_t n, const Out* seeds, Op op, bool exclusive, Out* total) {
+    warp_shuffle_tile(in, out, n, seeds, op, exclusive, total);
+}
+
+template <typename In, typename Out, typename Op>
+__global__ void __launch_bounds__(256) textbook_reduce_kernel(const In* in, std::size_t n, Out* sums, Op op) {
+    textbook_tile_reduce(in, n, sums, op);
+}
+
+// Phase 1 of reduce_then_scan: sums[tile] = the tile's reduction, grouped as the fast tile scan.
+template <typename In, typename Out, typename Op>
+__global__ void __launch_bounds__(kFastThreads) fast_reduce_kernel(const In* in, std::size_t n, Out* sums, Op op) {
+    using Agent = FastTileAgent<In, Out, Op>;
+    __shared__ typename Agent::Shared shared;
+    Agent agent(blockIdx.x, n);
+    agent.load(in, n, op, reinterpret_cast<std::uintptr_t>(in) % 16 == 0);
+    const Out total = agent.warp_total(op);
+    if (agent.lane == 0) shared.warp_totals[agent.warp] = total;
+    __syncthreads();
+    if (threadIdx.x == 0) sums[blockIdx.x] = Agent::warp_prefix(shared, op, kFastWarps);
+}
+
+// Phase 3 of reduce_then_scan (and its only phase for one tile): scan each tile from its seed.
+template <typename In, typename Out, typename Op>
+__global__ void __launch_bounds__(kFastThreads)
+    fast_scan_kernel(const In* in, Out* out, std::size_t n, const Out* seeds, Op op, bool exclusive, Out* total) {
+    using Agent = FastTileAgent<In, Out, Op>;
+    __shared__ typename Agent::Shared shared;
+    Agent agent(blockIdx.x, n);
+    const bool aligned = (reinterpret_cast<std::uintptr_t>(in) | reinterpret_cast<std::uintptr_t>(out)) % 16 == 0;
+    agent.load(in, n, op, aligned);
+    Out prefix[Agent::R];
+    agent.scan_local(shared, op, prefix);
+    __syncthreads();
+    const Out seed = seeds != nullptr ? seeds[blockIdx.x] : op.identity();
+    if (total != nullptr && threadIdx.x == 0 && std::size_t(blockIdx.x + 1) * Agent::kTile >= n)
+        *total = op(seed, Agent::warp_prefix(shared, op, kFastWarps));
+    agent.finish(shared, op, prefix, seed, exclusive);
+    agent.store(out, n, aligned);
+}
+
+template <typename Out>
+__global__ void lookback_init_kernel(TileStatus<Out> status, unsigned* tile_counter, std::size_t tiles) {
+    const std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+    const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
+    if (i == 0) *tile_counter = 0;
+    for (std::size_t t = i; t < tiles; t += stride) status.tiles.clear(t);
+    for (std::size_t t = i; t < TileStatus<Out>::superblock_count(tiles); t += stride) status.superblocks.clear(t);
+}
+
+// The single-pass scan: one tile per block, tile ids in the order blocks start.
+template <typename In, typename Out, typename Op>
+__global__ void __launch_bounds__(kFastThreads)
+    lookback_scan_kernel(const In* in, Out* out, std::size_t n, TileStatus<Out> status, unsigned* tile_counter, Op op,
+                         bool exclusive, Out* total) {
+    using Agent = FastTileAgent<In, Out, Op>;
+    __shared__ typename Agent::Shared shared;
+    if (threadIdx.x == 0) shared.tile_id = atomicAdd(tile_counter, 1u);
+    __syncthreads();
+    const std::size_t tile = shared.tile_id;
+    Agent agent(tile, n);
+    const bool aligned = (reinterpret_cast<std::uintptr_t>(in) | reinterpret_cast<std::uintptr_t>(out)) % 16 == 0;
+    agent.load(in, n, op, aligned);
+    Out prefix[Agent::R];
+    agent.scan_local(shared, op, prefix);
+    __syncthreads();
+    if (agent.warp == 0) {
+        const Out aggregate = Agent::warp_prefix(shared, op, kFastWarps);
+        const Out tile_prefix = look_back(status, tile, aggregate, op, agent.lane);
+        if (agent.lane == 0) {
+            shared.tile_prefix[0] = tile_prefix;
+            if (total != nullptr && (tile + 1) * Agent::kTile >= n) *total = op(tile_prefix, aggregate);
+        }
+    }
+    __syncthreads();
+    agent.finish(shared, op, prefix, shared.tile_prefix[0], exclusive);
+    agent.store(out, n, aligned);
+}
+
+template <typename Out>
+__global__ void write_value_kernel(Out* where, Out value) {
+    *where = value;
+}
+
+// ---- dispatch -----------------------------------------------------------------------------
+
+inline unsigned grid_for(std::size_t tiles) {
+    if (tiles > 0x7fffffffu)
+        throw std::invalid_argument("scan: " + std::to_string(tiles) + " tiles exceed the grid limit");
+    return unsigned(tiles);
+}
+
+template <typename In, typename Out, typename Op>
+void launch_tile_scan(ScanAlgorithm algorithm, const In* in, Out* out, std::size_t n, std::size_t tiles,
+                      const Out* seeds, Op op, bool exclusive, Out* total, cudaStream_t stream) {
+    const unsigned grid = grid_for(tiles);
+    switch (algorithm) {
+        case ScanAlgorithm::hillis_steele:
+            hillis_steele_kernel<<<grid, kHillisSteeleThreads, 0, stream>>>(in, out, n, seeds, op, exclusive, total);
+            break;
+        case ScanAlgorithm::blelloch:
+            blelloch_kernel<<<grid, kBlellochThreads, 0, stream>>>(in, out, n, seeds, op, exclusive, total);
+            break;
+        case ScanAlgorithm::warp_shuffle:
+            warp_shuffle_kernel<<<grid, kWarpShuffleThreads, 0, stream>>>(in, out, n, seeds, op, exclusive, total);
+            break;
+        default:
+            fast_scan_kernel<<<grid, kFastThreads, 0, stream>>>(in, out, n, seeds, op, exclusive, total);
+            break;
+    }
+    TS_CUDA_CHECK_LAUNCH();
+}
+
+template <typename In, typename Out, typename Op>
+void launch_tile_reduce(ScanAlgorithm algorithm, const In* in, std::size_t n, std::size_t tiles, Out* sums, Op op,
+                        cudaStream_t stream) {
+    const unsigned grid = grid_for(tiles);
+    if (algorithm == ScanAlgorithm::reduce_then_scan)
+        fast_reduce_kernel<<<grid, kFastThreads, 0, stream>>>(in, n, sums, op);
+    else
+        textbook_reduce_kernel<<<grid, 256, 0, stream>>>(in, n, sums, op);
+    TS_CUDA_CHECK_LAUNCH();
+}
+
+// The multi-block three-phase driver (reduce, then scan): (1) reduce every tile into sums[],
+// (2) exclusive-scan sums[] in place, recursing while it spans more than one tile, (3) rescan
+// every tile seeded with its offset. The temporary storage holds sums[] of each level in turn;
+// three_phase_bytes (scan_tiles.h) sizes exactly this layout.
+template <typename In, typename Out, typename Op>
+void three_phase(ScanAlgorithm algorithm, const In* in, Out* out, std::size_t n, Op op, bool exclusive, Out* total,
+                 unsigned char* temp, cudaStream_t stream) {
+    const std::size_t tile = tile_elems<In, Out>(algorithm);
+    const std::size_t tiles = (n + tile - 1) / tile;
+    if (tiles == 1) {
+        launch_tile_scan(algorithm, in, out, n, 1, static_cast<const Out*>(nullptr), op, exclusive, total, stream);
+        return;
+    }
+    Out* sums = reinterpret_cast<Out*>(temp);
+    launch_tile_reduce(algorithm, in, n, tiles, sums, op, stream);
+    three_phase<Out, Out>(algorithm, sums, sums, tiles, op, true, static_cast<Out*>(nullptr),
+                          temp + align_bytes(tiles * sizeof(Out)), stream);
+    launch_tile_scan(algorithm, in, out, n, tiles, static_cast<const Out*>(sums), op, exclusive, total, stream);
+}
+
+template <typename In, typename Out, typename Op>
+void single_pass(const In* in, Out* out, std::size_t n, Op op, bool exclusive, Out* total, unsigned char* temp,
+                 cudaStream_t stream) {
+    const std::size_t tiles = (n + FastTile<In, Out>::tile - 1) / FastTile<In, Out>::tile;
+    unsigned* counter = reinterpret_cast<unsigned*>(temp);
+    TileStatus<Out> status;
+    status.carve(temp + align_bytes(sizeof(unsigned)), tiles);
+    const unsigned init_grid = unsigned(tiles < 256 * 1024 ? (tiles + 255) / 256 : 1024);
+    lookback_init_kernel<<<init_grid, 256, 0, stream>>>(status, counter, tiles);
+    TS_CUDA_CHECK_LAUNCH();
+    lookback_scan_kernel<<<grid_for(tiles), kFastThreads, 0, stream>>>(in, out, n, status, counter, op, exclusive,
+                                                                       total);
+    TS_CUDA_CHECK_LAUNCH();
+}
+
+template <typename In, typename Out, typename Op>
+void scan(const In* in, Out* out, std::size_t n, Op op, bool exclusive, void* temp, std::size_t temp_bytes,
+          cudaStream_t stream, ScanAlgorithm algorithm, Out* total) {
+    const std::size_t needed = scan_temp_bytes<In, Out>(n, algorithm);
+    if (temp_bytes < needed || (needed > 0 && temp == nullptr))
+        throw std::invalid_argument("scan: temporary storage of " + std::to_string(temp_bytes) + " bytes, " +
+                                    std::to_string(needed) + " needed (ask scan_temp_bytes)");
+    if (n > 0 && (in == nullptr || out == nullptr)) throw std::invalid_argument("scan: null input or output");
+    if (n == 0) {
+        if (total != nullptr) {
+            write_value_kernel<<<1, 1, 0, stream>>>(total, op.identity());
+            TS_CUDA_CHECK_LAUNCH();
+        }
+        return;
+    }
+    unsigned char* bytes = static_cast<unsigned char*>(temp);
+    if (algorithm == ScanAlgorithm::decoupled_lookback)
+        single_pass(in, out, n, op, exclusive, total, bytes, stream);
+    else
+        three_phase(algorithm, in, out, n, op, exclusive, total, bytes, stream);
+}
+
+}  // namespace scan_detail
+
+// ---- API (declared in scan.h) -------------------------------------------------------------
+
+template <typename In, typename Out, typename Op>
+void inclusive_scan(const In* d_in, Out* d_out, std::size_t n, Op op, void* d_temp, std::size_t temp_bytes,
+                    cudaStream_t stream, ScanAlgorithm algorithm, Out* d_total) {
+    scan_detail::scan(d_in, d_out, n, op, false, d_temp, temp_bytes, stream, algorithm, d_total);
+}
+
+template <typename In, typename Out, typename Op>
+void exclusive_scan(const In* d_in, Out* d_out, std::size_t n, Op op, void* d_temp, std::size_t temp_bytes,
+                    cudaStream_t stream, ScanAlgorithm algorithm, Out* d_total) {
+    scan_detail::scan(d_in, d_out, n, op, true, d_temp, temp_bytes, stream, algorithm, d_total);
+}
+
+}  // namespace tilescan
+
+// Emits inclusive_scan and exclusive_scan for (In, Out, Op); use at namespace scope in a .cu.
+#define TS_SCAN_INSTANTIATE(In, Out, Op)                                                                      \
+    template void tilescan::inclusive_scan<In, Out, Op>(const In*, Out*, std::size_t, Op, void*, std::size_t, \
+                                                        cudaStream_t, tilescan::ScanAlgorithm, Out*);         \
+    template void tilescan::exclusive_scan<In, Out, Op>(const In*, Out*, std::size_t, Op, void*, std::size_t, \
+                                                        cudaStream_t, tilescan::ScanAlgorithm, Out*)

@@ -1,0 +1,43 @@
+// The scan algorithms the library offers, by name. Plain C++ (no CUDA) so that the CPU side,
+// benchmarks and documentation tables can name them too. Work and passes over memory per
+// algorithm (n elements, tile T; see docs/scan.md for the derivations):
+//   hillis_steele       block scan in shared memory, 1 element per thread, T = 1024:
+//                       n·log2(T) operator applications per pass (not work-efficient).
+//   blelloch            up-sweep/down-sweep in padded shared memory, 2 elements per thread,
+//                       T = 1024: about 2n applications per pass (work-efficient).
+//   warp_shuffle        4 elements per thread, warps scan with __shfl_up_sync, T = 1024.
+//   reduce_then_scan    the three-phase multi-block driver around a vectorized 256-thread tile
+//                       scan (T = 8192 int32): reduce tiles, scan the tile sums (recursively),
+//                       rescan tiles seeded with their offsets. Reads the input twice: 3n traffic.
+//   decoupled_lookback  single pass (2n traffic): tiles take ids from an atomic counter, publish
+//                       their aggregate, look back over warp-wide windows of predecessors'
+//                       status for their prefix (scan_lookback.cuh). The default.
+// The three block-level algorithms run inside the same multi-block driver as reduce_then_scan,
+// so each is usable for any n.
+#pragma once
+
+namespace tilescan {
+
+enum class ScanAlgorithm { hillis_steele, blelloch, warp_shuffle, reduce_then_scan, decoupled_lookback };
+
+constexpr ScanAlgorithm kScanAlgorithms[] = {ScanAlgorithm::hillis_steele, ScanAlgorithm::blelloch,
+                                             ScanAlgorithm::warp_shuffle, ScanAlgorithm::reduce_then_scan,
+                                             ScanAlgorithm::decoupled_lookback};
+
+inline const char* scan_algorithm_name(ScanAlgorithm algorithm) {
+    switch (algorithm) {
+        case ScanAlgorithm::hillis_steele:
+            return "hillis_steele";
+        case ScanAlgorithm::blelloch:
+            return "blelloch";
+        case ScanAlgorithm::warp_shuffle:
+            return "warp_shuffle";
+        case ScanAlgorithm::reduce_then_scan:
+            return "reduce_then_scan";
+        case ScanAlgorithm::decoupled_lookback:
+            return "decoupled_lookback";
+    }
+    return "unknown";
+}
+
+}  // namespace tilescan

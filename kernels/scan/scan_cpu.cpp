@@ -1,0 +1,34 @@
+// The non-template parts of the CPU scan (scan_cpu.h): how n is cut into chunks and the small
+// fork-join helper that runs the chunk phases on std::threads.
+#include "kernels/scan/scan_cpu.h"
+
+#include <algorithm>
+#include <thread>
+
+namespace tilescan {
+
+CpuScanChunks cpu_scan_chunks(std::size_t n) {
+    constexpr std::size_t kMinChunk = std::size_t(1) << 16;  // below this, threads cost more than they save
+    constexpr std::size_t kMaxChunks = 1024;
+    const std::size_t size = std::max(kMinChunk, (n + kMaxChunks - 1) / kMaxChunks);
+    return {size, n == 0 ? 0 : (n + size - 1) / size};
+}
+
+unsigned cpu_scan_default_threads() { return std::max(1u, std::thread::hardware_concurrency()); }
+
+void cpu_parallel_ranges(std::size_t tasks, unsigned threads,
+                         const std::function<void(std::size_t, std::size_t)>& body) {
+    const std::size_t workers = std::min<std::size_t>(std::max(1u, threads), tasks);
+    if (workers <= 1) {
+        if (tasks > 0) body(0, tasks);
+        return;
+    }
+    std::vector<std::thread> pool;
+    pool.reserve(workers - 1);
+    // Worker w takes tasks [w * tasks / workers, (w + 1) * tasks / workers).
+    for (std::size_t w = 1; w < workers; ++w) pool.emplace_back(body, w * tasks / workers, (w + 1) * tasks / workers);
+    body(0, tasks / workers);
+    for (auto& t : pool) t.join();
+}
+
+}  // namespace tilescan

@@ -1,0 +1,166 @@
+// The decoupled look-back (Merrill & Garland, "Single-pass Parallel Prefix Scan with Decoupled
+// Look-back", 2016), in a two-level form that makes every result independent of timing.
+//
+// Tiles are grouped into superblocks of 32 consecutive tiles. Each tile publishes its aggregate
+// A_i as soon as it has reduced its own elements. The last tile of superblock s then publishes the
+// superblock aggregate S_s = (...(A_32s op A_32s+1) op ...) op A_32s+31, and, once it knows the
+// prefix of all earlier superblocks, the superblock prefix SP_s = SP_(s-1) op S_s. A tile i in
+// superblock s finds its exclusive prefix as
+//     SP_(s-1) op A_32s op A_32s+1 op ... op A_(i-1)        (left to right)
+// where SP_(s-1) comes from a warp-wide look-back over the 32 superblocks before s: the newest
+// published SP_t, then S_(t+1) ... S_(s-1) combined left to right. By induction every SP_s is the
+// left-to-right chain of the S's, whichever SP_t a tile happened to find, so floating-point
+// results are bit-identical run to run; non-commutative operators keep their order throughout.
+//
+// Waiting: a tile waits only for predecessors' aggregates (published without waiting on anyone)
+// and for some SP_t among its 32 previous superblocks; each of those is produced by a tile with a
+// smaller id. Tile ids come from an atomic counter in the order blocks start, so every such tile
+// is running or done: forward progress is safe without co-residency assumptions.
+//
+// Status slots: a flag (0 = empty, 1 = aggregate, 2 = prefix) with a value. Values of at most 4
+// bytes share one 64-bit word with their flag, written and read with single relaxed atomic
+// accesses (no fence needed between flag and value). Larger values sit in per-flag value arrays,
+// published by a release store of the flag after the value and read after an acquire load of it.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <cuda/atomic>
+
+#include "kernels/scan/scan_tiles.h"
+#include "kernels/scan/scan_warp.cuh"
+
+namespace tilescan::scan_detail {
+
+constexpr unsigned kFlagAggregate = 1;
+constexpr unsigned kFlagPrefix = 2;
+
+template <typename T, bool packed = packed_status<T>()>
+struct StatusSlots;
+
+template <typename T>
+struct StatusSlots<T, true> {
+    unsigned long long* words;  // [count] flag << 32 | value bits
+
+    using Ref = cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>;
+
+    static std::size_t bytes(std::size_t count) { return align_bytes(count * 8); }
+    void carve(unsigned char* memory, std::size_t) { words = reinterpret_cast<unsigned long long*>(memory); }
+    __device__ __forceinline__ void clear(std::size_t i) const { words[i] = 0; }
+    __device__ __forceinline__ void publish(std::size_t i, unsigned flag, const T& value) const {
+        std::uint32_t bits = 0;
+        memcpy(&bits, &value, sizeof(T));
+        Ref(words[i]).store((static_cast<unsigned long long>(flag) << 32) | bits, cuda::memory_order_relaxed);
+    }
+    __device__ __forceinline__ unsigned read(std::size_t i, T& value) const {
+        const unsigned long long word = Ref(words[i]).load(cuda::memory_order_relaxed);
+        const std::uint32_t bits = std::uint32_t(word);
+        memcpy(&value, &bits, sizeof(T));
+        return unsigned(word >> 32);
+    }
+};
+
+template <typename T>
+struct StatusSlots<T, false> {
+    unsigned* flags;  // [count]
+    T* values;        // [2][count]: the aggregate, then the prefix
+
+    using Ref = cuda::atomic_ref<unsigned, cuda::thread_scope_device>;
+    std::size_t count;
+
+    static std::size_t bytes(std::size_t count) { return align_bytes(count * 4) + 2 * align_bytes(count * sizeof(T)); }
+    void carve(unsigned char* memory, std::size_t n) {
+        count = align_bytes(n * sizeof(T)) / sizeof(T);
+        flags = reinterpret_cast<unsigned*>(memory);
+        values = reinterpret_cast<T*>(memory + align_bytes(n * 4));
+    }
+    __device__ __forceinline__ void clear(std::size_t i) const { flags[i] = 0; }
+    __device__ __forceinline__ void publish(std::size_t i, unsigned flag, const T& value) const {
+        values[(flag - 1) * count + i] = value;
+        Ref(flags[i]).store(flag, cuda::memory_order_release);
+    }
+    __device__ __forceinline__ unsigned read(std::size_t i, T& value) const {
+        const unsigned flag = Ref(flags[i]).load(cuda::memory_order_acquire);
+        if (flag != 0) value = values[(flag - 1) * count + i];
+        return flag;
+    }
+};
+
+constexpr int kSuperblock = 32;  // tiles per superblock: one warp-wide window
+
+template <typename T>
+struct TileStatus {
+    StatusSlots<T> tiles;        // [tiles]: aggregates
+    StatusSlots<T> superblocks;  // [ceil(tiles / 32)]: S (flag 1), then SP (flag 2)
+
+    __host__ __device__ static std::size_t superblock_count(std::size_t tiles) {
+        return (tiles + kSuperblock - 1) / kSuperblock;
+    }
+    void carve(unsigned char* memory, std::size_t tiles_count) {
+        tiles.carve(memory, tiles_count);
+        superblocks.carve(memory + StatusSlots<T>::bytes(tiles_count), superblock_count(tiles_count));
+    }
+};
+
+// value_0 op value_1 op ... op value_(count-1), left to right, the values held by lanes 0..count-1
+// (or, with `descending`, by lanes count-1 .. 0), starting from `run`. Unrolled so the shuffles
+// are issued ahead of the dependent chain.
+template <typename T, typename Op>
+__device__ __forceinline__ T chain_lanes(T run, const T& value, int count, bool descending, Op op) {
+#pragma unroll
+    for (int l = 0; l < 32; ++l) {
+        const T next = shfl_idx(value, descending ? count - 1 - l : l);
+        if (l < count) run = op(run, next);
+    }
+    return run;
+}
+
+// Called by all 32 lanes of one warp of tile `tile` once the tile's aggregate is known. Publishes
+// what this tile owes the others and returns its exclusive prefix (identity for tile 0) to every
+// lane.
+template <typename T, typename Op>
+__device__ T look_back(const TileStatus<T>& status, std::size_t tile, const T& aggregate, Op op, int lane) {
+    const std::size_t superblock = tile / kSuperblock;
+    const int position = int(tile % kSuperblock);  // predecessors in this superblock
+    if (lane == 0) status.tiles.publish(tile, kFlagAggregate, aggregate);
+
+    // This superblock's earlier aggregates, lane l holding tile 32s + l.
+    T earlier = op.identity();
+    if (lane < position) {
+        while (status.tiles.read(superblock * kSuperblock + lane, earlier) == 0) {
+        }
+    }
+    const bool closes_superblock = position == kSuperblock - 1;
+    T superblock_total = op.identity();
+    if (closes_superblock) {
+        superblock_total = op(chain_lanes(op.identity(), earlier, position, false, op), aggregate);
+        if (lane == 0) status.superblocks.publish(superblock, kFlagAggregate, superblock_total);
+    }
+
+    // SP_(s-1): lane l looks at superblock s-1-l; "superblock -1" is an empty prefix.
+    T before = op.identity();
+    if (superblock > 0) {
+        for (;;) {
+            const long long t = (long long)superblock - 1 - lane;
+            T value = op.identity();
+            unsigned flag = kFlagPrefix;
+            if (t >= 0) {
+                while ((flag = status.superblocks.read(std::size_t(t), value)) == 0) {
+                }
+            }
+            const unsigned found = __ballot_sync(kFullMask, flag == kFlagPrefix);
+            if (found) {
+                const int newest = __ffs(found) - 1;  // lane of the newest SP_t; S's after it in lanes newest-1..0
+                before = chain_lanes(shfl_idx(value, newest), value, newest, true, op);
+                break;
+            }
+        }
+    }
+    const T prefix = chain_lanes(before, earlier, position, false, op);
+    if (closes_superblock && lane == 0)
+        status.superblocks.publish(superblock, kFlagPrefix, op(before, superblock_total));
+    return prefix;
+}
+
+}  // namespace tilescan::scan_detail

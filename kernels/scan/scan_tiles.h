@@ -1,0 +1,91 @@
+// Tile geometry of every GPU scan algorithm, in one place, host-visible: the kernels derive their
+// loops from these constants and scan_temp_bytes (scan.h) derives the temporary storage from them.
+#pragma once
+
+#include <cstddef>
+
+#include "kernels/scan/scan_algorithm.h"
+
+namespace tilescan::scan_detail {
+
+// The textbook block scans all cover 1024 elements per block.
+constexpr int kTextbookTile = 1024;
+constexpr int kHillisSteeleThreads = 1024;  // one element per thread
+constexpr int kBlellochThreads = 512;       // two elements per thread
+constexpr int kWarpShuffleThreads = 256;    // four consecutive elements per thread
+constexpr int kWarpShuffleItems = kTextbookTile / kWarpShuffleThreads;
+
+// The fast tile (reduce_then_scan and decoupled_lookback): 256 threads; each thread holds R
+// rounds of V consecutive elements, V chosen so one round is one 16-byte load, R so a thread
+// holds about 128 bytes. Element (r, v) of lane `lane` in warp `w` sits at tile offset
+// w·(R·32·V) + (r·32 + lane)·V + v, so every load and store instruction of a warp covers 512
+// contiguous bytes. Example, int32: V = 4, R = 8, 32 elements per thread, tile = 8192.
+// TILESCAN_SCAN_THREADS / TILESCAN_SCAN_THREAD_BYTES override the shape for tuning experiments:
+// the benchmark compiled on its own with -D... (it instantiates every scan it times), e.g.
+//   nvcc -std=c++17 -O3 -arch=sm_90 --fmad=false -I. -DTILESCAN_SCAN_THREAD_BYTES=256
+//        bench/scan_bench.cu kernels/scan/scan_cpu.cpp -o scan_bench_256
+// The library and everything linked with it use the defaults.
+#ifndef TILESCAN_SCAN_THREADS
+#define TILESCAN_SCAN_THREADS 256
+#endif
+#ifndef TILESCAN_SCAN_THREAD_BYTES
+#define TILESCAN_SCAN_THREAD_BYTES 128
+#endif
+constexpr int kFastThreads = TILESCAN_SCAN_THREADS;
+constexpr int kFastWarps = kFastThreads / 32;
+constexpr std::size_t kFastThreadBytes = TILESCAN_SCAN_THREAD_BYTES;
+
+template <typename T>
+constexpr int vector_elems() {
+    return (sizeof(T) <= 16 && 16 % sizeof(T) == 0) ? int(16 / sizeof(T)) : 1;
+}
+
+template <typename In, typename Out>
+struct FastTile {
+    static constexpr int V = vector_elems<In>();
+    static constexpr std::size_t width = sizeof(In) > sizeof(Out) ? sizeof(In) : sizeof(Out);
+    static constexpr int R = kFastThreadBytes / (V * width) > 0 ? int(kFastThreadBytes / (V * width)) : 1;
+    static constexpr int items = V * R;
+    static constexpr int warp_elems = 32 * items;
+    static constexpr int tile = kFastThreads * items;
+};
+
+template <typename In, typename Out>
+constexpr std::size_t tile_elems(ScanAlgorithm algorithm) {
+    return algorithm == ScanAlgorithm::reduce_then_scan || algorithm == ScanAlgorithm::decoupled_lookback
+               ? std::size_t(FastTile<In, Out>::tile)
+               : std::size_t(kTextbookTile);
+}
+
+constexpr std::size_t align_bytes(std::size_t bytes) { return (bytes + 255) / 256 * 256; }
+
+// The decoupled look-back's tile status: values of at most 4 bytes share one 64-bit word with
+// their valid flag (one store publishes both); larger values sit beside a separate flag word.
+template <typename T>
+constexpr bool packed_status() {
+    return sizeof(T) <= 4;
+}
+
+// Bytes of the three-phase driver's tile-sum levels for n elements of In scanned into Out.
+template <typename In, typename Out>
+std::size_t three_phase_bytes(std::size_t n, ScanAlgorithm algorithm) {
+    const std::size_t tile = tile_elems<In, Out>(algorithm);
+    const std::size_t tiles = (n + tile - 1) / tile;
+    if (tiles <= 1) return 0;
+    return align_bytes(tiles * sizeof(Out)) + three_phase_bytes<Out, Out>(tiles, algorithm);
+}
+
+// The decoupled look-back's storage: the tile-id counter, then status slots for every tile and
+// for every superblock of 32 tiles (scan_lookback.cuh).
+template <typename In, typename Out>
+std::size_t lookback_bytes(std::size_t n) {
+    const std::size_t tiles = (n + FastTile<In, Out>::tile - 1) / FastTile<In, Out>::tile;
+    const std::size_t superblocks = (tiles + 31) / 32;
+    auto slots = [&](std::size_t count) {
+        return packed_status<Out>() ? align_bytes(count * 8)
+                                    : align_bytes(count * 4) + 2 * align_bytes(count * sizeof(Out));
+    };
+    return align_bytes(sizeof(unsigned)) + slots(tiles) + slots(superblocks);
+}
+
+}  // namespace tilescan::scan_detail
