@@ -12,9 +12,9 @@ namespace tilescan {
 namespace {
 
 constexpr int kBlock = 256;
-constexpr int kWarps = kBlock / 32;
-constexpr int kItemsPerThread = 16;
-constexpr std::size_t kItemsPerBlock = std::size_t(kBlock) * kItemsPerThread;  // 4096
+constexpr int kWarpsPerBlock = kBlock / 32;
+constexpr int kRoundsPerWarp = 32;
+constexpr std::size_t kItemsPerWarp = std::size_t(32) * kRoundsPerWarp;  // 1024 consecutive elements
 constexpr int kMaxDigitBits = 8;
 constexpr int kMaxRadix = 1 << kMaxDigitBits;
 constexpr std::uint32_t kNoDigit = 0xffffffffu;  // digit of the padding lanes past n
@@ -32,7 +32,9 @@ DigitPlan digit_plan(std::uint32_t num_bins) {
     return {passes, passes ? (bits + passes - 1) / passes : 0};
 }
 
-std::size_t block_count(std::size_t n) { return (n + kItemsPerBlock - 1) / kItemsPerBlock; }
+// Each warp owns kItemsPerWarp consecutive elements: the unit of the digit-count matrix.
+std::size_t warp_count(std::size_t n) { return (n + kItemsPerWarp - 1) / kItemsPerWarp; }
+unsigned block_count(std::size_t warps) { return static_cast<unsigned>((warps + kWarpsPerBlock - 1) / kWarpsPerBlock); }
 
 std::size_t aligned(std::size_t bytes) { return (bytes + 255) & ~std::size_t(255); }
 
@@ -41,8 +43,8 @@ struct BinningTemp {
     std::uint32_t* keys_a;        // [n] digit-sorted bins, ping
     std::uint32_t* keys_b;        // [n] pong
     std::uint32_t* values;        // [n] values between passes
-    std::uint32_t* digit_counts;  // [radix * blocks], digit-major
-    std::uint64_t* digit_starts;  // [radix * blocks], their exclusive scan
+    std::uint32_t* digit_counts;  // [radix * warps], digit-major
+    std::uint64_t* digit_starts;  // [radix * warps], their exclusive scan
     void* scan_temp;
     std::size_t scan_temp_bytes;
     std::size_t total_bytes;
@@ -50,7 +52,7 @@ struct BinningTemp {
 
 BinningTemp carve_temp(std::size_t n, std::uint32_t num_bins, void* base) {
     const DigitPlan plan = digit_plan(num_bins);
-    const std::size_t counts = block_count(n) * (std::size_t(1) << plan.digit_bits);
+    const std::size_t counts = warp_count(n) * (std::size_t(1) << plan.digit_bits);
     BinningTemp t{};
     t.scan_temp_bytes = scan_temp_bytes<std::uint32_t, std::uint64_t>(counts);
     const std::size_t sizes[] = {aligned(n * 4), aligned(n * 4), aligned(n * 4), aligned(counts * 4),
@@ -73,74 +75,61 @@ __device__ inline std::uint32_t lanes_below() {
     return mask;
 }
 
-// counts[digit * blocks + block] = how many of the block's keys have that digit.
-__global__ void count_digits_kernel(const std::uint32_t* __restrict__ keys, std::size_t n, int shift,
-                                    std::uint32_t mask, std::uint32_t* __restrict__ counts) {
-    __shared__ std::uint32_t histogram[kMaxRadix];
-    for (std::uint32_t d = threadIdx.x; d <= mask; d += kBlock) histogram[d] = 0;
-    __syncthreads();
-    const std::size_t base = std::size_t(blockIdx.x) * kItemsPerBlock;
-    for (int k = 0; k < kItemsPerThread; ++k) {
-        const std::size_t i = base + std::size_t(k) * kBlock + threadIdx.x;
-        const std::uint32_t digit = i < n ? (keys[i] >> shift) & mask : kNoDigit;
-        // One shared-memory add per distinct digit in the warp: skewed inputs (every element
-        // in one bin) would otherwise serialize 32 adds on one address.
-        const std::uint32_t peers = __match_any_sync(0xffffffffu, digit);
-        if (digit != kNoDigit && (peers & lanes_below()) == 0) atomicAdd(&histogram[digit], __popc(peers));
-    }
-    __syncthreads();
-    for (std::uint32_t d = threadIdx.x; d <= mask; d += kBlock) counts[std::size_t(d) * gridDim.x + blockIdx.x] = histogram[d];
-}
-
-// Moves each (key, value) to starts[digit][block] + its rank among the block's earlier elements of
-// the same digit. The block walks its elements in rounds of kBlock (thread order = input order):
-// inside a round, a warp ranks equal digits by vote and the warps' counts are scanned per digit.
-__global__ void scatter_digits_kernel(const std::uint32_t* __restrict__ keys_in,
-                                      const std::uint32_t* __restrict__ values_in, std::size_t n, int shift,
-                                      std::uint32_t mask, const std::uint64_t* __restrict__ starts,
-                                      std::uint32_t* __restrict__ keys_out, std::uint32_t* __restrict__ values_out) {
-    __shared__ std::uint64_t next_slot[kMaxRadix];             // next output position per digit
-    __shared__ std::uint32_t warp_offset[kWarps][kMaxRadix];  // per round: counts, then exclusive offsets
-    __shared__ std::uint32_t round_total[kMaxRadix];
+// counts[digit * warps + warp] = how many of the warp's elements have that digit. Equal digits in
+// a round are counted once by their lowest lane (a warp vote), so no atomics are needed.
+__global__ void count_digits_kernel(const std::uint32_t* __restrict__ keys, std::size_t n, std::size_t warps,
+                                    int shift, std::uint32_t mask, std::uint32_t* __restrict__ counts) {
+    __shared__ std::uint32_t histogram[kWarpsPerBlock][kMaxRadix];
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
-    for (std::uint32_t d = threadIdx.x; d <= mask; d += kBlock) {
-        next_slot[d] = starts[std::size_t(d) * gridDim.x + blockIdx.x];
-        for (int w = 0; w < kWarps; ++w) warp_offset[w][d] = 0;
+    const std::size_t global_warp = std::size_t(blockIdx.x) * kWarpsPerBlock + warp;
+    if (global_warp >= warps) return;
+    std::uint32_t* my_histogram = histogram[warp];
+    for (std::uint32_t d = lane; d <= mask; d += 32) my_histogram[d] = 0;
+    __syncwarp();
+    const std::size_t base = global_warp * kItemsPerWarp;
+    for (int round = 0; round < kRoundsPerWarp; ++round) {
+        const std::size_t i = base + std::size_t(round) * 32 + lane;
+        const std::uint32_t digit = i < n ? (keys[i] >> shift) & mask : kNoDigit;
+        const std::uint32_t peers = __match_any_sync(0xffffffffu, digit);
+        if (digit != kNoDigit && (peers & lanes_below()) == 0) my_histogram[digit] += __popc(peers);
+        __syncwarp();
     }
-    __syncthreads();
-    const std::size_t base = std::size_t(blockIdx.x) * kItemsPerBlock;
-    for (int k = 0; k < kItemsPerThread; ++k) {
-        const std::size_t i = base + std::size_t(k) * kBlock + threadIdx.x;
+    for (std::uint32_t d = lane; d <= mask; d += 32) counts[std::size_t(d) * warps + global_warp] = my_histogram[d];
+}
+
+// Moves each (key, value) to starts[digit][warp] + its rank among the warp's earlier elements of the
+// same digit. A warp walks its elements in rounds of 32 (lane order = input order); inside a round
+// equal digits are ranked by vote, and the warp's running slot per digit advances by their number.
+// No block-wide synchronization: warps are independent.
+__global__ void scatter_digits_kernel(const std::uint32_t* __restrict__ keys_in,
+                                      const std::uint32_t* __restrict__ values_in, std::size_t n, std::size_t warps,
+                                      int shift, std::uint32_t mask, const std::uint64_t* __restrict__ starts,
+                                      std::uint32_t* __restrict__ keys_out, std::uint32_t* __restrict__ values_out) {
+    __shared__ std::uint64_t next_slot[kWarpsPerBlock][kMaxRadix];
+    const int lane = threadIdx.x & 31;
+    const int warp = threadIdx.x >> 5;
+    const std::size_t global_warp = std::size_t(blockIdx.x) * kWarpsPerBlock + warp;
+    if (global_warp >= warps) return;
+    std::uint64_t* my_slots = next_slot[warp];
+    for (std::uint32_t d = lane; d <= mask; d += 32) my_slots[d] = starts[std::size_t(d) * warps + global_warp];
+    __syncwarp();
+    const std::size_t base = global_warp * kItemsPerWarp;
+    for (int round = 0; round < kRoundsPerWarp; ++round) {
+        const std::size_t i = base + std::size_t(round) * 32 + lane;
         const bool valid = i < n;
         const std::uint32_t key = valid ? keys_in[i] : 0;
-        const std::uint32_t value = valid ? values_in[i] : 0;
         const std::uint32_t digit = valid ? (key >> shift) & mask : kNoDigit;
         const std::uint32_t peers = __match_any_sync(0xffffffffu, digit);
-        const std::uint32_t rank_in_warp = __popc(peers & lanes_below());
-        if (valid && rank_in_warp == 0) warp_offset[warp][digit] = __popc(peers);
-        __syncthreads();
-        for (std::uint32_t d = threadIdx.x; d <= mask; d += kBlock) {
-            std::uint32_t running = 0;
-            for (int w = 0; w < kWarps; ++w) {
-                const std::uint32_t count = warp_offset[w][d];
-                warp_offset[w][d] = running;
-                running += count;
-            }
-            round_total[d] = running;
-        }
-        __syncthreads();
+        const std::uint32_t rank = __popc(peers & lanes_below());
         if (valid) {
-            const std::uint64_t slot = next_slot[digit] + warp_offset[warp][digit] + rank_in_warp;
+            const std::uint64_t slot = my_slots[digit] + rank;
             if (keys_out) keys_out[slot] = key;
-            values_out[slot] = value;
+            values_out[slot] = values_in[i];
         }
-        __syncthreads();
-        for (std::uint32_t d = threadIdx.x; d <= mask; d += kBlock) {
-            next_slot[d] += round_total[d];
-            for (int w = 0; w < kWarps; ++w) warp_offset[w][d] = 0;
-        }
-        __syncthreads();
+        __syncwarp();
+        if (valid && rank == 0) my_slots[digit] += __popc(peers);
+        __syncwarp();
     }
 }
 
@@ -164,13 +153,13 @@ __global__ void bin_offsets_kernel(const std::uint32_t* __restrict__ sorted_bins
 void run_digit_pass(const std::uint32_t* keys_in, const std::uint32_t* values_in, std::size_t n, int shift,
                     std::uint32_t mask, const BinningTemp& t, std::uint32_t* keys_out, std::uint32_t* values_out,
                     cudaStream_t stream) {
-    const std::size_t blocks = block_count(n);
-    count_digits_kernel<<<static_cast<unsigned>(blocks), kBlock, 0, stream>>>(keys_in, n, shift, mask, t.digit_counts);
+    const std::size_t warps = warp_count(n);
+    count_digits_kernel<<<block_count(warps), kBlock, 0, stream>>>(keys_in, n, warps, shift, mask, t.digit_counts);
     TS_CUDA_CHECK_LAUNCH();
-    exclusive_scan(t.digit_counts, t.digit_starts, blocks * (std::size_t(mask) + 1), Sum<std::uint64_t>{},
+    exclusive_scan(t.digit_counts, t.digit_starts, warps * (std::size_t(mask) + 1), Sum<std::uint64_t>{},
                    t.scan_temp, t.scan_temp_bytes, stream);
-    scatter_digits_kernel<<<static_cast<unsigned>(blocks), kBlock, 0, stream>>>(
-        keys_in, values_in, n, shift, mask, t.digit_starts, keys_out, values_out);
+    scatter_digits_kernel<<<block_count(warps), kBlock, 0, stream>>>(keys_in, values_in, n, warps, shift, mask,
+                                                                      t.digit_starts, keys_out, values_out);
     TS_CUDA_CHECK_LAUNCH();
 }
 
@@ -185,7 +174,8 @@ void ordered_binning(const std::uint32_t* d_bins, const std::uint32_t* d_values,
                      std::size_t temp_bytes, cudaStream_t stream) {
     if (num_bins == 0) throw std::invalid_argument("ordered_binning: num_bins must be at least 1");
     if (n > 0 && d_binned == d_values) throw std::invalid_argument("ordered_binning: d_binned must not alias d_values");
-    if (block_count(n) > 0x7fffffffu) throw std::invalid_argument("ordered_binning: n is beyond the grid limit");
+    if (block_count(warp_count(n)) > 0x7fffffffu)
+        throw std::invalid_argument("ordered_binning: n is beyond the grid limit");
     const BinningTemp t = carve_temp(n, num_bins, d_temp);
     if (temp_bytes < t.total_bytes)
         throw std::invalid_argument("ordered_binning: temporary storage of " + std::to_string(temp_bytes) +

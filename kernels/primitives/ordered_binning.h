@@ -6,11 +6,11 @@
 // d_offsets[b + 1]) (d_offsets has num_bins + 1 entries; 64-bit, so totals beyond 2^32 work).
 //
 // How: the bin id is consumed in digits of at most 8 bits, least significant first. Each digit
-// pass is the counting sort of the seed chapter: per-block digit counts laid out digit-major ->
-// one exclusive scan (the scan library's) -> each (digit, block) its first output slot -> a stable
-// scatter that ranks equal digits inside a block by warp vote and per-warp counts, so order comes
-// from positions, never from atomics. 4096 bins take two passes (12 bits); the bin offsets are then
-// found by a binary search of the sorted bins per bin.
+// pass is the counting sort of the seed chapter, with a warp's 1024 consecutive elements as the
+// unit: per-warp digit counts laid out digit-major -> one exclusive scan (the scan library's) ->
+// each (digit, warp) its first output slot -> a stable scatter in which a warp ranks equal digits
+// by vote, 32 elements at a time, so order comes from positions, never from atomics. 4096 bins take
+// two passes of 6 bits; the bin offsets are then found by a binary search of the sorted bins.
 //
 // Never allocates: ordered_binning_temp_bytes() tells the temporary storage a call needs.
 // Asynchronous on `stream`; CUDA failures throw CudaError, bad arguments std::invalid_argument.

@@ -17,8 +17,28 @@ constexpr int kThreads = 256;
 
 unsigned blocks_for(std::size_t n) { return static_cast<unsigned>((n + kThreads - 1) / kThreads); }
 
+// Rectangles of more tiles than this are counted and emitted by a warp per circle (the
+// *_big_circles kernels), so a few huge circles do not serialize the stage on a few threads.
+constexpr int kSmallRectTiles = 16;
+constexpr unsigned kBigCircleBlocks = 528;  // 4 per SM of an H200; a grid-stride loop covers any count
+
+__device__ __forceinline__ int rect_tiles(const TileRect& r) { return (r.tx1 - r.tx0) * (r.ty1 - r.ty0); }
+
+__device__ __forceinline__ bool is_big(const CircleFootprint& c) {
+    return !box_is_empty(c.box) && rect_tiles(tile_rect_of_box(c.box)) > kSmallRectTiles;
+}
+
+// Tile t (row-major inside the rectangle) of a circle's tile rectangle, as a tile index.
+__device__ __forceinline__ std::uint32_t tile_in_rect(const TileRect& r, int t, const FrameParams& f, int* tx, int* ty) {
+    const int width = r.tx1 - r.tx0;
+    *tx = r.tx0 + t % width;
+    *ty = r.ty0 + t / width;
+    return std::uint32_t(*ty) * std::uint32_t(f.grid.tiles_x) + std::uint32_t(*tx);
+}
+
 __global__ void cull_and_count_kernel(DeviceCircles circles, FrameParams frame, CircleRecords records,
-                                      std::uint32_t* __restrict__ pair_counts) {
+                                      std::uint32_t* __restrict__ pair_counts, std::uint32_t* __restrict__ big_circles,
+                                      std::uint32_t* __restrict__ big_count) {
     const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= circles.count) return;
     const float radius = circles.radius[i];
@@ -27,32 +47,101 @@ __global__ void cull_and_count_kernel(DeviceCircles circles, FrameParams frame, 
     records.paint[i] = frame.shading == kShadingSnow ? CirclePaint{circles.z[i], 0.0f, 0.0f, 0.0f}
                                                      : CirclePaint{circles.r[i], circles.g[i], circles.b[i], circles.a[i]};
     records.box[i] = render_detail::pack_box(c.box);
+    if (is_big(c)) {  // counted by count_big_circles_kernel; the list's order does not matter
+        big_circles[atomicAdd(big_count, 1u)] = i;
+        return;
+    }
     std::uint32_t count = 0;
     for_each_touched_tile(c, frame, [&](std::uint32_t) { ++count; });
     pair_counts[i] = count;
 }
 
-__global__ void emit_pairs_kernel(FrameParams frame, CircleRecords records, std::uint32_t circles,
-                                  const std::uint64_t* __restrict__ pair_offsets, std::uint32_t* __restrict__ pair_tiles,
-                                  std::uint32_t* __restrict__ pair_circles) {
-    const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= circles) return;
-    std::uint64_t slot = pair_offsets[i];
-    for_each_touched_tile(footprint_of(records.geometry[i], records.box[i]), frame, [&](std::uint32_t tile) {
-        pair_tiles[slot] = tile;
-        pair_circles[slot] = i;
-        ++slot;
-    });
+__global__ void count_big_circles_kernel(FrameParams f, CircleRecords records,
+                                         const std::uint32_t* __restrict__ big_circles,
+                                         const std::uint32_t* __restrict__ big_count,
+                                         std::uint32_t* __restrict__ pair_counts) {
+    const int lane = threadIdx.x & 31;
+    const std::uint32_t warps = gridDim.x * (blockDim.x / 32);
+    for (std::uint32_t w = (blockIdx.x * blockDim.x + threadIdx.x) / 32; w < *big_count; w += warps) {
+        const std::uint32_t i = big_circles[w];
+        const CircleFootprint c = footprint_of(records.geometry[i], records.box[i]);
+        const TileRect rect = tile_rect_of_box(c.box);
+        std::uint32_t count = 0;
+        for (int t = lane; t < rect_tiles(rect); t += 32) {
+            int tx, ty;
+            tile_in_rect(rect, t, f, &tx, &ty);
+            count += circle_touches_tile(c, tx, ty, f.width, f.height, f.inverse_width, f.inverse_height);
+        }
+        count = __reduce_add_sync(0xffffffffu, count);
+        if (lane == 0) pair_counts[i] = count;
+    }
 }
 
-__global__ void emit_sort_keys_kernel(FrameParams frame, CircleRecords records, std::uint32_t circles,
-                                      const std::uint64_t* __restrict__ pair_offsets,
-                                      std::uint64_t* __restrict__ pair_keys) {
+// Where emitted pairs go: the scan binning's (tile, circle) arrays or the sort peer's 64-bit keys.
+struct PairArrays {
+    std::uint32_t* tiles;
+    std::uint32_t* circles;
+    __device__ void write(std::uint64_t slot, std::uint32_t tile, std::uint32_t circle) const {
+        tiles[slot] = tile;
+        circles[slot] = circle;
+    }
+};
+struct SortKeys {
+    std::uint64_t* keys;
+    __device__ void write(std::uint64_t slot, std::uint32_t tile, std::uint32_t circle) const {
+        keys[slot] = (std::uint64_t(tile) << 32) | circle;
+    }
+};
+
+template <typename Output>
+__global__ void emit_small_circles_kernel(FrameParams frame, CircleRecords records, std::uint32_t circles,
+                                          const std::uint64_t* __restrict__ pair_offsets, Output output) {
     const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= circles) return;
+    const CircleFootprint c = footprint_of(records.geometry[i], records.box[i]);
+    if (is_big(c)) return;
     std::uint64_t slot = pair_offsets[i];
-    for_each_touched_tile(footprint_of(records.geometry[i], records.box[i]), frame,
-                          [&](std::uint32_t tile) { pair_keys[slot++] = (std::uint64_t(tile) << 32) | i; });
+    for_each_touched_tile(c, frame, [&](std::uint32_t tile) { output.write(slot++, tile, i); });
+}
+
+// A warp per big circle: 32 tiles of its rectangle at a time, slots by ballot, so the circle's
+// pairs keep row-major tile order.
+template <typename Output>
+__global__ void emit_big_circles_kernel(FrameParams f, CircleRecords records,
+                                        const std::uint32_t* __restrict__ big_circles,
+                                        const std::uint32_t* __restrict__ big_count,
+                                        const std::uint64_t* __restrict__ pair_offsets, Output output) {
+    const int lane = threadIdx.x & 31;
+    const std::uint32_t below = (1u << lane) - 1;
+    const std::uint32_t warps = gridDim.x * (blockDim.x / 32);
+    for (std::uint32_t w = (blockIdx.x * blockDim.x + threadIdx.x) / 32; w < *big_count; w += warps) {
+        const std::uint32_t i = big_circles[w];
+        const CircleFootprint c = footprint_of(records.geometry[i], records.box[i]);
+        const TileRect rect = tile_rect_of_box(c.box);
+        std::uint64_t slot = pair_offsets[i];
+        for (int first = 0; first < rect_tiles(rect); first += 32) {
+            const int t = first + lane;
+            int tx = 0, ty = 0;
+            const std::uint32_t tile = t < rect_tiles(rect) ? tile_in_rect(rect, t, f, &tx, &ty) : 0;
+            const bool hit = t < rect_tiles(rect) &&
+                             circle_touches_tile(c, tx, ty, f.width, f.height, f.inverse_width, f.inverse_height);
+            const std::uint32_t hits = __ballot_sync(0xffffffffu, hit);
+            if (hit) output.write(slot + __popc(hits & below), tile, i);
+            slot += __popc(hits);
+        }
+    }
+}
+
+template <typename Output>
+void launch_emit(const FrameParams& frame, const CircleRecords& records, std::uint32_t circles,
+                 const BigCircles& big, const std::uint64_t* pair_offsets, Output output, cudaStream_t stream) {
+    if (circles == 0) return;
+    emit_small_circles_kernel<<<blocks_for(circles), kThreads, 0, stream>>>(frame, records, circles, pair_offsets,
+                                                                             output);
+    TS_CUDA_CHECK_LAUNCH();
+    emit_big_circles_kernel<<<kBigCircleBlocks, kThreads, 0, stream>>>(frame, records, big.circles, big.count,
+                                                                       pair_offsets, output);
+    TS_CUDA_CHECK_LAUNCH();
 }
 
 __global__ void split_keys_kernel(const std::uint64_t* __restrict__ sorted_keys, std::size_t pairs,
@@ -81,27 +170,27 @@ __global__ void sorted_tile_offsets_kernel(const std::uint64_t* __restrict__ sor
 }  // namespace
 
 void launch_cull_and_count(const DeviceCircles& circles, const FrameParams& frame, const CircleRecords& records,
-                           std::uint32_t* pair_counts, cudaStream_t stream) {
+                           const BigCircles& big, std::uint32_t* pair_counts, cudaStream_t stream) {
+    TS_CUDA_CHECK(cudaMemsetAsync(big.count, 0, sizeof(std::uint32_t), stream));
     if (circles.count == 0) return;
-    cull_and_count_kernel<<<blocks_for(circles.count), kThreads, 0, stream>>>(circles, frame, records, pair_counts);
+    cull_and_count_kernel<<<blocks_for(circles.count), kThreads, 0, stream>>>(circles, frame, records, pair_counts,
+                                                                              big.circles, big.count);
+    TS_CUDA_CHECK_LAUNCH();
+    count_big_circles_kernel<<<kBigCircleBlocks, kThreads, 0, stream>>>(frame, records, big.circles, big.count,
+                                                                        pair_counts);
     TS_CUDA_CHECK_LAUNCH();
 }
 
 void launch_emit_pairs(const FrameParams& frame, const CircleRecords& records, std::uint32_t circles,
-                       const std::uint64_t* pair_offsets, std::uint32_t* pair_tiles, std::uint32_t* pair_circles,
-                       cudaStream_t stream) {
-    if (circles == 0) return;
-    emit_pairs_kernel<<<blocks_for(circles), kThreads, 0, stream>>>(frame, records, circles, pair_offsets, pair_tiles,
-                                                                     pair_circles);
-    TS_CUDA_CHECK_LAUNCH();
+                       const BigCircles& big, const std::uint64_t* pair_offsets, std::uint32_t* pair_tiles,
+                       std::uint32_t* pair_circles, cudaStream_t stream) {
+    launch_emit(frame, records, circles, big, pair_offsets, PairArrays{pair_tiles, pair_circles}, stream);
 }
 
 void launch_emit_sort_keys(const FrameParams& frame, const CircleRecords& records, std::uint32_t circles,
-                           const std::uint64_t* pair_offsets, std::uint64_t* pair_keys, cudaStream_t stream) {
-    if (circles == 0) return;
-    emit_sort_keys_kernel<<<blocks_for(circles), kThreads, 0, stream>>>(frame, records, circles, pair_offsets,
-                                                                         pair_keys);
-    TS_CUDA_CHECK_LAUNCH();
+                           const BigCircles& big, const std::uint64_t* pair_offsets, std::uint64_t* pair_keys,
+                           cudaStream_t stream) {
+    launch_emit(frame, records, circles, big, pair_offsets, SortKeys{pair_keys}, stream);
 }
 
 void launch_split_sort_keys(const std::uint64_t* sorted_keys, std::size_t pairs, std::uint32_t tiles,

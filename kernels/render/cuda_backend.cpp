@@ -75,6 +75,7 @@ struct CudaBackend::Buffers {
     DeviceBuffer<CirclePaint> paint;
     DeviceBuffer<CircleBox> box;
     DeviceBuffer<std::uint32_t> pair_counts;
+    DeviceBuffer<std::uint32_t> big_circles, big_count;
     DeviceBuffer<std::uint64_t> pair_offsets;
     DeviceBuffer<std::uint64_t> pair_total;
     DeviceBuffer<std::uint32_t> pair_tiles, pair_circles, tile_circles;
@@ -90,6 +91,7 @@ struct CudaBackend::Buffers {
         TS_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
         TS_CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&host_total), sizeof(std::uint64_t)));
         pair_total.reserve(1);
+        big_count.reserve(1);
         blends.reserve(1);
     }
     ~Buffers() {
@@ -101,6 +103,7 @@ struct CudaBackend::Buffers {
         return {x.data(), y.data(), z.data(), radius.data(), r.data(), g.data(), b.data(), a.data(), circles};
     }
     CircleRecords records() { return {geometry.data(), paint.data(), box.data()}; }
+    BigCircles big() { return {big_circles.data(), big_count.data()}; }
     std::uint64_t bin_bytes() const {
         return bytes_of(pair_counts) + bytes_of(pair_offsets) + bytes_of(pair_tiles) + bytes_of(pair_circles) +
                bytes_of(tile_circles) + bytes_of(tile_offsets) + bytes_of(sort_keys) + bytes_of(sorted_keys) +
@@ -157,6 +160,7 @@ void CudaBackend::upload(const Scene& scene) {
         d.paint.reserve(n);
         d.box.reserve(n);
         d.pair_counts.reserve(n);
+        d.big_circles.reserve(n);
         d.pair_offsets.reserve(n);
     });
     d.circles = static_cast<std::uint32_t>(n);
@@ -179,13 +183,13 @@ RenderStats CudaBackend::render_uploaded(int width, int height, bool count_blend
     timer.mark("start");
     RenderStats stats;
     if (binning_ == Binning::naive) {
-        launch_cull_and_count(d.device_circles(), frame, d.records(), d.pair_counts.data(), d.stream);
+        launch_cull_and_count(d.device_circles(), frame, d.records(), d.big(), d.pair_counts.data(), d.stream);
         timer.mark("cull+count");
         launch_naive_render(frame, d.records(), d.circles, d.image.data(), d.stream);
         timer.mark("bin+shade");
     } else {
         // 1-2: counts and their scan; the total decides the pair buffers' size.
-        launch_cull_and_count(d.device_circles(), frame, d.records(), d.pair_counts.data(), d.stream);
+        launch_cull_and_count(d.device_circles(), frame, d.records(), d.big(), d.pair_counts.data(), d.stream);
         timer.mark("cull+count");
         const std::size_t scan_bytes = scan_temp_bytes<std::uint32_t, std::uint64_t>(d.circles);
         with_out_of_memory_message("allocating scan storage", [&] { d.temp.reserve(scan_bytes); });
@@ -214,14 +218,15 @@ RenderStats CudaBackend::render_uploaded(int width, int height, bool count_blend
         });
         // 3-4: emit pairs in circle order, then bin them by tile.
         if (binning_ == Binning::scan) {
-            launch_emit_pairs(frame, d.records(), d.circles, d.pair_offsets.data(), d.pair_tiles.data(),
+            launch_emit_pairs(frame, d.records(), d.circles, d.big(), d.pair_offsets.data(), d.pair_tiles.data(),
                               d.pair_circles.data(), d.stream);
             timer.mark("emit");
             ordered_binning(d.pair_tiles.data(), d.pair_circles.data(), pairs, tiles, d.tile_circles.data(),
                             d.tile_offsets.data(), d.temp.data(), d.temp.bytes(), d.stream);
             timer.mark("bin");
         } else {
-            launch_emit_sort_keys(frame, d.records(), d.circles, d.pair_offsets.data(), d.sort_keys.data(), d.stream);
+            launch_emit_sort_keys(frame, d.records(), d.circles, d.big(), d.pair_offsets.data(), d.sort_keys.data(),
+                                  d.stream);
             timer.mark("emit");
             sort_pair_keys(d.sort_keys.data(), d.sorted_keys.data(), pairs, 32 + significant_bits(tiles), d.temp.data(),
                            d.temp.bytes(), d.stream);

@@ -38,6 +38,13 @@ struct alignas(8) CircleBox {
     std::uint16_t x0, x_last, y0, y_last;
 };
 
+// Circles whose tile rectangle is large: listed by the cull stage, counted and emitted a warp per
+// circle. The list's order does not matter (each circle's pair slots come from the scan).
+struct BigCircles {
+    std::uint32_t* circles;  // [circles]
+    std::uint32_t* count;    // [1], on the device
+};
+
 // The device buffers of the packed records, [circles] each.
 struct CircleRecords {
     CircleGeometry* geometry;

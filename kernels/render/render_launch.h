@@ -16,13 +16,16 @@
 
 namespace tilescan {
 
-// Packs every circle's records and counts the tiles it really touches (0 when culled).
+// Packs every circle's records and counts the tiles it really touches (0 when culled). Circles
+// whose tile rectangle is large are listed in `big` and counted a warp per circle.
 void launch_cull_and_count(const DeviceCircles& circles, const FrameParams& frame, const CircleRecords& records,
+                           const BigCircles& big,
                            std::uint32_t* pair_counts,  // [circles]
                            cudaStream_t stream);
 
 // Writes circle i's (tile, circle) pairs from slot pair_offsets[i] on, tiles in row-major order.
 void launch_emit_pairs(const FrameParams& frame, const CircleRecords& records, std::uint32_t circles,
+                       const BigCircles& big,
                        const std::uint64_t* pair_offsets,  // [circles]
                        std::uint32_t* pair_tiles,          // [pairs]
                        std::uint32_t* pair_circles,        // [pairs]
@@ -30,7 +33,8 @@ void launch_emit_pairs(const FrameParams& frame, const CircleRecords& records, s
 
 // The sort peer's emission: one 64-bit key (tile << 32 | circle) per pair.
 void launch_emit_sort_keys(const FrameParams& frame, const CircleRecords& records, std::uint32_t circles,
-                           const std::uint64_t* pair_offsets, std::uint64_t* pair_keys, cudaStream_t stream);
+                           const BigCircles& big, const std::uint64_t* pair_offsets, std::uint64_t* pair_keys,
+                           cudaStream_t stream);
 
 // From keys sorted by (tile, circle): the circle ids in order and each tile's [begin, end).
 void launch_split_sort_keys(const std::uint64_t* sorted_keys, std::size_t pairs, std::uint32_t tiles,

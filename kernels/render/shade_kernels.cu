@@ -17,55 +17,98 @@ namespace tilescan {
 namespace {
 
 using render_detail::footprint_of;
-using render_detail::unpack_box;
 
 constexpr int kBatch = kTilePixels;
+// A warp shades an 8 x 4 block of its tile's pixels, so it can skip, as one, a circle whose box
+// misses that block (kTileSize 16: a 2 x 4 arrangement of warps; kTileSize 8: 1 x 2).
+constexpr int kWarpColumns = kTileSize < 8 ? kTileSize : 8;
+constexpr int kWarpRows = 32 / kWarpColumns;
+static_assert(kTileSize <= 16, "box masks hold 16 columns and 16 rows");
 
 struct StagedCircles {
     CircleGeometry geometry[kBatch];
     CirclePaint paint[kBatch];
-    CircleBox box[kBatch];
+    // The circle's pixel box within this tile: bit c (columns) and bit 16 + r (rows) set when
+    // tile column c / tile row r lie inside the box.
+    std::uint32_t box_mask[kBatch];
 };
 
 // The pixel this thread owns in the block's tile.
 struct TilePixel {
-    int column, row;
+    int column, row;      // in the image
+    int local_x, local_y;  // in the tile
     float px, py;
     bool inside;
+    std::uint32_t warp_mask;  // the box-mask bits of this warp's columns and rows
 };
 
 __device__ __forceinline__ TilePixel tile_pixel(const FrameParams& f, std::uint32_t tile) {
     const int tx = int(tile % std::uint32_t(f.grid.tiles_x));
     const int ty = int(tile / std::uint32_t(f.grid.tiles_x));
+    const int lane = int(threadIdx.x & 31);
+    const int warp = int(threadIdx.x >> 5);
+    const int warp_x = (warp % (kTileSize / kWarpColumns)) * kWarpColumns;
+    const int warp_y = (warp / (kTileSize / kWarpColumns)) * kWarpRows;
     TilePixel p;
-    p.column = (tx << kTileLog2) + int(threadIdx.x & (kTileSize - 1));
-    p.row = (ty << kTileLog2) + int(threadIdx.x >> kTileLog2);
+    p.local_x = warp_x + lane % kWarpColumns;
+    p.local_y = warp_y + lane / kWarpColumns;
+    p.column = (tx << kTileLog2) + p.local_x;
+    p.row = (ty << kTileLog2) + p.local_y;
     p.px = pixel_center(p.column, f.inverse_width);
     p.py = pixel_center(p.row, f.inverse_height);
     p.inside = p.column < f.width && p.row < f.height;
+    p.warp_mask = (((1u << kWarpColumns) - 1) << warp_x) | (((1u << kWarpRows) - 1) << (16 + warp_y));
     return p;
 }
 
-__device__ __forceinline__ void stage_circle(StagedCircles& staged, int slot, const CircleRecords& records,
-                                             std::uint32_t circle) {
-    staged.geometry[slot] = records.geometry[circle];
-    staged.paint[slot] = records.paint[circle];
-    staged.box[slot] = records.box[circle];
+// Bits [lo, hi] of a 16-bit range, clamped to the tile; 0 when empty.
+__device__ __forceinline__ std::uint32_t span_bits(int lo, int hi) {
+    lo = lo < 0 ? 0 : lo;
+    hi = hi > kTileSize - 1 ? kTileSize - 1 : hi;
+    return hi < lo ? 0u : ((2u << hi) - 1) & ~((1u << lo) - 1);
 }
 
-// Blends staged circles [0, count) into `pixel`, in order; returns the number of blends.
-// The box test runs only for covered pixels: it matters only where rounding would let a circle
-// cover a pixel centre outside its box, which `ref` never visits.
-__device__ __forceinline__ std::uint32_t blend_staged(const StagedCircles& staged, int count, const FrameParams& f,
-                                                      const TilePixel& p, Rgba& pixel) {
+__device__ __forceinline__ std::uint32_t tile_box_mask(const CircleBox& box, std::uint32_t tile, const FrameParams& f) {
+    const int tile_x0 = int(tile % std::uint32_t(f.grid.tiles_x)) << kTileLog2;
+    const int tile_y0 = int(tile / std::uint32_t(f.grid.tiles_x)) << kTileLog2;
+    return span_bits(box.x0 - tile_x0, box.x_last - tile_x0) | (span_bits(box.y0 - tile_y0, box.y_last - tile_y0) << 16);
+}
+
+// One circle's records, read from global memory ahead of the batch that uses them.
+struct CircleInFlight {
+    CircleGeometry geometry;
+    CirclePaint paint;
+    CircleBox box;
+};
+
+__device__ __forceinline__ CircleInFlight fetch_circle(const CircleRecords& records, std::uint32_t circle) {
+    return {records.geometry[circle], records.paint[circle], records.box[circle]};
+}
+
+__device__ __forceinline__ void stage_circle(StagedCircles& staged, int slot, const CircleInFlight& c,
+                                             std::uint32_t tile, const FrameParams& f) {
+    staged.geometry[slot] = c.geometry;
+    staged.paint[slot] = c.paint;
+    staged.box_mask[slot] = tile_box_mask(c.box, tile, f);
+}
+
+// Blends staged circles [0, count) into `pixel`, in order; returns the number of blends. A warp
+// skips circles whose box misses its pixels; a pixel is blended when its centre is covered and it
+// lies in the circle's box (the box matters only where rounding would let a circle cover a pixel
+// centre outside it, which `ref` never visits).
+template <ShadingKind kShading>
+__device__ __forceinline__ std::uint32_t blend_staged(const StagedCircles& staged, int count, const TilePixel& p,
+                                                      Rgba& pixel) {
     std::uint32_t blends = 0;
     for (int k = 0; k < count; ++k) {
+        const std::uint32_t mask = staged.box_mask[k] & p.warp_mask;
+        if ((mask & 0xffffu) == 0 || (mask >> 16) == 0) continue;  // uniform across the warp
         const CircleGeometry g = staged.geometry[k];
         const float squared_dist = squared_distance(g.x, g.y, p.px, p.py);
-        if (covers_squared(squared_dist, g.squared_radius) && box_contains(unpack_box(staged.box[k]), p.column, p.row)) {
+        if (covers_squared(squared_dist, g.squared_radius) && ((mask >> p.local_x) & (mask >> (16 + p.local_y)) & 1u)) {
             const CirclePaint paint = staged.paint[k];
             // For snow, paint.r carries z and the colour arguments are unused (see CirclePaint).
-            shade_covered_pixel(pixel, f.shading, squared_dist, g.radius, paint.r, paint.r, paint.g, paint.b, paint.a);
+            shade_covered_pixel(pixel, kShading, squared_dist, g.radius, paint.r, paint.r, paint.g, paint.b, paint.a);
             ++blends;
         }
     }
@@ -84,22 +127,32 @@ __device__ __forceinline__ void add_blends(unsigned long long* total, std::uint3
     if ((threadIdx.x & 31) == 0 && warp_total) atomicAdd(total, warp_total);
 }
 
+// Batches are double-buffered: while the block blends batch b from shared memory, each thread's
+// records of batch b + 1 are already on their way from global memory, so one barrier per batch
+// suffices and the loads' latency hides behind the blending.
+template <ShadingKind kShading>
 __global__ void __launch_bounds__(kTilePixels)
     shade_tiles_kernel(FrameParams f, CircleRecords records, const std::uint64_t* __restrict__ tile_offsets,
                        const std::uint32_t* __restrict__ tile_circles, float* __restrict__ image,
                        unsigned long long* blends) {
-    __shared__ StagedCircles staged;
-    const TilePixel p = tile_pixel(f, blockIdx.x);
+    __shared__ StagedCircles staged[2];
+    const std::uint32_t tile = blockIdx.x;
+    const TilePixel p = tile_pixel(f, tile);
     Rgba pixel = background_pixel(f.background, p.row, f.height);
-    const std::uint64_t begin = tile_offsets[blockIdx.x];
-    const std::uint64_t end = tile_offsets[blockIdx.x + 1];
+    const std::uint64_t begin = tile_offsets[tile];
+    const std::uint64_t end = tile_offsets[tile + 1];
+    const auto batch_size = [&](std::uint64_t first) { return end - first < kBatch ? int(end - first) : kBatch; };
+    CircleInFlight next{};
+    if (begin + threadIdx.x < end) next = fetch_circle(records, tile_circles[begin + threadIdx.x]);
     std::uint32_t my_blends = 0;
-    for (std::uint64_t batch = begin; batch < end; batch += kBatch) {
-        const int count = end - batch < kBatch ? int(end - batch) : kBatch;
-        if (int(threadIdx.x) < count) stage_circle(staged, threadIdx.x, records, tile_circles[batch + threadIdx.x]);
+    int buffer = 0;
+    for (std::uint64_t batch = begin; batch < end; batch += kBatch, buffer ^= 1) {
+        const int count = batch_size(batch);
+        if (int(threadIdx.x) < count) stage_circle(staged[buffer], threadIdx.x, next, tile, f);
         __syncthreads();
-        my_blends += blend_staged(staged, count, f, p, pixel);
-        __syncthreads();
+        const std::uint64_t following = batch + kBatch + threadIdx.x;
+        if (following < end) next = fetch_circle(records, tile_circles[following]);
+        my_blends += blend_staged<kShading>(staged[buffer], count, p, pixel);
     }
     write_pixel(image, f, p, pixel);
     if (blends) add_blends(blends, my_blends);
@@ -107,13 +160,15 @@ __global__ void __launch_bounds__(kTilePixels)
 
 // The naive peer: every tile block walks all circles in batches, flags those touching its tile,
 // compacts the flagged ids in order with the scan library's warp scan, and shades them.
+template <ShadingKind kShading>
 __global__ void __launch_bounds__(kTilePixels)
     naive_render_kernel(FrameParams f, CircleRecords records, std::uint32_t circles, float* __restrict__ image) {
     __shared__ StagedCircles staged;
     __shared__ std::uint32_t warp_hits[kTilePixels / 32];
-    const TilePixel p = tile_pixel(f, blockIdx.x);
-    const int tx = int(blockIdx.x % std::uint32_t(f.grid.tiles_x));
-    const int ty = int(blockIdx.x / std::uint32_t(f.grid.tiles_x));
+    const std::uint32_t tile = blockIdx.x;
+    const TilePixel p = tile_pixel(f, tile);
+    const int tx = int(tile % std::uint32_t(f.grid.tiles_x));
+    const int ty = int(tile / std::uint32_t(f.grid.tiles_x));
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     Rgba pixel = background_pixel(f.background, p.row, f.height);
@@ -132,9 +187,9 @@ __global__ void __launch_bounds__(kTilePixels)
             before += w < warp ? int(warp_hits[w]) : 0;
             count += int(warp_hits[w]);
         }
-        if (hit) stage_circle(staged, before + int(inclusive) - 1, records, circle);
+        if (hit) stage_circle(staged, before + int(inclusive) - 1, fetch_circle(records, circle), tile, f);
         __syncthreads();
-        blend_staged(staged, count, f, p, pixel);
+        blend_staged<kShading>(staged, count, p, pixel);
         __syncthreads();
     }
     write_pixel(image, f, p, pixel);
@@ -155,14 +210,21 @@ unsigned tile_count(const FrameParams& f) { return unsigned(f.grid.tiles_x) * un
 void launch_shade_tiles(const FrameParams& frame, const CircleRecords& records, const std::uint64_t* tile_offsets,
                         const std::uint32_t* tile_circles, float* image, unsigned long long* blends,
                         cudaStream_t stream) {
-    shade_tiles_kernel<<<tile_count(frame), kTilePixels, 0, stream>>>(frame, records, tile_offsets, tile_circles, image,
-                                                                      blends);
+    if (frame.shading == kShadingSnow)
+        shade_tiles_kernel<kShadingSnow><<<tile_count(frame), kTilePixels, 0, stream>>>(frame, records, tile_offsets,
+                                                                                        tile_circles, image, blends);
+    else
+        shade_tiles_kernel<kShadingFlat><<<tile_count(frame), kTilePixels, 0, stream>>>(frame, records, tile_offsets,
+                                                                                        tile_circles, image, blends);
     TS_CUDA_CHECK_LAUNCH();
 }
 
 void launch_naive_render(const FrameParams& frame, const CircleRecords& records, std::uint32_t circles, float* image,
                          cudaStream_t stream) {
-    naive_render_kernel<<<tile_count(frame), kTilePixels, 0, stream>>>(frame, records, circles, image);
+    if (frame.shading == kShadingSnow)
+        naive_render_kernel<kShadingSnow><<<tile_count(frame), kTilePixels, 0, stream>>>(frame, records, circles, image);
+    else
+        naive_render_kernel<kShadingFlat><<<tile_count(frame), kTilePixels, 0, stream>>>(frame, records, circles, image);
     TS_CUDA_CHECK_LAUNCH();
 }
 

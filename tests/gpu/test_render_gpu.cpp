@@ -6,6 +6,7 @@
 #include <map>
 #include <random>
 
+#include "kernels/cuda_check.h"
 #include "kernels/device_buffer.h"
 #include "kernels/primitives/ordered_binning.h"
 #include "kernels/primitives/ordered_binning_cpu.h"
@@ -63,34 +64,46 @@ TEST_CASE("cuda renders animated frames like ref, reusing its buffers", "[gpu][r
     }
 }
 
-TEST_CASE("cuda ordered binning equals the serial reference", "[gpu][binning][sanitize]") {
-    std::mt19937 random(11);
-    for (const std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(31), std::size_t(33), std::size_t(4095),
-                                std::size_t(4097), std::size_t(1000003)}) {
-        for (const std::uint32_t bins : {1u, 2u, 300u, 4096u, 1u << 20}) {
-            std::vector<std::uint32_t> keys(n), values(n);
-            for (std::size_t i = 0; i < n; ++i) {
-                keys[i] = (n % 2 && i % 5) ? bins / 2 : random() % bins;  // odd n: mostly one bin
-                values[i] = static_cast<std::uint32_t>(i);
-            }
-            std::vector<std::uint32_t> expected(n), actual(n);
-            std::vector<std::uint64_t> expected_offsets(bins + 1), actual_offsets(bins + 1);
-            serial_ordered_binning(keys.data(), values.data(), n, bins, expected.data(), expected_offsets.data());
-            DeviceBuffer<std::uint32_t> d_keys(n + 1), d_values(n + 1), d_binned(n + 1);
-            DeviceBuffer<std::uint64_t> d_offsets(bins + 1);
-            const std::size_t temp_bytes = ordered_binning_temp_bytes(n, bins);
-            DeviceBuffer<unsigned char> temp(temp_bytes + 1);
-            cudaMemcpy(d_keys.data(), keys.data(), n * 4, cudaMemcpyHostToDevice);
-            cudaMemcpy(d_values.data(), values.data(), n * 4, cudaMemcpyHostToDevice);
-            ordered_binning(d_keys.data(), d_values.data(), n, bins, d_binned.data(), d_offsets.data(), temp.data(),
-                            temp_bytes);
-            cudaMemcpy(actual.data(), d_binned.data(), n * 4, cudaMemcpyDeviceToHost);
-            cudaMemcpy(actual_offsets.data(), d_offsets.data(), (bins + 1) * 8, cudaMemcpyDeviceToHost);
-            INFO("n " << n << " bins " << bins);
-            CHECK(expected == actual);
-            CHECK(expected_offsets == actual_offsets);
-        }
+namespace {
+
+// Bins random (or, for odd n, mostly one-bin) keys on the GPU and compares with the serial reference.
+void check_gpu_binning(std::size_t n, std::uint32_t bins, std::mt19937& random) {
+    std::vector<std::uint32_t> keys(n), values(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        keys[i] = (n % 2 && i % 5) ? bins / 2 : random() % bins;
+        values[i] = static_cast<std::uint32_t>(i);
     }
+    std::vector<std::uint32_t> expected(n), actual(n);
+    std::vector<std::uint64_t> expected_offsets(bins + 1), actual_offsets(bins + 1);
+    serial_ordered_binning(keys.data(), values.data(), n, bins, expected.data(), expected_offsets.data());
+    DeviceBuffer<std::uint32_t> d_keys(n + 1), d_values(n + 1), d_binned(n + 1);
+    DeviceBuffer<std::uint64_t> d_offsets(bins + 1);
+    const std::size_t temp_bytes = ordered_binning_temp_bytes(n, bins);
+    DeviceBuffer<unsigned char> temp(temp_bytes + 1);
+    TS_CUDA_CHECK(cudaMemcpy(d_keys.data(), keys.data(), n * 4, cudaMemcpyHostToDevice));
+    TS_CUDA_CHECK(cudaMemcpy(d_values.data(), values.data(), n * 4, cudaMemcpyHostToDevice));
+    ordered_binning(d_keys.data(), d_values.data(), n, bins, d_binned.data(), d_offsets.data(), temp.data(),
+                    temp_bytes);
+    TS_CUDA_CHECK(cudaMemcpy(actual.data(), d_binned.data(), n * 4, cudaMemcpyDeviceToHost));
+    TS_CUDA_CHECK(cudaMemcpy(actual_offsets.data(), d_offsets.data(), (bins + 1) * 8, cudaMemcpyDeviceToHost));
+    INFO("n " << n << " bins " << bins);
+    CHECK(expected == actual);
+    CHECK(expected_offsets == actual_offsets);
+}
+
+}  // namespace
+
+TEST_CASE("cuda ordered binning equals the serial reference", "[gpu][binning]") {
+    std::mt19937 random(11);
+    for (const std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(31), std::size_t(33), std::size_t(1023),
+                                std::size_t(1025), std::size_t(1000003), std::size_t(1) << 24})
+        for (const std::uint32_t bins : {1u, 2u, 300u, 4096u, 1u << 20}) check_gpu_binning(n, bins, random);
+}
+
+TEST_CASE("cuda ordered binning, small cases for compute-sanitizer", "[gpu][binning][sanitize]") {
+    std::mt19937 random(5);
+    for (const std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(33), std::size_t(4097), std::size_t(70001)})
+        for (const std::uint32_t bins : {1u, 300u, 4096u}) check_gpu_binning(n, bins, random);
 }
 
 TEST_CASE("cuda reports blends and pairs like the other backends", "[gpu][render][sanitize]") {
