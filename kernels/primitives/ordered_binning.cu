@@ -17,7 +17,6 @@ constexpr int kRoundsPerWarp = 32;
 constexpr std::size_t kItemsPerWarp = std::size_t(32) * kRoundsPerWarp;  // 1024 consecutive elements
 constexpr int kMaxDigitBits = 8;
 constexpr int kMaxRadix = 1 << kMaxDigitBits;
-constexpr std::uint32_t kNoDigit = 0xffffffffu;  // digit of the padding lanes past n
 
 // How the bin id is cut into digits: `passes` digits of `digit_bits` bits each.
 struct DigitPlan {
@@ -75,10 +74,23 @@ __device__ inline std::uint32_t lanes_below() {
     return mask;
 }
 
+// The lanes of this warp holding the same digit as this lane (0 for lanes past n): one ballot per
+// digit bit, which is several times faster than __match_any_sync on sm_90.
+__device__ inline std::uint32_t lanes_with_digit(std::uint32_t digit, int digit_bits, bool valid) {
+    std::uint32_t peers = __ballot_sync(0xffffffffu, valid);
+    for (int b = 0; b < digit_bits; ++b) {
+        const bool bit = (digit >> b) & 1u;
+        const std::uint32_t ones = __ballot_sync(0xffffffffu, bit);
+        peers &= bit ? ones : ~ones;
+    }
+    return valid ? peers : 0u;
+}
+
 // counts[digit * warps + warp] = how many of the warp's elements have that digit. Equal digits in
 // a round are counted once by their lowest lane (a warp vote), so no atomics are needed.
 __global__ void count_digits_kernel(const std::uint32_t* __restrict__ keys, std::size_t n, std::size_t warps,
-                                    int shift, std::uint32_t mask, std::uint32_t* __restrict__ counts) {
+                                    int shift, int digit_bits, std::uint32_t* __restrict__ counts) {
+    const std::uint32_t mask = (1u << digit_bits) - 1;
     __shared__ std::uint32_t histogram[kWarpsPerBlock][kMaxRadix];
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
@@ -90,9 +102,10 @@ __global__ void count_digits_kernel(const std::uint32_t* __restrict__ keys, std:
     const std::size_t base = global_warp * kItemsPerWarp;
     for (int round = 0; round < kRoundsPerWarp; ++round) {
         const std::size_t i = base + std::size_t(round) * 32 + lane;
-        const std::uint32_t digit = i < n ? (keys[i] >> shift) & mask : kNoDigit;
-        const std::uint32_t peers = __match_any_sync(0xffffffffu, digit);
-        if (digit != kNoDigit && (peers & lanes_below()) == 0) my_histogram[digit] += __popc(peers);
+        const bool valid = i < n;
+        const std::uint32_t digit = valid ? (keys[i] >> shift) & mask : 0u;
+        const std::uint32_t peers = lanes_with_digit(digit, digit_bits, valid);
+        if (valid && (peers & lanes_below()) == 0) my_histogram[digit] += __popc(peers);
         __syncwarp();
     }
     for (std::uint32_t d = lane; d <= mask; d += 32) counts[std::size_t(d) * warps + global_warp] = my_histogram[d];
@@ -104,8 +117,9 @@ __global__ void count_digits_kernel(const std::uint32_t* __restrict__ keys, std:
 // No block-wide synchronization: warps are independent.
 __global__ void scatter_digits_kernel(const std::uint32_t* __restrict__ keys_in,
                                       const std::uint32_t* __restrict__ values_in, std::size_t n, std::size_t warps,
-                                      int shift, std::uint32_t mask, const std::uint64_t* __restrict__ starts,
+                                      int shift, int digit_bits, const std::uint64_t* __restrict__ starts,
                                       std::uint32_t* __restrict__ keys_out, std::uint32_t* __restrict__ values_out) {
+    const std::uint32_t mask = (1u << digit_bits) - 1;
     __shared__ std::uint64_t next_slot[kWarpsPerBlock][kMaxRadix];
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
@@ -119,8 +133,8 @@ __global__ void scatter_digits_kernel(const std::uint32_t* __restrict__ keys_in,
         const std::size_t i = base + std::size_t(round) * 32 + lane;
         const bool valid = i < n;
         const std::uint32_t key = valid ? keys_in[i] : 0;
-        const std::uint32_t digit = valid ? (key >> shift) & mask : kNoDigit;
-        const std::uint32_t peers = __match_any_sync(0xffffffffu, digit);
+        const std::uint32_t digit = valid ? (key >> shift) & mask : 0u;
+        const std::uint32_t peers = lanes_with_digit(digit, digit_bits, valid);
         const std::uint32_t rank = __popc(peers & lanes_below());
         if (valid) {
             const std::uint64_t slot = my_slots[digit] + rank;
@@ -151,14 +165,15 @@ __global__ void bin_offsets_kernel(const std::uint32_t* __restrict__ sorted_bins
 }
 
 void run_digit_pass(const std::uint32_t* keys_in, const std::uint32_t* values_in, std::size_t n, int shift,
-                    std::uint32_t mask, const BinningTemp& t, std::uint32_t* keys_out, std::uint32_t* values_out,
+                    int digit_bits, const BinningTemp& t, std::uint32_t* keys_out, std::uint32_t* values_out,
                     cudaStream_t stream) {
     const std::size_t warps = warp_count(n);
-    count_digits_kernel<<<block_count(warps), kBlock, 0, stream>>>(keys_in, n, warps, shift, mask, t.digit_counts);
+    count_digits_kernel<<<block_count(warps), kBlock, 0, stream>>>(keys_in, n, warps, shift, digit_bits,
+                                                                    t.digit_counts);
     TS_CUDA_CHECK_LAUNCH();
-    exclusive_scan(t.digit_counts, t.digit_starts, warps * (std::size_t(mask) + 1), Sum<std::uint64_t>{},
-                   t.scan_temp, t.scan_temp_bytes, stream);
-    scatter_digits_kernel<<<block_count(warps), kBlock, 0, stream>>>(keys_in, values_in, n, warps, shift, mask,
+    exclusive_scan(t.digit_counts, t.digit_starts, warps << digit_bits, Sum<std::uint64_t>{}, t.scan_temp,
+                   t.scan_temp_bytes, stream);
+    scatter_digits_kernel<<<block_count(warps), kBlock, 0, stream>>>(keys_in, values_in, n, warps, shift, digit_bits,
                                                                       t.digit_starts, keys_out, values_out);
     TS_CUDA_CHECK_LAUNCH();
 }
@@ -185,7 +200,6 @@ void ordered_binning(const std::uint32_t* d_bins, const std::uint32_t* d_values,
     if (n == 0 || plan.passes == 0) {
         if (n > 0) TS_CUDA_CHECK(cudaMemcpyAsync(d_binned, d_values, n * 4, cudaMemcpyDeviceToDevice, stream));
     } else {
-        const std::uint32_t mask = (1u << plan.digit_bits) - 1;
         const std::uint32_t* keys_in = d_bins;
         const std::uint32_t* values_in = d_values;
         for (int pass = 0; pass < plan.passes; ++pass) {
@@ -193,7 +207,8 @@ void ordered_binning(const std::uint32_t* d_bins, const std::uint32_t* d_values,
             const bool to_caller = (plan.passes - 1 - pass) % 2 == 0;
             std::uint32_t* keys_out = pass % 2 == 0 ? t.keys_a : t.keys_b;
             std::uint32_t* values_out = to_caller ? d_binned : t.values;
-            run_digit_pass(keys_in, values_in, n, pass * plan.digit_bits, mask, t, keys_out, values_out, stream);
+            run_digit_pass(keys_in, values_in, n, pass * plan.digit_bits, plan.digit_bits, t, keys_out, values_out,
+                           stream);
             keys_in = keys_out;
             values_in = values_out;
         }

@@ -1,0 +1,73 @@
+// GPU stream compaction and partition, host API. An exclusive scan of kept counts gives every
+// kept element its output position; three ways to run that scan (SelectAlgorithm below): fused
+// single-pass kernels with a decoupled look-back (chained, or the scan library's two-level one),
+// or tile counts scanned with tilescan::exclusive_scan (scan.h). All are stable and exact.
+//
+//   select_if(d_in, d_out, n, pred, d_num_selected, ...)    d_out = kept elements, in order
+//   select_flagged(d_in, d_flags, d_out, n, ...)             keeps d_in[i] where d_flags[i] != 0
+//   partition_if(d_in, d_out, n, pred, d_num_selected, ...)  kept elements in order, then the
+//                                                            rejected ones in order
+// *d_num_selected (device memory, uint64) receives the kept count. d_out must not overlap d_in
+// and must hold n elements (select writes only the kept count). n < 2^32.
+//
+// Like the scan library, nothing is allocated here: ask *_temp_bytes (depends on n and the
+// types only), pass at least that much device memory, reuse it freely. The calls are
+// asynchronous on `stream`; errors throw std::invalid_argument or CudaError.
+//
+// Instantiated (compaction.cu) for T in {int32, uint32, float, uint64} with the predicates of
+// compaction_ops.h (NonZero, LessThan, GreaterEqual) and uint8 flags; CUDA code with other types
+// or predicates includes compaction.cuh and calls the same templates.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "kernels/primitives/compaction_ops.h"
+
+namespace tilescan {
+
+// single_pass            one fused kernel; each tile finds its output offset by a chained
+//                        decoupled look-back over its predecessors' kept counts (a warp reads
+//                        32 status words at a time, back to the nearest inclusive prefix). The
+//                        default: reads the input once.
+// single_pass_two_level  the same kernel with the scan library's two-level (superblock)
+//                        look-back, kernels/scan/scan_lookback.cuh.
+// reduce_then_scan       count per tile, tilescan::exclusive_scan of the tile counts, scatter:
+//                        reads the input twice.
+enum class SelectAlgorithm { single_pass, single_pass_two_level, reduce_then_scan };
+
+inline const char* select_algorithm_name(SelectAlgorithm a) {
+    switch (a) {
+        case SelectAlgorithm::single_pass:
+            return "single_pass";
+        case SelectAlgorithm::single_pass_two_level:
+            return "single_pass_two_level";
+        case SelectAlgorithm::reduce_then_scan:
+            return "reduce_then_scan";
+    }
+    return "unknown";
+}
+
+template <typename T>
+std::size_t select_temp_bytes(std::size_t n, SelectAlgorithm algorithm = SelectAlgorithm::single_pass);
+
+template <typename T, typename Pred>
+void select_if(const T* d_in, T* d_out, std::size_t n, Pred pred, std::uint64_t* d_num_selected, void* d_temp,
+               std::size_t temp_bytes, cudaStream_t stream = nullptr,
+               SelectAlgorithm algorithm = SelectAlgorithm::single_pass);
+
+template <typename T, typename Flag>
+void select_flagged(const T* d_in, const Flag* d_flags, T* d_out, std::size_t n, std::uint64_t* d_num_selected,
+                    void* d_temp, std::size_t temp_bytes, cudaStream_t stream = nullptr,
+                    SelectAlgorithm algorithm = SelectAlgorithm::single_pass);
+
+template <typename T>
+std::size_t partition_temp_bytes(std::size_t n);
+
+template <typename T, typename Pred>
+void partition_if(const T* d_in, T* d_out, std::size_t n, Pred pred, std::uint64_t* d_num_selected, void* d_temp,
+                  std::size_t temp_bytes, cudaStream_t stream = nullptr);
+
+}  // namespace tilescan

@@ -1,0 +1,99 @@
+// GPU histogram (histogram.h): per-block shared-memory counts, warp-aggregated, flushed once.
+#include <stdexcept>
+#include <string>
+
+#include "kernels/cuda_check.h"
+#include "kernels/primitives/histogram.h"
+
+namespace tilescan::prim_detail {
+namespace {
+
+constexpr int kHistThreads = 256;
+constexpr int kHistItems = 16;
+constexpr int kHistSharedBins = 8192;
+constexpr unsigned kAll = 0xffffffffu;
+
+// One increment per lane; a warp whose 32 samples share one bin (constant input) adds 32 once
+// instead of contending 32 ways on one address. (A __match_any_sync aggregation for every load
+// was measured 8x slower than CUB on the H200.)
+template <typename Counter>
+__device__ __forceinline__ void add_sample(Counter* counters, int bin, int lane) {
+    const int first = __shfl_sync(kAll, bin, 0);
+    if (__all_sync(kAll, bin == first)) {
+        if (lane == 0 && first >= 0) atomicAdd(&counters[first], Counter(32));
+    } else if (bin >= 0) {
+        atomicAdd(&counters[bin], Counter(1));
+    }
+}
+
+template <typename T, bool kShared>
+__global__ void __launch_bounds__(kHistThreads)
+    histogram_kernel(const T* samples, std::size_t n, EvenBins<T> rule, unsigned long long* counts) {
+    extern __shared__ unsigned int local[];  // [rows][bins]: one row per warp when they fit
+    const int lane = threadIdx.x % 32;
+    const int rows = rule.bins * (kHistThreads / 32) <= kHistSharedBins ? kHistThreads / 32 : 1;
+    unsigned int* row = local + (rows > 1 ? (threadIdx.x / 32) * rule.bins : 0);
+    if constexpr (kShared) {
+        for (int b = threadIdx.x; b < rule.bins * rows; b += kHistThreads) local[b] = 0;
+        __syncthreads();
+    }
+    const std::size_t chunk = std::size_t(kHistThreads) * kHistItems;
+    for (std::size_t base = std::size_t(blockIdx.x) * chunk; base < n; base += std::size_t(gridDim.x) * chunk) {
+        int bin[kHistItems];
+#pragma unroll
+        for (int j = 0; j < kHistItems; ++j) {
+            const std::size_t i = base + std::size_t(j) * kHistThreads + threadIdx.x;
+            bin[j] = i < n ? rule(samples[i]) : -1;
+        }
+#pragma unroll
+        for (int j = 0; j < kHistItems; ++j) {
+            if constexpr (kShared)
+                add_sample(row, bin[j], lane);
+            else
+                add_sample(counts, bin[j], lane);
+        }
+    }
+    if constexpr (kShared) {
+        __syncthreads();
+        for (int b = threadIdx.x; b < rule.bins; b += kHistThreads) {
+            unsigned long long sum = 0;
+            for (int r = 0; r < rows; ++r) sum += local[r * rule.bins + b];
+            if (sum != 0) atomicAdd(&counts[b], sum);
+        }
+    }
+}
+
+}  // namespace
+}  // namespace tilescan::prim_detail
+
+namespace tilescan {
+
+template <typename T>
+void histogram_even(const T* d_samples, std::size_t n, EvenBins<T> bins, std::uint64_t* d_counts, cudaStream_t stream) {
+    using namespace prim_detail;
+    if (bins.bins <= 0) throw std::invalid_argument("histogram_even: bins must be positive");
+    if (d_counts == nullptr || (n > 0 && d_samples == nullptr))
+        throw std::invalid_argument("histogram_even: null samples or counts");
+    TS_CUDA_CHECK(cudaMemsetAsync(d_counts, 0, std::size_t(bins.bins) * sizeof(std::uint64_t), stream));
+    if (n == 0) return;
+    const std::size_t chunk = std::size_t(kHistThreads) * kHistItems;
+    const std::size_t chunks = (n + chunk - 1) / chunk;
+    const unsigned grid = unsigned(chunks < 2048 ? chunks : 2048);
+    auto* counts = reinterpret_cast<unsigned long long*>(d_counts);
+    if (bins.bins <= kHistSharedBins) {
+        const int rows = bins.bins * (kHistThreads / 32) <= kHistSharedBins ? kHistThreads / 32 : 1;
+        histogram_kernel<T, true>
+            <<<grid, kHistThreads, std::size_t(bins.bins) * rows * 4, stream>>>(d_samples, n, bins, counts);
+    } else {
+        histogram_kernel<T, false><<<grid, kHistThreads, 0, stream>>>(d_samples, n, bins, counts);
+    }
+    TS_CUDA_CHECK_LAUNCH();
+}
+
+template void histogram_even<std::int32_t>(const std::int32_t*, std::size_t, EvenBins<std::int32_t>, std::uint64_t*,
+                                           cudaStream_t);
+template void histogram_even<std::uint32_t>(const std::uint32_t*, std::size_t, EvenBins<std::uint32_t>, std::uint64_t*,
+                                            cudaStream_t);
+template void histogram_even<float>(const float*, std::size_t, EvenBins<float>, std::uint64_t*, cudaStream_t);
+
+}  // namespace tilescan

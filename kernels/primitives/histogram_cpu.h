@@ -1,0 +1,83 @@
+// CPU half of the histogram: the bin rule shared with the GPU (EvenBins, TS_HD so one definition
+// serves both), a serial reference and a multi-threaded version. Counts are 64-bit integers, so
+// results are exact for any n and identical on every backend.
+//
+// EvenBins: `bins` equal-width bins over [lower, upper); samples outside are not counted.
+//   integers (at most 32 bits): bin = (x - lower) * bins / (upper - lower), exact in 64-bit
+//   float: bin = int((x - lower) * scale), scale = bins / (upper - lower) computed once in
+//          float, clamped to bins - 1 (a subtraction and a product: no contraction, so host and
+//          device agree bit for bit)
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <type_traits>
+#include <vector>
+
+#include "kernels/scan/scan_cpu.h"
+
+namespace tilescan {
+
+template <typename T>
+struct EvenBins {
+    static_assert(sizeof(T) <= 4, "EvenBins: 32-bit sample types (exact 64-bit bin arithmetic)");
+    T lower{}, upper{};
+    int bins = 0;
+    float scale = 0.0f;  // floating point only
+
+    EvenBins() = default;
+    EvenBins(int bins_, T lower_, T upper_) : lower(lower_), upper(upper_), bins(bins_) {
+        if (bins_ <= 0 || !(lower_ < upper_)) throw std::invalid_argument("EvenBins: need bins > 0 and lower < upper");
+        if constexpr (std::is_floating_point<T>::value) scale = float(bins_) / float(upper_ - lower_);
+    }
+
+    // The bin of x, or -1 when x is outside [lower, upper) (NaN included).
+    TS_HD int operator()(T x) const {
+        if (!(x >= lower) || !(x < upper)) return -1;
+        if constexpr (std::is_floating_point<T>::value) {
+            const int b = int((x - lower) * scale);
+            return b < bins ? b : bins - 1;
+        } else {
+            const std::uint64_t offset = std::uint64_t(std::int64_t(x) - std::int64_t(lower));
+            const std::uint64_t range = std::uint64_t(std::int64_t(upper) - std::int64_t(lower));
+            return int(offset * std::uint64_t(bins) / range);
+        }
+    }
+};
+
+// counts[b] = number of samples in bin b (counts has bin_rule.bins entries; overwritten).
+template <typename T, typename BinRule>
+void serial_histogram(const T* samples, std::size_t n, BinRule bin_rule, std::uint64_t* counts) {
+    for (int b = 0; b < bin_rule.bins; ++b) counts[b] = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        const int b = bin_rule(samples[i]);
+        if (b >= 0) ++counts[b];
+    }
+}
+
+template <typename T, typename BinRule>
+void cpu_histogram(const T* samples, std::size_t n, BinRule bin_rule, std::uint64_t* counts, unsigned threads = 0) {
+    if (threads == 0) threads = cpu_scan_default_threads();
+    const CpuScanChunks chunks = cpu_scan_chunks(n);
+    if (chunks.count <= 1) return serial_histogram(samples, n, bin_rule, counts);
+    const std::size_t bins = std::size_t(bin_rule.bins);
+    std::vector<std::uint64_t> local(chunks.count * bins, 0);
+    cpu_parallel_ranges(chunks.count, threads, [&](std::size_t c0, std::size_t c1) {
+        for (std::size_t c = c0; c < c1; ++c) {
+            std::uint64_t* mine = local.data() + c * bins;
+            const std::size_t first = c * chunks.size, last = first + chunks.size < n ? first + chunks.size : n;
+            for (std::size_t i = first; i < last; ++i) {
+                const int b = bin_rule(samples[i]);
+                if (b >= 0) ++mine[b];
+            }
+        }
+    });
+    for (std::size_t b = 0; b < bins; ++b) {
+        std::uint64_t sum = 0;
+        for (std::size_t c = 0; c < chunks.count; ++c) sum += local[c * bins + b];
+        counts[b] = sum;
+    }
+}
+
+}  // namespace tilescan

@@ -1,0 +1,411 @@
+// GPU tests of the primitives (kernels/primitives): compaction (select by predicate and by flags,
+// both algorithms), partition, find_repeats, histogram, radix sort (keys and pairs, four key
+// types, 4- and 8-bit digits, bit ranges, in place), COO <-> CSR, each against the serial CPU
+// reference (itself tested against the standard library in tests/test_primitives_cpu.cpp),
+// exactly, at sizes 0, 1, 31-33, one block +-1, one tile +-1, 10^6 + 3 and 2^24, with
+// adversarial inputs. Outputs are poisoned first so unwritten elements fail. [sanitize] marks
+// the small cases run under compute-sanitizer.
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <vector>
+
+#include "kernels/cuda_check.h"
+#include "kernels/device_buffer.h"
+#include "kernels/primitives/compaction.h"
+#include "kernels/primitives/compaction_cpu.h"
+#include "kernels/primitives/find_repeats.h"
+#include "kernels/primitives/histogram.h"
+#include "kernels/primitives/radix_sort.h"
+#include "kernels/primitives/radix_sort_cpu.h"
+#include "kernels/primitives/sparse.h"
+#include "kernels/primitives/sparse_cpu.h"
+
+using namespace tilescan;
+
+namespace {
+
+template <typename T>
+std::vector<T> download(const T* d, std::size_t n) {
+    std::vector<T> h(n);
+    if (n) TS_CUDA_CHECK(cudaMemcpy(h.data(), d, n * sizeof(T), cudaMemcpyDeviceToHost));
+    return h;
+}
+
+template <typename T>
+DeviceBuffer<T> upload(const std::vector<T>& h) {
+    DeviceBuffer<T> d(h.size() + 1);
+    if (!h.empty()) TS_CUDA_CHECK(cudaMemcpy(d.data(), h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice));
+    return d;
+}
+
+template <typename T>
+DeviceBuffer<T> poisoned(std::size_t n) {
+    DeviceBuffer<T> d(n + 1);
+    TS_CUDA_CHECK(cudaMemset(d.data(), 0xa5, (n + 1) * sizeof(T)));
+    return d;
+}
+
+template <typename T>
+bool same_bits(const std::vector<T>& a, const std::vector<T>& b, std::size_t n) {
+    return a.size() >= n && b.size() >= n && (n == 0 || std::memcmp(a.data(), b.data(), n * sizeof(T)) == 0);
+}
+
+std::uint64_t read_count(const DeviceBuffer<std::uint64_t>& d) { return download(d.data(), 1)[0]; }
+
+std::vector<std::size_t> boundary_sizes(std::size_t block, std::size_t tile) {
+    return {0, 1, 31, 32, 33, block - 1, block, block + 1, tile - 1, tile, tile + 1, 3 * tile + 17};
+}
+
+std::vector<std::uint32_t> random_u32(std::size_t n, std::uint32_t seed, std::uint32_t modulo = 0) {
+    std::mt19937 rng(seed);
+    std::vector<std::uint32_t> v(n);
+    for (auto& x : v) x = modulo ? rng() % modulo : rng();
+    return v;
+}
+
+// ---- compaction -------------------------------------------------------------------------------
+
+template <typename T>
+std::vector<T> compaction_input(std::size_t n, int dist) {
+    const std::vector<std::uint32_t> r = random_u32(n, 17 + std::uint32_t(n) + dist);
+    std::vector<T> v(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        std::uint32_t x = r[i];
+        if (dist == 1) x = 7;                                // constant: all kept or none
+        if (dist == 2) x = (i / 37) % 2 ? 5u : 0xf0000000u;  // long alternating runs
+        v[i] = T(x % 1000u);
+    }
+    return v;
+}
+
+template <typename T>
+void check_compaction(std::size_t n, int dist, SelectAlgorithm algorithm, bool flags_too, bool partition_too) {
+    CAPTURE(n, dist, select_algorithm_name(algorithm));
+    const std::vector<T> in = compaction_input<T>(n, dist);
+    const LessThan<T> pred{T(500)};
+    std::vector<T> expect(n);
+    const std::size_t kept = serial_select_if(in.data(), n, pred, expect.data());
+    DeviceBuffer<T> d_in = upload(in);
+    DeviceBuffer<T> d_out = poisoned<T>(n);
+    DeviceBuffer<std::uint64_t> d_count(1);
+    const std::size_t bytes = select_temp_bytes<T>(n, algorithm);
+    DeviceBuffer<unsigned char> temp(bytes + 1);
+    select_if(d_in.data(), d_out.data(), n, pred, d_count.data(), temp.data(), bytes, nullptr, algorithm);
+    REQUIRE(read_count(d_count) == kept);
+    CHECK(same_bits(download(d_out.data(), n), expect, kept));
+    if (flags_too) {
+        std::vector<std::uint8_t> flags(n);
+        for (std::size_t i = 0; i < n; ++i) flags[i] = pred(in[i]) ? std::uint8_t(1 + i % 250) : 0;
+        DeviceBuffer<std::uint8_t> d_flags = upload(flags);
+        DeviceBuffer<T> d_out2 = poisoned<T>(n);
+        select_flagged(d_in.data(), d_flags.data(), d_out2.data(), n, d_count.data(), temp.data(), bytes, nullptr,
+                       algorithm);
+        REQUIRE(read_count(d_count) == kept);
+        CHECK(same_bits(download(d_out2.data(), n), expect, kept));
+    }
+    if (partition_too) {
+        std::vector<T> part(n);
+        serial_partition_if(in.data(), n, pred, part.data());
+        const std::size_t pbytes = partition_temp_bytes<T>(n);
+        DeviceBuffer<unsigned char> ptemp(pbytes + 1);
+        DeviceBuffer<T> d_part = poisoned<T>(n);
+        partition_if(d_in.data(), d_part.data(), n, pred, d_count.data(), ptemp.data(), pbytes);
+        REQUIRE(read_count(d_count) == kept);
+        CHECK(same_bits(download(d_part.data(), n), part, n));
+    }
+}
+
+template <typename T>
+void compaction_suite(bool large) {
+    const std::size_t tile = std::size_t(256) * (sizeof(T) == 8 ? 16 : 32);
+    std::vector<std::size_t> sizes = boundary_sizes(256, tile);
+    if (large) sizes = {1000003, std::size_t(1) << 24};
+    for (std::size_t n : sizes)
+        for (int dist = 0; dist < 3; ++dist)
+            for (SelectAlgorithm a : {SelectAlgorithm::single_pass, SelectAlgorithm::single_pass_two_level,
+                                      SelectAlgorithm::reduce_then_scan})
+                check_compaction<T>(n, dist, a, !large || dist == 0, a == SelectAlgorithm::single_pass);
+}
+
+// ---- find_repeats -----------------------------------------------------------------------------
+
+template <typename T>
+void check_find_repeats(const std::vector<T>& a) {
+    const std::size_t n = a.size();
+    CAPTURE(n);
+    std::vector<std::uint32_t> expect(n);
+    const std::size_t count = serial_find_repeats(a.data(), n, expect.data());
+    DeviceBuffer<T> d_a = upload(a);
+    DeviceBuffer<std::uint32_t> d_out = poisoned<std::uint32_t>(n);
+    DeviceBuffer<std::uint64_t> d_count(1);
+    const std::size_t bytes = find_repeats_temp_bytes<T>(n);
+    DeviceBuffer<unsigned char> temp(bytes + 1);
+    find_repeats(d_a.data(), n, d_out.data(), d_count.data(), temp.data(), bytes);
+    REQUIRE(read_count(d_count) == count);
+    CHECK(same_bits(download(d_out.data(), n), expect, count));
+}
+
+// ---- radix sort -------------------------------------------------------------------------------
+
+template <typename K>
+std::vector<K> sort_keys_input(std::size_t n, int dist);
+
+template <>
+std::vector<std::uint32_t> sort_keys_input(std::size_t n, int dist) {
+    std::vector<std::uint32_t> r = random_u32(n, 31 + std::uint32_t(n) + dist, dist == 2 ? 3 : 0);
+    if (dist == 1) std::fill(r.begin(), r.end(), 0xabcdef01u);
+    if (dist == 3)
+        for (std::size_t i = 0; i < n; ++i) r[i] = std::uint32_t(n - i);
+    if (dist == 4)
+        for (auto& x : r) x &= 0xff000000u;  // only the top digit varies
+    return r;
+}
+template <>
+std::vector<std::int32_t> sort_keys_input(std::size_t n, int dist) {
+    const auto r = sort_keys_input<std::uint32_t>(n, dist);
+    std::vector<std::int32_t> v(n);
+    for (std::size_t i = 0; i < n; ++i) v[i] = std::int32_t(r[i]);
+    return v;
+}
+template <>
+std::vector<float> sort_keys_input(std::size_t n, int dist) {
+    const auto r = sort_keys_input<std::uint32_t>(n, dist);
+    const float specials[] = {
+        0.0f,          -0.0f,         std::numeric_limits<float>::infinity(), -std::numeric_limits<float>::infinity(),
+        std::nanf(""), -std::nanf("")};
+    std::vector<float> v(n);
+    for (std::size_t i = 0; i < n; ++i)
+        v[i] = (r[i] % 64 == 3) ? specials[(r[i] >> 6) % 6] : float(std::int32_t(r[i])) * 1e-3f;
+    return v;
+}
+template <>
+std::vector<std::uint64_t> sort_keys_input(std::size_t n, int dist) {
+    const auto r = sort_keys_input<std::uint32_t>(n, dist);
+    const auto s = random_u32(n, 77);
+    std::vector<std::uint64_t> v(n);
+    for (std::size_t i = 0; i < n; ++i) v[i] = (std::uint64_t(r[i]) << 32) | (dist == 0 ? s[i] : 0u);
+    return v;
+}
+
+template <typename K>
+void check_sort(const std::vector<K>& keys, int begin, int end, int digit_bits, bool pairs, bool in_place) {
+    const std::size_t n = keys.size();
+    CAPTURE(n, begin, end, digit_bits, pairs, in_place);
+    std::vector<std::uint32_t> values(n);
+    for (std::size_t i = 0; i < n; ++i) values[i] = std::uint32_t(i * 2654435761u);
+    std::vector<K> expect_k = keys;
+    std::vector<std::uint32_t> expect_v = values;
+    serial_radix_sort_pairs(expect_k.data(), expect_v.data(), n, begin, end, digit_bits);
+    DeviceBuffer<K> d_k = upload(keys);
+    DeviceBuffer<std::uint32_t> d_v = upload(values);
+    DeviceBuffer<K> d_ko = poisoned<K>(n);
+    DeviceBuffer<std::uint32_t> d_vo = poisoned<std::uint32_t>(n);
+    K* out_k = in_place ? d_k.data() : d_ko.data();
+    std::uint32_t* out_v = in_place ? d_v.data() : d_vo.data();
+    if (pairs) {
+        const std::size_t bytes = radix_sort_pairs_temp_bytes<K, std::uint32_t>(n, digit_bits);
+        DeviceBuffer<unsigned char> temp(bytes + 1);
+        radix_sort_pairs(d_k.data(), out_k, d_v.data(), out_v, n, temp.data(), bytes, nullptr, begin, end, digit_bits);
+        CHECK(same_bits(download(out_k, n), expect_k, n));
+        CHECK(download(out_v, n) == expect_v);
+    } else {
+        const std::size_t bytes = radix_sort_keys_temp_bytes<K>(n, digit_bits);
+        DeviceBuffer<unsigned char> temp(bytes + 1);
+        radix_sort_keys(d_k.data(), out_k, n, temp.data(), bytes, nullptr, begin, end, digit_bits);
+        CHECK(same_bits(download(out_k, n), expect_k, n));
+    }
+    if (!in_place) CHECK(same_bits(download(d_k.data(), n), keys, n));  // input untouched
+}
+
+template <typename K>
+void sort_suite() {
+    constexpr int kBits = int(8 * sizeof(K));
+    for (std::size_t n : boundary_sizes(256, 4096)) {
+        for (int dist = 0; dist < 5; ++dist) {
+            const std::vector<K> keys = sort_keys_input<K>(n, dist);
+            check_sort(keys, 0, kBits, 8, false, false);
+            check_sort(keys, 0, kBits, 8, true, false);
+            if (dist == 0 || dist == 4) {
+                check_sort(keys, 0, kBits, 4, true, false);
+                check_sort(keys, 0, 12, 8, true, false);
+                check_sort(keys, 5, kBits - 3, 8, true, true);
+                check_sort(keys, 4, 4, 8, true, false);
+                check_sort(keys, 0, kBits, 8, false, true);
+            }
+        }
+    }
+}
+
+}  // namespace
+
+TEST_CASE("GPU select and partition at boundary sizes", "[gpu][primitives][compaction]") {
+    compaction_suite<std::int32_t>(false);
+    compaction_suite<std::uint32_t>(false);
+    compaction_suite<float>(false);
+    compaction_suite<std::uint64_t>(false);
+}
+
+TEST_CASE("GPU select and partition at 10^6 + 3 and 2^24", "[gpu][primitives][compaction]") {
+    compaction_suite<std::int32_t>(true);
+    compaction_suite<std::uint64_t>(true);
+}
+
+TEST_CASE("GPU select with an unaligned input pointer", "[gpu][primitives][compaction]") {
+    const std::size_t n = 100001;
+    const std::vector<std::int32_t> in = compaction_input<std::int32_t>(n + 1, 0);
+    DeviceBuffer<std::int32_t> d_in = upload(in);
+    DeviceBuffer<std::int32_t> d_out = poisoned<std::int32_t>(n);
+    DeviceBuffer<std::uint64_t> d_count(1);
+    const NonZero<std::int32_t> pred{};
+    std::vector<std::int32_t> expect(n);
+    const std::size_t kept = serial_select_if(in.data() + 1, n, pred, expect.data());
+    const std::size_t bytes = select_temp_bytes<std::int32_t>(n);
+    DeviceBuffer<unsigned char> temp(bytes);
+    select_if(d_in.data() + 1, d_out.data(), n, pred, d_count.data(), temp.data(), bytes);
+    REQUIRE(read_count(d_count) == kept);
+    CHECK(same_bits(download(d_out.data(), n), expect, kept));
+}
+
+TEST_CASE("GPU find_repeats: the seed's example and adversarial inputs", "[gpu][primitives][find_repeats][sanitize]") {
+    check_find_repeats(std::vector<std::int32_t>{3, 4, 4, 5, 6, 7, 7});
+    for (std::size_t n : boundary_sizes(256, 8192)) {
+        for (std::uint32_t modulo : {0u, 2u, 1u}) {
+            const auto r = random_u32(n, 5 + modulo, modulo);
+            check_find_repeats(r);
+            std::vector<std::uint64_t> w(r.begin(), r.end());
+            check_find_repeats(w);
+        }
+    }
+}
+
+TEST_CASE("GPU find_repeats at 10^6 + 3 and 2^24", "[gpu][primitives][find_repeats]") {
+    for (std::size_t n : {std::size_t(1000003), std::size_t(1) << 24}) {
+        const auto r = random_u32(n, 8, 4);
+        std::vector<float> f(r.begin(), r.end());
+        check_find_repeats(f);
+    }
+}
+
+TEST_CASE("GPU histogram: exact counts, constant input, many bins", "[gpu][primitives][histogram]") {
+    for (std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(33), std::size_t(4097), std::size_t(1000003),
+                          std::size_t(1) << 24}) {
+        CAPTURE(n);
+        const auto r = random_u32(n, 9, 1u << 21);
+        for (int bins : {1, 256, 5000, 100000}) {
+            CAPTURE(bins);
+            const EvenBins<std::uint32_t> rule(bins, 0u, 1u << 20);
+            std::vector<std::uint64_t> expect(static_cast<std::size_t>(bins));
+            serial_histogram(r.data(), n, rule, expect.data());
+            DeviceBuffer<std::uint32_t> d = upload(r);
+            DeviceBuffer<std::uint64_t> counts = poisoned<std::uint64_t>(std::size_t(bins));
+            histogram_even(d.data(), n, rule, counts.data());
+            CHECK(download(counts.data(), std::size_t(bins)) == expect);
+        }
+        std::vector<float> f(n, 0.25f);
+        for (std::size_t i = 0; i < n; i += 3) f[i] = float(r[i] % 1000) / 1000.0f;
+        const EvenBins<float> frule(64, 0.0f, 1.0f);
+        std::vector<std::uint64_t> expect(64);
+        serial_histogram(f.data(), n, frule, expect.data());
+        DeviceBuffer<float> d = upload(f);
+        DeviceBuffer<std::uint64_t> counts(64);
+        histogram_even(d.data(), n, frule, counts.data());
+        CHECK(download(counts.data(), 64) == expect);
+    }
+}
+
+TEST_CASE("GPU radix sort of uint32 keys and pairs at boundary sizes", "[gpu][primitives][radix]") {
+    sort_suite<std::uint32_t>();
+}
+TEST_CASE("GPU radix sort of int32 keys and pairs at boundary sizes", "[gpu][primitives][radix]") {
+    sort_suite<std::int32_t>();
+}
+TEST_CASE("GPU radix sort of float keys and pairs at boundary sizes", "[gpu][primitives][radix]") {
+    sort_suite<float>();
+}
+TEST_CASE("GPU radix sort of uint64 keys and pairs at boundary sizes", "[gpu][primitives][radix]") {
+    sort_suite<std::uint64_t>();
+}
+
+TEST_CASE("GPU radix sort at 10^6 + 3 and 2^24", "[gpu][primitives][radix]") {
+    for (std::size_t n : {std::size_t(1000003), std::size_t(1) << 24}) {
+        check_sort(sort_keys_input<std::uint32_t>(n, 0), 0, 32, 8, true, false);
+        check_sort(sort_keys_input<std::uint32_t>(n, 2), 0, 32, 8, false, false);
+        check_sort(sort_keys_input<float>(n, 0), 0, 32, 4, false, false);
+        check_sort(sort_keys_input<std::uint64_t>(n, 0), 0, 64, 8, true, false);
+        check_sort(sort_keys_input<std::uint32_t>(n, 0), 0, 12, 8, true, true);
+    }
+}
+
+TEST_CASE("GPU COO -> CSR -> COO against the serial reference", "[gpu][primitives][sparse]") {
+    for (std::size_t nnz : {std::size_t(0), std::size_t(1), std::size_t(33), std::size_t(5000), std::size_t(1000003)}) {
+        for (std::int32_t n_rows : {1, 7, 1000, 300000}) {
+            for (bool sorted : {false, true}) {
+                CAPTURE(nnz, n_rows, sorted);
+                const auto r = random_u32(nnz, 3 + n_rows, std::uint32_t(n_rows));
+                std::vector<std::int32_t> rows(nnz), cols(nnz);
+                std::vector<double> vals(nnz);
+                for (std::size_t k = 0; k < nnz; ++k) {
+                    rows[k] = std::int32_t(r[k]);
+                    cols[k] = std::int32_t(k % 1013);
+                    vals[k] = double(k) * 0.5;
+                }
+                if (sorted) std::sort(rows.begin(), rows.end());
+                std::vector<std::int32_t> offsets(std::size_t(n_rows) + 1), ecols(nnz);
+                std::vector<double> evals(nnz);
+                serial_coo_to_csr(rows.data(), cols.data(), vals.data(), nnz, n_rows, offsets.data(), ecols.data(),
+                                  evals.data());
+                DeviceBuffer<std::int32_t> d_rows = upload(rows), d_cols = upload(cols);
+                DeviceBuffer<double> d_vals = upload(vals);
+                DeviceBuffer<std::int32_t> d_off = poisoned<std::int32_t>(std::size_t(n_rows) + 1);
+                DeviceBuffer<std::int32_t> d_ocols = poisoned<std::int32_t>(nnz);
+                DeviceBuffer<double> d_ovals = poisoned<double>(nnz);
+                const std::size_t bytes = coo_to_csr_temp_bytes(nnz, n_rows);
+                DeviceBuffer<unsigned char> temp(bytes + 1);
+                coo_to_csr(d_rows.data(), d_cols.data(), d_vals.data(), nnz, n_rows, d_off.data(), d_ocols.data(),
+                           d_ovals.data(), temp.data(), bytes, nullptr, sorted);
+                CHECK(download(d_off.data(), std::size_t(n_rows) + 1) == offsets);
+                CHECK(download(d_ocols.data(), nnz) == ecols);
+                CHECK(same_bits(download(d_ovals.data(), nnz), evals, nnz));
+                std::vector<std::int32_t> erows(nnz);
+                serial_csr_to_coo(offsets.data(), n_rows, erows.data());
+                const std::size_t cbytes = csr_to_coo_temp_bytes(nnz);
+                DeviceBuffer<unsigned char> ctemp(cbytes + 1);
+                DeviceBuffer<std::int32_t> d_back = poisoned<std::int32_t>(nnz);
+                csr_to_coo(d_off.data(), n_rows, nnz, d_back.data(), ctemp.data(), cbytes);
+                CHECK(download(d_back.data(), nnz) == erows);
+            }
+        }
+    }
+}
+
+TEST_CASE("GPU primitives API errors", "[gpu][primitives][sanitize]") {
+    DeviceBuffer<std::uint32_t> d(64);
+    DeviceBuffer<std::uint64_t> count(1);
+    const std::size_t bytes = select_temp_bytes<std::uint32_t>(64);
+    CHECK(bytes > 0);
+    CHECK_THROWS_AS(select_if(d.data(), d.data(), 64, NonZero<std::uint32_t>{}, count.data(), nullptr, 0),
+                    std::invalid_argument);
+    const std::size_t sbytes = radix_sort_keys_temp_bytes<std::uint32_t>(64);
+    DeviceBuffer<unsigned char> temp(sbytes);
+    CHECK_THROWS_AS(radix_sort_keys(d.data(), d.data(), 64, temp.data(), sbytes - 1), std::invalid_argument);
+    CHECK_THROWS_AS(radix_sort_keys(d.data(), d.data(), 64, temp.data(), sbytes, nullptr, 0, 40),
+                    std::invalid_argument);
+    CHECK_THROWS_AS(radix_sort_keys_temp_bytes<std::uint32_t>(64, 5), std::invalid_argument);
+}
+
+TEST_CASE("GPU primitives, small cases for compute-sanitizer", "[gpu][primitives][sanitize]") {
+    for (std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(33), std::size_t(8193), std::size_t(20000)}) {
+        check_compaction<std::int32_t>(n, 0, SelectAlgorithm::single_pass, true, true);
+        check_compaction<std::int32_t>(n, 2, SelectAlgorithm::reduce_then_scan, true, false);
+        check_compaction<std::int32_t>(n, 0, SelectAlgorithm::single_pass_two_level, true, false);
+        const auto keys = sort_keys_input<std::uint32_t>(n, 0);
+        check_sort(keys, 0, 32, 8, true, false);
+        check_sort(keys, 0, 32, 4, false, true);
+        check_sort(sort_keys_input<std::uint64_t>(n, 0), 0, 64, 8, true, false);
+    }
+}
