@@ -28,6 +28,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/bench_support.h"
 #include "kernels/cuda_check.h"
 #include "kernels/device_buffer.h"
 #include "kernels/primitives/compaction.h"
@@ -338,17 +339,6 @@ void bench_sorts(std::size_t n) {
     bench_sort<std::uint32_t, true>(n, 0, 12, 8, false, "radix sort pairs u32/u32, 12-bit range");
 }
 
-std::string git_commit() {
-    FILE* pipe = popen("git rev-parse --short HEAD 2>/dev/null", "r");
-    if (!pipe) return "unknown";
-    char buf[64] = {};
-    const bool ok = std::fgets(buf, sizeof buf, pipe) != nullptr;
-    pclose(pipe);
-    std::string s = ok ? buf : "unknown";
-    while (!s.empty() && (s.back() == '\n' || s.back() == '\r')) s.pop_back();
-    return s.empty() ? "unknown" : s;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -373,7 +363,7 @@ int main(int argc, char** argv) {
     }
     try {
         if (quick) g_runs = 10;
-        if (commit.empty()) commit = git_commit();
+        if (commit.empty()) commit = bench::git_commit();
         cudaDeviceProp prop{};
         TS_CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
         int runtime = 0, driver = 0;

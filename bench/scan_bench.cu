@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/bench_support.h"
 #include "kernels/cuda_check.h"
 #include "kernels/device_buffer.h"
 #include "kernels/scan/scan.cuh"
@@ -291,17 +292,6 @@ void work_experiment(const std::vector<std::size_t>& sizes, bool quick, std::ost
     }
 }
 
-std::string git_commit() {
-    FILE* pipe = popen("git rev-parse --short HEAD 2>/dev/null", "r");
-    if (!pipe) return "unknown";
-    char buf[64] = {};
-    const bool ok = std::fgets(buf, sizeof buf, pipe) != nullptr;
-    pclose(pipe);
-    std::string s = ok ? buf : "unknown";
-    while (!s.empty() && (s.back() == '\n' || s.back() == '\r')) s.pop_back();
-    return s.empty() ? "unknown" : s;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -329,7 +319,7 @@ int main(int argc, char** argv) {
         }
     }
     try {
-        if (commit.empty()) commit = git_commit();
+        if (commit.empty()) commit = bench::git_commit();
         cudaDeviceProp prop{};
         TS_CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
         int runtime = 0, driver = 0;

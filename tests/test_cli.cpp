@@ -14,8 +14,6 @@ using namespace tilescan::testing;
 
 namespace {
 
-void write_text(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
-
 const char* const kHeader = "circlescene 1\ncount 2\n";
 const char* const kGoodLine = "0.5 0.5 0 0.25 1 0 0 0.5\n";
 

@@ -22,16 +22,10 @@ namespace fs = std::filesystem;
 using tilescan::Image;
 using tilescan::InputError;
 
+using tilescan::testing::file_text;
+using tilescan::testing::write_text;
+
 namespace {
-
-std::string file_text(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
-
-void write_text(const std::string& path, const std::string& text) { std::ofstream(path, std::ios::binary) << text; }
 
 std::string gunzipped_file(const std::string& path) {
     const gzFile gz = gzopen(path.c_str(), "rb");

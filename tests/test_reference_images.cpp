@@ -38,14 +38,6 @@ std::vector<GoldenEntry> read_manifest() {
     return entries;
 }
 
-std::string sha256_of_file(const std::string& path) {
-    FILE* pipe = popen(("sha256sum '" + path + "'").c_str(), "r");
-    std::array<char, 65> digest{};
-    const bool ok = pipe && std::fread(digest.data(), 1, 64, pipe) == 64;
-    if (pipe) pclose(pipe);
-    return ok ? std::string(digest.data()) : std::string();
-}
-
 std::string scene_name_of(const std::string& file) { return file.substr(0, file.rfind('_')); }
 
 }  // namespace

@@ -21,16 +21,10 @@ using tilescan::Circle;
 using tilescan::InputError;
 using tilescan::Scene;
 
+using tilescan::testing::file_text;
+using tilescan::testing::write_text;
+
 namespace {
-
-std::string file_text(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
-
-void write_text(const std::string& path, const std::string& text) { std::ofstream(path, std::ios::binary) << text; }
 
 float from_bits(std::uint32_t bits) {
     float value;

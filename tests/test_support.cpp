@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <sys/wait.h>
 
 #include "renderer/image_diff.h"
@@ -51,6 +53,23 @@ CommandResult run_cli(const std::string& arguments) {
 }
 
 bool file_exists(const std::string& path) { return fs::exists(path); }
+
+std::string file_text(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+void write_text(const std::string& path, const std::string& text) { std::ofstream(path, std::ios::binary) << text; }
+
+std::string sha256_of_file(const std::string& path) {
+    FILE* pipe = popen(("sha256sum '" + path + "'").c_str(), "r");
+    std::array<char, 65> digest{};
+    const bool ok = pipe && std::fread(digest.data(), 1, 64, pipe) == 64;
+    if (pipe) pclose(pipe);
+    return ok ? std::string(digest.data()) : std::string();
+}
 
 bool images_match(const Image& expected, const Image& actual, float tolerance, const std::string& name) {
     if (expected.width != actual.width || expected.height != actual.height) {

@@ -26,6 +26,9 @@ struct CommandResult {
 CommandResult run_cli(const std::string& arguments);
 
 bool file_exists(const std::string& path);
+std::string file_text(const std::string& path);  // the whole file, bytes as they are
+void write_text(const std::string& path, const std::string& text);
+std::string sha256_of_file(const std::string& path);  // hex digest by sha256sum, "" on failure
 
 // True when the two images are equal within `tolerance` on every channel (0 = bit for bit).
 // On failure it writes `<name>_actual.pfm` and `<name>_diff.png` under the build tree and
