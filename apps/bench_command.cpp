@@ -8,8 +8,8 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
-#include <functional>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <sstream>
 
@@ -166,12 +166,13 @@ std::string ratio(const Timing& peer, double ours) {
 std::string table(const std::vector<SceneResult>& results) {
     std::ostringstream md;
     md << "| scene | size | circles | pairs | blends | scan ms | sort ms | naive ms | sort/scan | naive/scan "
-          "| binning sort/scan | Gblends/s (shade) | cpu ms | ref ms | exact (scan, sort, naive, cpu) | scan stages (ms) |\n";
+          "| binning sort/scan | Gblends/s (shade) | cpu ms | ref ms | exact (scan, sort, naive, cpu) | scan stages "
+          "(ms) |\n";
     md << "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
     for (const SceneResult& r : results) {
         const auto exact = [](const Timing& t) { return !t.ran ? "–" : t.exact ? "yes" : "NO"; };
-        md << "| " << r.bench_case.scene << " | " << r.bench_case.size << " | " << r.circles << " | " << r.pairs << " | "
-           << r.blends << " | " << (r.scan.ran ? cell(r.scan.frame_ms) : "–") << " | "
+        md << "| " << r.bench_case.scene << " | " << r.bench_case.size << " | " << r.circles << " | " << r.pairs
+           << " | " << r.blends << " | " << (r.scan.ran ? cell(r.scan.frame_ms) : "–") << " | "
            << (r.sort.ran ? cell(r.sort.frame_ms) : "–") << " | " << (r.naive.ran ? cell(r.naive.frame_ms) : "–")
            << " | " << ratio(r.sort, r.scan.frame_ms) << " | " << ratio(r.naive, r.scan.frame_ms) << " | "
            << (r.scan.ran && r.scan.binning_ms > 0 ? cell(r.sort.binning_ms / r.scan.binning_ms, "%.2fx") : "–")
@@ -205,9 +206,8 @@ int run_bench_command(const std::vector<std::string>& arguments) {
         return 0;
     }
     const bool quick = parsed.has("--quick");
-    const int repeats =
-        static_cast<int>(parsed.has("--repeats") ? parse_integer(parsed.value("--repeats"), "--repeats", 1, 10000)
-                                                 : (quick ? 3 : 20));
+    const int repeats = static_cast<int>(
+        parsed.has("--repeats") ? parse_integer(parsed.value("--repeats"), "--repeats", 1, 10000) : (quick ? 3 : 20));
     const std::string out = parsed.value("--out");
     if (!out.empty() && !std::filesystem::is_directory(out))
         throw InputError("--out: folder '" + out + "' does not exist");

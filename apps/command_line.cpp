@@ -75,8 +75,8 @@ std::int64_t parse_integer(const std::string& text, const std::string& what, std
     if (text.empty() || *end != '\0' || errno == ERANGE)
         throw InputError(what + ": '" + text + "' is not a whole number");
     if (value < min || value > max)
-        throw InputError(what + ": " + text + " is out of range [" + std::to_string(min) + ", " +
-                         std::to_string(max) + "]");
+        throw InputError(what + ": " + text + " is out of range [" + std::to_string(min) + ", " + std::to_string(max) +
+                         "]");
     return value;
 }
 

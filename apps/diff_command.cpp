@@ -68,11 +68,12 @@ int run_diff_command(const std::vector<std::string>& arguments) {
 
     const std::size_t pixels = static_cast<std::size_t>(a.width) * a.height;
     if (parsed.has("--json")) {
-        std::printf("{\"max_abs_difference\":%.9g,\"differing_pixels\":%zu,\"pixels\":%zu,\"psnr\":%s,"
-                    "\"first_x\":%d,\"first_y\":%d,\"tolerance\":%.9g,\"within_tolerance\":%s}\n",
-                    diff.max_abs_difference, diff.differing_pixels, pixels,
-                    std::isinf(diff.psnr) ? "null" : std::to_string(diff.psnr).c_str(), diff.first_x, diff.first_y,
-                    tolerance, diff.differing_pixels == 0 ? "true" : "false");
+        std::printf(
+            "{\"max_abs_difference\":%.9g,\"differing_pixels\":%zu,\"pixels\":%zu,\"psnr\":%s,"
+            "\"first_x\":%d,\"first_y\":%d,\"tolerance\":%.9g,\"within_tolerance\":%s}\n",
+            diff.max_abs_difference, diff.differing_pixels, pixels,
+            std::isinf(diff.psnr) ? "null" : std::to_string(diff.psnr).c_str(), diff.first_x, diff.first_y, tolerance,
+            diff.differing_pixels == 0 ? "true" : "false");
     } else {
         std::printf("max abs difference  %.9g\n", diff.max_abs_difference);
         std::printf("differing pixels    %zu of %zu (tolerance %g%s)\n", diff.differing_pixels, pixels, tolerance,

@@ -37,7 +37,8 @@ int dispatch(const std::string& command, const std::vector<std::string>& argumen
         print_usage(stdout);
         return 0;
     }
-    throw tilescan::InputError("unknown command '" + command + "' (commands: render, view, scenegen, diff, bench; see tilescan --help)");
+    throw tilescan::InputError("unknown command '" + command +
+                               "' (commands: render, view, scenegen, diff, bench; see tilescan --help)");
 }
 
 }  // namespace

@@ -2,9 +2,10 @@
 // stay clean) and not silenced by --quiet.
 #pragma once
 
+#include <unistd.h>
+
 #include <cstdio>
 #include <string>
-#include <unistd.h>
 
 namespace tilescan {
 

@@ -65,7 +65,8 @@ RenderRequest read_request(const ParsedArguments& parsed) {
     request.backend = parsed.value("--backend", "auto");
     request.backend_options.binning = parsed.value("--binning", "scan");
     if (parsed.has("--threads"))
-        request.backend_options.threads = static_cast<unsigned>(parse_integer(parsed.value("--threads"), "--threads", 1, 1024));
+        request.backend_options.threads =
+            static_cast<unsigned>(parse_integer(parsed.value("--threads"), "--threads", 1, 1024));
     if (parsed.has("--frames")) request.frames = parse_integer(parsed.value("--frames"), "--frames", 1, 1000000);
     if (parsed.has("--seed"))
         request.seed = static_cast<std::uint32_t>(parse_integer(parsed.value("--seed"), "--seed", 0, 4294967295LL));
@@ -113,8 +114,8 @@ struct FrameRecord {
 
 void print_stats_table(const SceneSource& source, const std::string& backend, const ImageSize& size,
                        const std::vector<FrameRecord>& records) {
-    std::printf("scene %s  circles %zu  size %dx%d  backend %s\n", source.name.c_str(), source.scene.size(),
-                size.width, size.height, backend.c_str());
+    std::printf("scene %s  circles %zu  size %dx%d  backend %s\n", source.name.c_str(), source.scene.size(), size.width,
+                size.height, backend.c_str());
     std::printf("%-6s %10s %14s %12s %10s", "frame", "ms", "blends", "pairs", "bin MiB");
     if (!records.empty())
         for (const StageTime& stage : records.front().stats.stages) std::printf(" %10s", stage.name.c_str());

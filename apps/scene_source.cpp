@@ -30,8 +30,8 @@ SceneSource open_scene_source(const std::string& name_or_path, std::uint32_t see
         return source;
     }
     if (!is_builtin_scene_name(name_or_path))
-        throw InputError("'" + name_or_path + "' is neither a scene file nor a built-in scene (built-in: " +
-                         builtin_names_text() + ")");
+        throw InputError("'" + name_or_path +
+                         "' is neither a scene file nor a built-in scene (built-in: " + builtin_names_text() + ")");
     BuiltinScene builtin = make_builtin_scene(name_or_path, seed);
     source.name = name_or_path;
     source.scene = std::move(builtin.scene);

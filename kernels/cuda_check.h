@@ -29,19 +29,17 @@ private:
 
 }  // namespace tilescan
 
-#define TS_CUDA_CHECK(expr)                                                           \
-    do {                                                                              \
-        const cudaError_t ts_cuda_result_ = (expr);                                   \
-        if (ts_cuda_result_ != cudaSuccess)                                           \
-            throw ::tilescan::CudaError(ts_cuda_result_, #expr, __FILE__, __LINE__);  \
+#define TS_CUDA_CHECK(expr)                                                                                          \
+    do {                                                                                                             \
+        const cudaError_t ts_cuda_result_ = (expr);                                                                  \
+        if (ts_cuda_result_ != cudaSuccess) throw ::tilescan::CudaError(ts_cuda_result_, #expr, __FILE__, __LINE__); \
     } while (0)
 
 #define TS_CUDA_CHECK_LAUNCH() TS_CUDA_CHECK(cudaGetLastError())
 
-#define TS_CUDA_CHECK_NOTHROW(expr)                                                               \
-    do {                                                                                          \
-        const cudaError_t ts_cuda_result_ = (expr);                                               \
-        if (ts_cuda_result_ != cudaSuccess)                                                       \
-            std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #expr,                    \
-                         cudaGetErrorString(ts_cuda_result_));                                    \
+#define TS_CUDA_CHECK_NOTHROW(expr)                                                                                  \
+    do {                                                                                                             \
+        const cudaError_t ts_cuda_result_ = (expr);                                                                  \
+        if (ts_cuda_result_ != cudaSuccess)                                                                          \
+            std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #expr, cudaGetErrorString(ts_cuda_result_)); \
     } while (0)

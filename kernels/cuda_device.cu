@@ -1,7 +1,7 @@
 // cuda_device_available / cuda_device_description for builds with CUDA (see cuda_device.h).
-#include "kernels/cuda_device.h"
-
 #include <cuda_runtime.h>
+
+#include "kernels/cuda_device.h"
 
 namespace tilescan {
 

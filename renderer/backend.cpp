@@ -68,11 +68,12 @@ std::unique_ptr<Backend> make_backend(const std::string& name, const BackendOpti
     if (options.binning != "scan" && name != "cuda" && !(name == "auto" && cuda_backend_available()))
         throw InputError("--binning " + options.binning + " applies to the cuda backend only");
     if (name == "ref") return std::make_unique<RefBackend>();
-    if (name == "cpu" || (name == "auto" && !cuda_backend_available())) return std::make_unique<CpuBackend>(options.threads);
+    if (name == "cpu" || (name == "auto" && !cuda_backend_available()))
+        return std::make_unique<CpuBackend>(options.threads);
     if (name == "cuda" || name == "auto") {
         if (!cuda_backend_available())
-            throw InputError("backend 'cuda' is not available: " + cuda_device_description() +
-                             " (available: auto, " + joined(available_backend_names()) + ")");
+            throw InputError("backend 'cuda' is not available: " + cuda_device_description() + " (available: auto, " +
+                             joined(available_backend_names()) + ")");
         return make_cuda_backend(options);
     }
     throw InputError("unknown backend '" + name + "' (known: auto, ref, cpu, cuda)");

@@ -135,9 +135,10 @@ RenderStats CpuBackend::render(const Scene& scene, Image& image) {
     RenderStats stats;
     stats.blends = blends;
     stats.pairs = pairs;
-    stats.bin_bytes = (pair_counts_.capacity() + pair_tiles_.capacity() + pair_circles_.capacity() +
-                       tile_circles_.capacity()) * sizeof(std::uint32_t) +
-                      (pair_offsets_.capacity() + tile_offsets_.capacity()) * sizeof(std::uint64_t);
+    stats.bin_bytes =
+        (pair_counts_.capacity() + pair_tiles_.capacity() + pair_circles_.capacity() + tile_circles_.capacity()) *
+            sizeof(std::uint32_t) +
+        (pair_offsets_.capacity() + tile_offsets_.capacity()) * sizeof(std::uint64_t);
     stats.stages = clock.stages();
     for (const StageTime& stage : stats.stages) stats.total_ms += stage.ms;
     return stats;

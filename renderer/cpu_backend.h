@@ -24,12 +24,12 @@ public:
 
 private:
     unsigned threads_;
-    std::vector<std::uint32_t> pair_counts_;    // [circles]
-    std::vector<std::uint64_t> pair_offsets_;   // [circles]
-    std::vector<std::uint32_t> pair_tiles_;     // [pairs], circle order
-    std::vector<std::uint32_t> pair_circles_;   // [pairs], circle order
-    std::vector<std::uint32_t> tile_circles_;   // [pairs], grouped by tile
-    std::vector<std::uint64_t> tile_offsets_;   // [tiles + 1]
+    std::vector<std::uint32_t> pair_counts_;   // [circles]
+    std::vector<std::uint64_t> pair_offsets_;  // [circles]
+    std::vector<std::uint32_t> pair_tiles_;    // [pairs], circle order
+    std::vector<std::uint32_t> pair_circles_;  // [pairs], circle order
+    std::vector<std::uint32_t> tile_circles_;  // [pairs], grouped by tile
+    std::vector<std::uint64_t> tile_offsets_;  // [tiles + 1]
 };
 
 }  // namespace tilescan

@@ -14,8 +14,7 @@ void clear_image(const BackgroundParams& background, Image& image) {
 namespace {
 
 // Blends circle `i` into every pixel of its box whose centre it covers; returns how many.
-std::uint64_t draw_circle(const Scene& scene, std::size_t i, float inverse_width, float inverse_height,
-                          Image& image) {
+std::uint64_t draw_circle(const Scene& scene, std::size_t i, float inverse_width, float inverse_height, Image& image) {
     const float cx = scene.x[i];
     const float cy = scene.y[i];
     const float radius = scene.radius[i];
@@ -42,7 +41,8 @@ std::uint64_t render_reference(const Scene& scene, Image& image) {
     const float inverse_width = 1.0f / (float)image.width;
     const float inverse_height = 1.0f / (float)image.height;
     std::uint64_t blends = 0;
-    for (std::size_t i = 0; i < scene.size(); ++i) blends += draw_circle(scene, i, inverse_width, inverse_height, image);
+    for (std::size_t i = 0; i < scene.size(); ++i)
+        blends += draw_circle(scene, i, inverse_width, inverse_height, image);
     return blends;
 }
 

@@ -45,7 +45,8 @@ void Scene::set_circle(std::size_t i, const Circle& c) {
 namespace {
 
 bool same_bits(const std::vector<float>& lhs, const std::vector<float>& rhs) {
-    return lhs.size() == rhs.size() && (lhs.empty() || std::memcmp(lhs.data(), rhs.data(), lhs.size() * sizeof(float)) == 0);
+    return lhs.size() == rhs.size() &&
+           (lhs.empty() || std::memcmp(lhs.data(), rhs.data(), lhs.size() * sizeof(float)) == 0);
 }
 
 }  // namespace

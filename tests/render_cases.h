@@ -49,16 +49,19 @@ inline std::vector<AdversarialScene> adversarial_scenes() {
         const int c = 3 + 2 * k % (w - 8), r = 2 + 3 * k % (h - 4);
         const float dx = pixel_center(c + 3, iw) - pixel_center(c, iw);
         reaching.push_back({pixel_center(c, iw), pixel_center(r, ih), 0, dx, colour, 0.2f, 0.9f, 0.7f});
-        one_tile.push_back({(16 + 1 + k % 14) * iw, (32 + 1 + (3 * k) % 14) * ih, 0, (1 + k % 4) * iw, colour, 0, 1,
-                            0.25f});
+        one_tile.push_back(
+            {(16 + 1 + k % 14) * iw, (32 + 1 + (3 * k) % 14) * ih, 0, (1 + k % 4) * iw, colour, 0, 1, 0.25f});
     }
-    extreme = {{0.5f, 0.5f, 0, 1e6f, 0.1f, 0.2f, 0.3f, 0.5f},  {-1e6f, 0.5f, 0, 1e6f + 0.4f, 1, 0, 0, 0.5f},
-               {3e30f, 3e30f, 0, 1e-3f, 0, 1, 0, 0.5f},       {0.5f, -0.01f, 0, 0.01f, 0, 0, 1, 0.5f},
-               {1.0f, 1.0f, 0, 0.02f, 1, 1, 0, 1.0f},          {0.0f, 0.0f, 0, 0.0f, 1, 0, 1, 1.0f},
+    extreme = {{0.5f, 0.5f, 0, 1e6f, 0.1f, 0.2f, 0.3f, 0.5f},
+               {-1e6f, 0.5f, 0, 1e6f + 0.4f, 1, 0, 0, 0.5f},
+               {3e30f, 3e30f, 0, 1e-3f, 0, 1, 0, 0.5f},
+               {0.5f, -0.01f, 0, 0.01f, 0, 0, 1, 0.5f},
+               {1.0f, 1.0f, 0, 0.02f, 1, 1, 0, 1.0f},
+               {0.0f, 0.0f, 0, 0.0f, 1, 0, 1, 1.0f},
                {0.999f, 0.001f, 0, 0.5f, 0.5f, 0.5f, 0.5f, 0.0f}};
     for (int k = 0; k < 100000; ++k)
-        covering.push_back({0.5f + (k % 13) * 1e-3f, 0.5f - (k % 7) * 1e-3f, 0, 0.75f, (k % 3) / 2.0f,
-                            (k % 5) / 4.0f, (k % 11) / 10.0f, 0.01f + (k % 50) / 100.0f});
+        covering.push_back({0.5f + (k % 13) * 1e-3f, 0.5f - (k % 7) * 1e-3f, 0, 0.75f, (k % 3) / 2.0f, (k % 5) / 4.0f,
+                            (k % 11) / 10.0f, 0.01f + (k % 50) / 100.0f});
     add("centres_on_pixel_centres", centred, w, h);
     add("centres_on_tile_corners", borders, w, h);
     add("zero_radius", zero, w, h);

@@ -2,7 +2,6 @@
 // codes, and every class of bad input giving one line naming what and where, exit code 2, and no
 // output file left behind.
 #include <catch2/catch.hpp>
-
 #include <fstream>
 #include <string>
 
@@ -47,8 +46,10 @@ TEST_CASE("scenegen writes a scene that renders to the same bits as the built-in
         REQUIRE(run_cli("scenegen " + name + " -q -o " + dir + "/" + name + ".scene").exit_code == 0);
         REQUIRE(run_cli("scenegen " + name + " -q -o " + dir + "/" + name + ".tsb").exit_code == 0);
         REQUIRE(run_cli("render " + name + " --size 96x64 -q -o " + dir + "/builtin.f32").exit_code == 0);
-        REQUIRE(run_cli("render " + dir + "/" + name + ".scene --size 96x64 -q -o " + dir + "/text.f32").exit_code == 0);
-        REQUIRE(run_cli("render " + dir + "/" + name + ".tsb --size 96x64 -q -o " + dir + "/binary.f32").exit_code == 0);
+        REQUIRE(run_cli("render " + dir + "/" + name + ".scene --size 96x64 -q -o " + dir + "/text.f32").exit_code ==
+                0);
+        REQUIRE(run_cli("render " + dir + "/" + name + ".tsb --size 96x64 -q -o " + dir + "/binary.f32").exit_code ==
+                0);
         CHECK(run_cli("diff --size 96x64 " + dir + "/builtin.f32 " + dir + "/text.f32").exit_code == 0);
         CHECK(run_cli("diff --size 96x64 " + dir + "/builtin.f32 " + dir + "/binary.f32").exit_code == 0);
     }
@@ -122,7 +123,7 @@ TEST_CASE("bad arguments: one line, exit 2, no output", "[cli][errors]") {
     check_rejected("render rgb --frames 0" + out, "--frames");
     check_rejected("render rgb --seed x" + out, "--seed");
     check_rejected("render rgb --backend warp" + out, "warp");
-    check_rejected("render rgb --size" , "needs a value");
+    check_rejected("render rgb --size", "needs a value");
     CHECK_FALSE(file_exists(dir + "/out.png"));
     check_rejected("render rgb -o " + dir + "/no/such/folder/out.png", "does not exist");
     check_rejected("render rgb -o " + dir + "/out.tiff", "tiff");

@@ -3,9 +3,8 @@
 // match bit for bit; snow scenes within 1e-6 (the course used glibc's expf, we use one portable exp
 // shared by every backend). rand1M and micro2M have no scene file: they come from our generators,
 // so these tests also check the generators, and their 1024 images are checked by sha256.
-#include <catch2/catch.hpp>
-
 #include <array>
+#include <catch2/catch.hpp>
 #include <cstdio>
 #include <string>
 

@@ -2,7 +2,6 @@
 // ones where quick), adversarial scenes, animated frames, and its ordered binning against the
 // serial reference.
 #include <catch2/catch.hpp>
-
 #include <random>
 
 #include "kernels/primitives/ordered_binning_cpu.h"
@@ -54,8 +53,8 @@ TEST_CASE("cpu renders animated frames like ref", "[cpu_backend]") {
 
 TEST_CASE("cpu ordered binning equals the serial reference", "[cpu_backend][binning]") {
     std::mt19937 random(7);
-    for (const std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(33), std::size_t(65537),
-                                std::size_t(1000003)}) {
+    for (const std::size_t n :
+         {std::size_t(0), std::size_t(1), std::size_t(33), std::size_t(65537), std::size_t(1000003)}) {
         for (const std::uint32_t bins : {1u, 7u, 4096u, 1u << 20}) {
             std::vector<std::uint32_t> keys(n), values(n);
             const bool skewed = n % 2 == 1;  // everything in one bin but a few

@@ -4,7 +4,6 @@
 // prints "no CUDA device: N gpu tests skipped" and exits with 77, which ctest reports as Skipped.
 #define CATCH_CONFIG_RUNNER
 #include <catch2/catch.hpp>
-
 #include <cstdio>
 
 #if defined(TILESCAN_GPU_TESTS)

@@ -1,9 +1,8 @@
 // Golden images: reference_images/ holds every built-in scene rendered by `ref` (PNG) and the
 // sha256 of each float image (MANIFEST). Re-rendering must give the same float bits and the same
 // PNG bytes, so any change of the rendering rules, the generators or the 8-bit rule shows here.
-#include <catch2/catch.hpp>
-
 #include <array>
+#include <catch2/catch.hpp>
 #include <cstdio>
 #include <fstream>
 #include <sstream>

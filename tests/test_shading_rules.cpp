@@ -2,7 +2,6 @@
 // off-screen and zero-radius circles, blend order, the snow ramp, the background, and the
 // portable exp that all backends share.
 #include <catch2/catch.hpp>
-
 #include <cmath>
 #include <cstring>
 

@@ -1,15 +1,15 @@
 // Implementation of the test helpers (see test_support.h).
 #include "test_support.h"
 
-#include <catch2/catch.hpp>
+#include <sys/wait.h>
 
 #include <array>
+#include <catch2/catch.hpp>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
-#include <sys/wait.h>
 
 #include "renderer/image_diff.h"
 #include "renderer/image_io.h"

@@ -1,10 +1,9 @@
 // GPU ordered binning (see ordered_binning.h): digit passes of count -> scan -> stable scatter.
-#include "kernels/primitives/ordered_binning.h"
-
 #include <stdexcept>
 #include <string>
 
 #include "kernels/cuda_check.h"
+#include "kernels/primitives/ordered_binning.h"
 #include "kernels/scan/scan.h"
 
 namespace tilescan {
@@ -54,11 +53,11 @@ BinningTemp carve_temp(std::size_t n, std::uint32_t num_bins, void* base) {
     const std::size_t counts = warp_count(n) * (std::size_t(1) << plan.digit_bits);
     BinningTemp t{};
     t.scan_temp_bytes = scan_temp_bytes<std::uint32_t, std::uint64_t>(counts);
-    const std::size_t sizes[] = {aligned(n * 4), aligned(n * 4), aligned(n * 4), aligned(counts * 4),
-                                 aligned(counts * 8), aligned(t.scan_temp_bytes)};
+    const std::size_t sizes[] = {aligned(n * 4),      aligned(n * 4),      aligned(n * 4),
+                                 aligned(counts * 4), aligned(counts * 8), aligned(t.scan_temp_bytes)};
     char* p = static_cast<char*>(base);
-    void** slots[] = {reinterpret_cast<void**>(&t.keys_a), reinterpret_cast<void**>(&t.keys_b),
-                      reinterpret_cast<void**>(&t.values), reinterpret_cast<void**>(&t.digit_counts),
+    void** slots[] = {reinterpret_cast<void**>(&t.keys_a),       reinterpret_cast<void**>(&t.keys_b),
+                      reinterpret_cast<void**>(&t.values),       reinterpret_cast<void**>(&t.digit_counts),
                       reinterpret_cast<void**>(&t.digit_starts), &t.scan_temp};
     for (int k = 0; k < 6; ++k) {
         *slots[k] = p;
@@ -88,8 +87,8 @@ __device__ inline std::uint32_t lanes_with_digit(std::uint32_t digit, int digit_
 
 // counts[digit * warps + warp] = how many of the warp's elements have that digit. Equal digits in
 // a round are counted once by their lowest lane (a warp vote), so no atomics are needed.
-__global__ void count_digits_kernel(const std::uint32_t* __restrict__ keys, std::size_t n, std::size_t warps,
-                                    int shift, int digit_bits, std::uint32_t* __restrict__ counts) {
+__global__ void count_digits_kernel(const std::uint32_t* __restrict__ keys, std::size_t n, std::size_t warps, int shift,
+                                    int digit_bits, std::uint32_t* __restrict__ counts) {
     const std::uint32_t mask = (1u << digit_bits) - 1;
     __shared__ std::uint32_t histogram[kWarpsPerBlock][kMaxRadix];
     const int lane = threadIdx.x & 31;
@@ -148,8 +147,8 @@ __global__ void scatter_digits_kernel(const std::uint32_t* __restrict__ keys_in,
 }
 
 // offsets[b] = the first position of the sorted bins holding a bin >= b (offsets[num_bins] = n).
-__global__ void bin_offsets_kernel(const std::uint32_t* __restrict__ sorted_bins, std::size_t n,
-                                   std::uint32_t num_bins, std::uint64_t* __restrict__ offsets) {
+__global__ void bin_offsets_kernel(const std::uint32_t* __restrict__ sorted_bins, std::size_t n, std::uint32_t num_bins,
+                                   std::uint64_t* __restrict__ offsets) {
     const std::uint64_t b = std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
     if (b > num_bins) return;
     std::size_t low = 0;
@@ -169,12 +168,12 @@ void run_digit_pass(const std::uint32_t* keys_in, const std::uint32_t* values_in
                     cudaStream_t stream) {
     const std::size_t warps = warp_count(n);
     count_digits_kernel<<<block_count(warps), kBlock, 0, stream>>>(keys_in, n, warps, shift, digit_bits,
-                                                                    t.digit_counts);
+                                                                   t.digit_counts);
     TS_CUDA_CHECK_LAUNCH();
     exclusive_scan(t.digit_counts, t.digit_starts, warps << digit_bits, Sum<std::uint64_t>{}, t.scan_temp,
                    t.scan_temp_bytes, stream);
     scatter_digits_kernel<<<block_count(warps), kBlock, 0, stream>>>(keys_in, values_in, n, warps, shift, digit_bits,
-                                                                      t.digit_starts, keys_out, values_out);
+                                                                     t.digit_starts, keys_out, values_out);
     TS_CUDA_CHECK_LAUNCH();
 }
 
@@ -184,17 +183,17 @@ std::size_t ordered_binning_temp_bytes(std::size_t n, std::uint32_t num_bins) {
     return carve_temp(n, num_bins, nullptr).total_bytes;
 }
 
-void ordered_binning(const std::uint32_t* d_bins, const std::uint32_t* d_values, std::size_t n,
-                     std::uint32_t num_bins, std::uint32_t* d_binned, std::uint64_t* d_offsets, void* d_temp,
-                     std::size_t temp_bytes, cudaStream_t stream) {
+void ordered_binning(const std::uint32_t* d_bins, const std::uint32_t* d_values, std::size_t n, std::uint32_t num_bins,
+                     std::uint32_t* d_binned, std::uint64_t* d_offsets, void* d_temp, std::size_t temp_bytes,
+                     cudaStream_t stream) {
     if (num_bins == 0) throw std::invalid_argument("ordered_binning: num_bins must be at least 1");
     if (n > 0 && d_binned == d_values) throw std::invalid_argument("ordered_binning: d_binned must not alias d_values");
     if (block_count(warp_count(n)) > 0x7fffffffu)
         throw std::invalid_argument("ordered_binning: n is beyond the grid limit");
     const BinningTemp t = carve_temp(n, num_bins, d_temp);
     if (temp_bytes < t.total_bytes)
-        throw std::invalid_argument("ordered_binning: temporary storage of " + std::to_string(temp_bytes) +
-                                    " bytes, " + std::to_string(t.total_bytes) + " needed");
+        throw std::invalid_argument("ordered_binning: temporary storage of " + std::to_string(temp_bytes) + " bytes, " +
+                                    std::to_string(t.total_bytes) + " needed");
     const DigitPlan plan = digit_plan(num_bins);
     const std::uint32_t* sorted_bins = d_bins;
     if (n == 0 || plan.passes == 0) {

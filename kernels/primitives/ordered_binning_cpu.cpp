@@ -30,8 +30,8 @@ void serial_ordered_binning(const std::uint32_t* bins, const std::uint32_t* valu
     for (std::size_t i = 0; i < n; ++i) binned[cursor[bins[i]]++] = values[i];
 }
 
-void cpu_ordered_binning(const std::uint32_t* bins, const std::uint32_t* values, std::size_t n,
-                         std::uint32_t num_bins, std::uint32_t* binned, std::uint64_t* offsets, unsigned threads) {
+void cpu_ordered_binning(const std::uint32_t* bins, const std::uint32_t* values, std::size_t n, std::uint32_t num_bins,
+                         std::uint32_t* binned, std::uint64_t* offsets, unsigned threads) {
     if (threads == 0) threads = cpu_scan_default_threads();
     check_bins(bins, 0, n, num_bins);
     const std::size_t chunks = std::max<std::size_t>(1, std::min<std::size_t>(threads, n / 65536));
@@ -50,8 +50,8 @@ void cpu_ordered_binning(const std::uint32_t* bins, const std::uint32_t* values,
         }
     });
     std::vector<std::uint64_t>& starts = counts;  // scanned in place
-    const std::uint64_t total = cpu_exclusive_scan(counts.data(), starts.data(), counts.size(), Sum<std::uint64_t>{},
-                                                   threads);
+    const std::uint64_t total =
+        cpu_exclusive_scan(counts.data(), starts.data(), counts.size(), Sum<std::uint64_t>{}, threads);
     for (std::uint32_t b = 0; b < num_bins; ++b) offsets[b] = starts[static_cast<std::size_t>(b) * chunks];
     offsets[num_bins] = total;
     cpu_parallel_ranges(chunks, threads, [&](std::size_t c0, std::size_t c1) {

@@ -22,7 +22,7 @@ void serial_ordered_binning(const std::uint32_t* bins, const std::uint32_t* valu
 // The same result on `threads` threads (0 = all cores): the input is cut into one chunk per
 // thread; per-chunk counts are scanned bin-major, chunk-minor, so chunk c's elements of bin b land
 // after those of chunks 0..c-1 and the output equals the serial one exactly.
-void cpu_ordered_binning(const std::uint32_t* bins, const std::uint32_t* values, std::size_t n,
-                         std::uint32_t num_bins, std::uint32_t* binned, std::uint64_t* offsets, unsigned threads = 0);
+void cpu_ordered_binning(const std::uint32_t* bins, const std::uint32_t* values, std::size_t n, std::uint32_t num_bins,
+                         std::uint32_t* binned, std::uint64_t* offsets, unsigned threads = 0);
 
 }  // namespace tilescan

@@ -29,7 +29,8 @@ __device__ __forceinline__ bool is_big(const CircleFootprint& c) {
 }
 
 // Tile t (row-major inside the rectangle) of a circle's tile rectangle, as a tile index.
-__device__ __forceinline__ std::uint32_t tile_in_rect(const TileRect& r, int t, const FrameParams& f, int* tx, int* ty) {
+__device__ __forceinline__ std::uint32_t tile_in_rect(const TileRect& r, int t, const FrameParams& f, int* tx,
+                                                      int* ty) {
     const int width = r.tx1 - r.tx0;
     *tx = r.tx0 + t % width;
     *ty = r.ty0 + t / width;
@@ -44,8 +45,9 @@ __global__ void cull_and_count_kernel(DeviceCircles circles, FrameParams frame, 
     const float radius = circles.radius[i];
     const CircleFootprint c = circle_footprint(circles.x[i], circles.y[i], radius, frame.width, frame.height);
     records.geometry[i] = {c.x, c.y, c.squared_radius, radius};
-    records.paint[i] = frame.shading == kShadingSnow ? CirclePaint{circles.z[i], 0.0f, 0.0f, 0.0f}
-                                                     : CirclePaint{circles.r[i], circles.g[i], circles.b[i], circles.a[i]};
+    records.paint[i] = frame.shading == kShadingSnow
+                           ? CirclePaint{circles.z[i], 0.0f, 0.0f, 0.0f}
+                           : CirclePaint{circles.r[i], circles.g[i], circles.b[i], circles.a[i]};
     records.box[i] = render_detail::pack_box(c.box);
     if (is_big(c)) {  // counted by count_big_circles_kernel; the list's order does not matter
         big_circles[atomicAdd(big_count, 1u)] = i;
@@ -133,11 +135,11 @@ __global__ void emit_big_circles_kernel(FrameParams f, CircleRecords records,
 }
 
 template <typename Output>
-void launch_emit(const FrameParams& frame, const CircleRecords& records, std::uint32_t circles,
-                 const BigCircles& big, const std::uint64_t* pair_offsets, Output output, cudaStream_t stream) {
+void launch_emit(const FrameParams& frame, const CircleRecords& records, std::uint32_t circles, const BigCircles& big,
+                 const std::uint64_t* pair_offsets, Output output, cudaStream_t stream) {
     if (circles == 0) return;
     emit_small_circles_kernel<<<blocks_for(circles), kThreads, 0, stream>>>(frame, records, circles, pair_offsets,
-                                                                             output);
+                                                                            output);
     TS_CUDA_CHECK_LAUNCH();
     emit_big_circles_kernel<<<kBigCircleBlocks, kThreads, 0, stream>>>(frame, records, big.circles, big.count,
                                                                        pair_offsets, output);
@@ -200,7 +202,7 @@ void launch_split_sort_keys(const std::uint64_t* sorted_keys, std::size_t pairs,
         TS_CUDA_CHECK_LAUNCH();
     }
     sorted_tile_offsets_kernel<<<blocks_for(std::size_t(tiles) + 1), kThreads, 0, stream>>>(sorted_keys, pairs, tiles,
-                                                                                          tile_offsets);
+                                                                                            tile_offsets);
     TS_CUDA_CHECK_LAUNCH();
 }
 

@@ -153,8 +153,9 @@ void CudaBackend::upload(const Scene& scene) {
         DeviceBuffer<float>* device[] = {&d.x, &d.y, &d.z, &d.radius, &d.r, &d.g, &d.b, &d.a};
         for (int k = 0; k < 8; ++k) {
             device[k]->reserve(n);
-            if (n) TS_CUDA_CHECK(cudaMemcpyAsync(device[k]->data(), host[k]->data(), n * sizeof(float),
-                                                 cudaMemcpyHostToDevice, d.stream));
+            if (n)
+                TS_CUDA_CHECK(cudaMemcpyAsync(device[k]->data(), host[k]->data(), n * sizeof(float),
+                                              cudaMemcpyHostToDevice, d.stream));
         }
         d.geometry.reserve(n);
         d.paint.reserve(n);

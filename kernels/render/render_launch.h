@@ -38,8 +38,8 @@ void launch_emit_sort_keys(const FrameParams& frame, const CircleRecords& record
 
 // From keys sorted by (tile, circle): the circle ids in order and each tile's [begin, end).
 void launch_split_sort_keys(const std::uint64_t* sorted_keys, std::size_t pairs, std::uint32_t tiles,
-                            std::uint32_t* tile_circles,   // [pairs]
-                            std::uint64_t* tile_offsets,   // [tiles + 1]
+                            std::uint32_t* tile_circles,  // [pairs]
+                            std::uint64_t* tile_offsets,  // [tiles + 1]
                             cudaStream_t stream);
 
 // One block per tile, one thread per pixel: clears, blends the tile's circles in list order,
@@ -52,8 +52,8 @@ void launch_shade_tiles(const FrameParams& frame, const CircleRecords& records,
 
 // The naive peer (the course's reference GPU design): each tile's block tests every circle
 // against its tile, compacts the hits with a block scan, and shades them. O(tiles x circles).
-void launch_naive_render(const FrameParams& frame, const CircleRecords& records, std::uint32_t circles,
-                         float* image, cudaStream_t stream);
+void launch_naive_render(const FrameParams& frame, const CircleRecords& records, std::uint32_t circles, float* image,
+                         cudaStream_t stream);
 
 // 8-bit RGBA (quantize_8bit, alpha 255) of a float image, for display.
 void launch_convert_to_rgba8(const float* image, int width, int height, std::uint8_t* rgba8, cudaStream_t stream);

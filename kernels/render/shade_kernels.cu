@@ -35,7 +35,7 @@ struct StagedCircles {
 
 // The pixel this thread owns in the block's tile.
 struct TilePixel {
-    int column, row;      // in the image
+    int column, row;       // in the image
     int local_x, local_y;  // in the tile
     float px, py;
     bool inside;
@@ -71,7 +71,8 @@ __device__ __forceinline__ std::uint32_t span_bits(int lo, int hi) {
 __device__ __forceinline__ std::uint32_t tile_box_mask(const CircleBox& box, std::uint32_t tile, const FrameParams& f) {
     const int tile_x0 = int(tile % std::uint32_t(f.grid.tiles_x)) << kTileLog2;
     const int tile_y0 = int(tile / std::uint32_t(f.grid.tiles_x)) << kTileLog2;
-    return span_bits(box.x0 - tile_x0, box.x_last - tile_x0) | (span_bits(box.y0 - tile_y0, box.y_last - tile_y0) << 16);
+    return span_bits(box.x0 - tile_x0, box.x_last - tile_x0) |
+           (span_bits(box.y0 - tile_y0, box.y_last - tile_y0) << 16);
 }
 
 // One circle's records, read from global memory ahead of the batch that uses them.
@@ -174,9 +175,9 @@ __global__ void __launch_bounds__(kTilePixels)
     Rgba pixel = background_pixel(f.background, p.row, f.height);
     for (std::uint32_t batch = 0; batch < circles; batch += kBatch) {
         const std::uint32_t circle = batch + threadIdx.x;
-        const bool hit = circle < circles &&
-                         circle_touches_tile(footprint_of(records.geometry[circle], records.box[circle]), tx, ty,
-                                             f.width, f.height, f.inverse_width, f.inverse_height);
+        const bool hit =
+            circle < circles && circle_touches_tile(footprint_of(records.geometry[circle], records.box[circle]), tx, ty,
+                                                    f.width, f.height, f.inverse_width, f.inverse_height);
         const std::uint32_t inclusive =
             scan_detail::warp_inclusive_scan<std::uint32_t>(hit ? 1u : 0u, Sum<std::uint32_t>{}, lane);
         if (lane == 31) warp_hits[warp] = inclusive;
@@ -211,20 +212,22 @@ void launch_shade_tiles(const FrameParams& frame, const CircleRecords& records, 
                         const std::uint32_t* tile_circles, float* image, unsigned long long* blends,
                         cudaStream_t stream) {
     if (frame.shading == kShadingSnow)
-        shade_tiles_kernel<kShadingSnow><<<tile_count(frame), kTilePixels, 0, stream>>>(frame, records, tile_offsets,
-                                                                                        tile_circles, image, blends);
+        shade_tiles_kernel<kShadingSnow>
+            <<<tile_count(frame), kTilePixels, 0, stream>>>(frame, records, tile_offsets, tile_circles, image, blends);
     else
-        shade_tiles_kernel<kShadingFlat><<<tile_count(frame), kTilePixels, 0, stream>>>(frame, records, tile_offsets,
-                                                                                        tile_circles, image, blends);
+        shade_tiles_kernel<kShadingFlat>
+            <<<tile_count(frame), kTilePixels, 0, stream>>>(frame, records, tile_offsets, tile_circles, image, blends);
     TS_CUDA_CHECK_LAUNCH();
 }
 
 void launch_naive_render(const FrameParams& frame, const CircleRecords& records, std::uint32_t circles, float* image,
                          cudaStream_t stream) {
     if (frame.shading == kShadingSnow)
-        naive_render_kernel<kShadingSnow><<<tile_count(frame), kTilePixels, 0, stream>>>(frame, records, circles, image);
+        naive_render_kernel<kShadingSnow>
+            <<<tile_count(frame), kTilePixels, 0, stream>>>(frame, records, circles, image);
     else
-        naive_render_kernel<kShadingFlat><<<tile_count(frame), kTilePixels, 0, stream>>>(frame, records, circles, image);
+        naive_render_kernel<kShadingFlat>
+            <<<tile_count(frame), kTilePixels, 0, stream>>>(frame, records, circles, image);
     TS_CUDA_CHECK_LAUNCH();
 }
 

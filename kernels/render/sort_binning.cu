@@ -15,8 +15,8 @@ std::size_t sort_pair_keys_temp_bytes(std::size_t pairs, int end_bit) {
     return bytes;
 }
 
-void sort_pair_keys(const std::uint64_t* keys_in, std::uint64_t* keys_out, std::size_t pairs, int end_bit,
-                    void* d_temp, std::size_t temp_bytes, cudaStream_t stream) {
+void sort_pair_keys(const std::uint64_t* keys_in, std::uint64_t* keys_out, std::size_t pairs, int end_bit, void* d_temp,
+                    std::size_t temp_bytes, cudaStream_t stream) {
     TS_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(d_temp, temp_bytes, keys_in, keys_out, pairs, 0, end_bit, stream));
 }
 

@@ -63,9 +63,7 @@ TS_HD inline PixelBox circle_pixel_box(float x, float y, float radius, int width
 
 // Centre of pixel column/row `index` in unit-square coordinates; `inverse_size` is 1.f / W (or H),
 // computed once per image.
-TS_HD inline float pixel_center(int index, float inverse_size) {
-    return inverse_size * ((float)index + 0.5f);
-}
+TS_HD inline float pixel_center(int index, float inverse_size) { return inverse_size * ((float)index + 0.5f); }
 
 // Squared distance from the circle centre to a point, computed as the course does: dx = px - x.
 TS_HD inline float squared_distance(float circle_x, float circle_y, float px, float py) {

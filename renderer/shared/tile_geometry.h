@@ -17,7 +17,7 @@ namespace tilescan {
 #define TILESCAN_TILE_LOG2 4
 #endif
 constexpr int kTileLog2 = TILESCAN_TILE_LOG2;  // chosen by measurement: see bench/results
-constexpr int kTileSize = 1 << kTileLog2;  // 16 x 16 pixels
+constexpr int kTileSize = 1 << kTileLog2;      // 16 x 16 pixels
 constexpr int kTilePixels = kTileSize * kTileSize;
 
 struct TileGrid {

@@ -2,7 +2,6 @@
 // built-in scene at 256x256, 1024x1024 and odd sizes, adversarial scenes, animated frames; and
 // the GPU ordered binning equals the serial reference.
 #include <catch2/catch.hpp>
-
 #include <map>
 #include <random>
 
@@ -59,7 +58,8 @@ TEST_CASE("cuda renders animated frames like ref, reusing its buffers", "[gpu][r
         BuiltinScene builtin = make_builtin_scene(name, 0);
         for (int frame = 0; frame < 60; ++frame) {
             builtin.animation->advance(builtin.scene);
-            if (frame % 7 == 0) CHECK(renders_like_ref(backend, builtin.scene, 320, 240, name + "_" + std::to_string(frame)));
+            if (frame % 7 == 0)
+                CHECK(renders_like_ref(backend, builtin.scene, 320, 240, name + "_" + std::to_string(frame)));
         }
     }
 }
