@@ -3,6 +3,7 @@
 #include <string>
 
 #include "kernels/cuda_check.h"
+#include "kernels/primitives/lower_bound.cuh"
 #include "kernels/primitives/ordered_binning.h"
 #include "kernels/scan/scan.h"
 
@@ -151,16 +152,7 @@ __global__ void bin_offsets_kernel(const std::uint32_t* __restrict__ sorted_bins
                                    std::uint64_t* __restrict__ offsets) {
     const std::uint64_t b = std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
     if (b > num_bins) return;
-    std::size_t low = 0;
-    std::size_t high = n;
-    while (low < high) {
-        const std::size_t middle = low + (high - low) / 2;
-        if (sorted_bins[middle] < b)
-            low = middle + 1;
-        else
-            high = middle;
-    }
-    offsets[b] = low;
+    offsets[b] = first_index_of_bin(b, n, [&](std::size_t i) { return std::uint64_t(sorted_bins[i]); });
 }
 
 void run_digit_pass(const std::uint32_t* keys_in, const std::uint32_t* values_in, std::size_t n, int shift,

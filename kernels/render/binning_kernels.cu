@@ -3,6 +3,7 @@
 #include <cuda_runtime.h>
 
 #include "kernels/cuda_check.h"
+#include "kernels/primitives/lower_bound.cuh"
 #include "kernels/render/circle_records.cuh"
 #include "kernels/render/render_launch.h"
 
@@ -157,16 +158,7 @@ __global__ void sorted_tile_offsets_kernel(const std::uint64_t* __restrict__ sor
                                            std::uint32_t tiles, std::uint64_t* __restrict__ tile_offsets) {
     const std::uint64_t t = std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
     if (t > tiles) return;
-    std::size_t low = 0;
-    std::size_t high = pairs;
-    while (low < high) {
-        const std::size_t middle = low + (high - low) / 2;
-        if ((sorted_keys[middle] >> 32) < t)
-            low = middle + 1;
-        else
-            high = middle;
-    }
-    tile_offsets[t] = low;
+    tile_offsets[t] = first_index_of_bin(t, pairs, [&](std::size_t i) { return sorted_keys[i] >> 32; });
 }
 
 }  // namespace
