@@ -3,8 +3,6 @@
 #   catch2 (v2)  -> the test framework
 #   libglfw3-dev, libepoxy-dev -> the interactive viewer (optional: `view` is left out without them)
 find_path(STB_INCLUDE_DIR stb_image_write.h PATH_SUFFIXES stb REQUIRED)
-add_library(tilescan_stb INTERFACE)
-target_include_directories(tilescan_stb SYSTEM INTERFACE ${STB_INCLUDE_DIR})
 
 if(TILESCAN_TESTS)
   find_package(Catch2 2 REQUIRED)
