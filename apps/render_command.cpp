@@ -122,9 +122,9 @@ void print_stats_table(const SceneSource& source, const std::string& backend, co
     std::printf("\n");
     for (const auto& record : records) {
         const RenderStats& s = record.stats;
-        std::printf("%-6ld %10.3f %14llu %12llu %10.1f", record.frame, s.total_ms,
-                    static_cast<unsigned long long>(s.blends), static_cast<unsigned long long>(s.pairs),
-                    s.bin_bytes / 1048576.0);
+        const std::string blends = s.counted_blends ? std::to_string(s.blends) : "-";
+        std::printf("%-6ld %10.3f %14s %12llu %10.1f", record.frame, s.total_ms, blends.c_str(),
+                    static_cast<unsigned long long>(s.pairs), s.bin_bytes / 1048576.0);
         for (const StageTime& stage : s.stages) std::printf(" %10.3f", stage.ms);
         std::printf("\n");
     }
@@ -147,7 +147,8 @@ void print_stats_json(const SceneSource& source, const std::string& backend, con
          << "\",\"frames\":[";
     for (std::size_t i = 0; i < records.size(); ++i) {
         json << (i ? "," : "") << "{\"frame\":" << records[i].frame << ",\"file\":\"" << json_escape(records[i].path)
-             << "\",\"ms\":" << records[i].stats.total_ms << ",\"blends\":" << records[i].stats.blends
+             << "\",\"ms\":" << records[i].stats.total_ms
+             << ",\"blends\":" << (records[i].stats.counted_blends ? std::to_string(records[i].stats.blends) : "null")
              << ",\"pairs\":" << records[i].stats.pairs << ",\"bin_bytes\":" << records[i].stats.bin_bytes
              << ",\"stages\":{";
         for (std::size_t k = 0; k < records[i].stats.stages.size(); ++k)

@@ -28,6 +28,7 @@ public:
         const auto start = std::chrono::steady_clock::now();
         RenderStats stats;
         stats.blends = render_reference(scene, image);
+        stats.counted_blends = true;
         stats.total_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
         return stats;
     }

@@ -23,7 +23,8 @@ struct StageTime {
 // What one render() measured, for --stats and --json.
 struct RenderStats {
     double total_ms = 0;          // the frame, from circles in place to the finished float image
-    std::uint64_t blends = 0;     // pixel-circle coverings
+    std::uint64_t blends = 0;     // pixel-circle coverings, when counted (see counted_blends)
+    bool counted_blends = false;  // the naive peer and the viewer's device path do not count them
     std::uint64_t pairs = 0;      // (tile, circle) pairs binned; 0 for `ref`
     std::uint64_t bin_bytes = 0;  // memory the binning stages used
     std::vector<StageTime> stages;

@@ -134,6 +134,7 @@ RenderStats CpuBackend::render(const Scene& scene, Image& image) {
 
     RenderStats stats;
     stats.blends = blends;
+    stats.counted_blends = true;
     stats.pairs = pairs;
     stats.bin_bytes =
         (pair_counts_.capacity() + pair_tiles_.capacity() + pair_circles_.capacity() + tile_circles_.capacity()) *

@@ -174,6 +174,7 @@ RenderStats CudaBackend::render_uploaded(int width, int height, bool count_blend
     const FrameParams frame = frame_params(width, height, d.shading, d.background);
     const std::uint32_t tiles = std::uint32_t(frame.grid.tiles_x) * std::uint32_t(frame.grid.tiles_y);
     const std::size_t pixels = std::size_t(width) * height;
+    count_blends = count_blends && binning_ != Binning::naive;  // the naive kernel does not count
     with_out_of_memory_message("allocating the image", [&] { d.image.reserve(pixels * 4); });
     d.width = width;
     d.height = height;
@@ -247,6 +248,7 @@ RenderStats CudaBackend::render_uploaded(int width, int height, bool count_blend
         unsigned long long total = 0;
         TS_CUDA_CHECK(cudaMemcpy(&total, d.blends.data(), sizeof total, cudaMemcpyDeviceToHost));
         stats.blends = total;
+        stats.counted_blends = true;
     }
     stats.bin_bytes = d.bin_bytes();
     return stats;
