@@ -466,28 +466,13 @@ private:
 
 constexpr int kSnowFlakes = 100000;
 
-// The indices i at which the course's `powf(i / 100000.f, .1f)` (glibc 2.36, x86-64) is not
-// correctly rounded but returns the other float neighbour of the exact power. Found by comparing
-// that powf with the correctly rounded value for all 100,000 i; with it, snow.scene's depths are
-// reproduced bit for bit without depending on any platform's powf.
-constexpr int kCoursePowfOtherNeighbour[] = {
-    2654,  5737,  6245,  6632,  6690,  8641,  13430, 13435, 15084, 15164, 15516, 16372, 16485, 18636, 19656,
-    20434, 22732, 23412, 24665, 24907, 26226, 28775, 28828, 29481, 29919, 31563, 31687, 32021, 35019, 36202,
-    38909, 41050, 41358, 44447, 45014, 46086, 48577, 48688, 50612, 51170, 54573, 55972, 56349, 57215, 59722,
-    59808, 60323, 60453, 62946, 66330, 67502, 68190, 68807, 68978, 69961, 70006, 70675, 70689, 72185, 73310,
-    74501, 75235, 75489, 75761, 75827, 77276, 77559, 77791, 83076, 83435, 86631, 87701, 88183, 89794, 91515,
-    91764, 91839, 92319, 93500, 94245, 94268, 94363, 94953, 95647, 95660, 96121, 96429, 97310};
-
-// (i / 100000.f)^.1f as the course's powf returns it. The power is computed in double and rounded once:
-// every exact value here lies at least 3,800 double ulps from a float rounding boundary, so any
-// libm's pow gives the correctly rounded float; the table then moves the 88 course exceptions.
-float course_snow_power(int i) {
+// (i / N)^.1 as a float: the power is computed in double and rounded once. Every exact value here
+// lies at least 3,800 double ulps from a float rounding boundary, so any libm's pow gives the same,
+// correctly rounded float. (The course's glibc powf is off by one ulp at 88 of the 100,000 inputs,
+// so our snow's depths, radii and heights differ from its snow.scene by an ulp or two there.)
+float snow_depth_power(int i) {
     const float fraction = static_cast<float>(i) / kSnowFlakes;
-    const double exact = std::pow(static_cast<double>(fraction), static_cast<double>(.1f));
-    const float nearest = static_cast<float>(exact);
-    if (!std::binary_search(std::begin(kCoursePowfOtherNeighbour), std::end(kCoursePowfOtherNeighbour), i))
-        return nearest;
-    return std::nextafter(nearest, static_cast<double>(nearest) < exact ? 2.f : 0.f);
+    return static_cast<float>(std::pow(static_cast<double>(fraction), static_cast<double>(.1f)));
 }
 
 // The course's SNOWFLAKES initialisation. Depths cluster near 1 (most flakes are far away):
@@ -499,7 +484,7 @@ BuiltinScene make_snow(std::uint32_t seed) {
     CourseRandom random(seed);
     std::vector<float> depths(kSnowFlakes);
     for (int i = 0; i < kSnowFlakes; ++i) {
-        depths[i] = clamp_float(course_snow_power(i) + (-.05f + .1f * random.uniform()), 0.f, 1.f);
+        depths[i] = clamp_float(snow_depth_power(i) + (-.05f + .1f * random.uniform()), 0.f, 1.f);
     }
     std::sort(depths.begin(), depths.end(), std::greater<float>());
 
