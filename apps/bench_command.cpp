@@ -184,6 +184,25 @@ std::string table(const std::vector<SceneResult>& results) {
     return md.str();
 }
 
+// The same numbers as the table, one row per scene, for scripts and plots (-1: not measured).
+std::string csv(const std::vector<SceneResult>& results) {
+    std::ostringstream text;
+    text << "scene,size,circles,pairs,blends,scan_ms,scan_binning_ms,scan_shade_ms,sort_ms,sort_binning_ms,naive_ms,"
+            "cpu_ms,ref_ms,exact_scan,exact_sort,exact_naive,exact_cpu\n";
+    const auto ms = [](const Timing& t, double value) { return t.ran ? value : -1.0; };
+    const auto exact = [](bool ran, bool ok) { return ran ? (ok ? "1" : "0") : "-1"; };
+    for (const SceneResult& r : results) {
+        text << r.bench_case.scene << "," << r.bench_case.size << "," << r.circles << "," << r.pairs << "," << r.blends
+             << "," << ms(r.scan, r.scan.frame_ms) << "," << ms(r.scan, r.scan.binning_ms) << ","
+             << ms(r.scan, r.scan.shade_ms) << "," << ms(r.sort, r.sort.frame_ms) << ","
+             << ms(r.sort, r.sort.binning_ms) << "," << ms(r.naive, r.naive.frame_ms) << ","
+             << (r.cpu_ms > 0 ? r.cpu_ms : -1.0) << "," << r.ref_ms << "," << exact(r.scan.ran, r.scan.exact) << ","
+             << exact(r.sort.ran, r.sort.exact) << "," << exact(r.naive.ran, r.naive.exact) << ","
+             << exact(r.cpu_ms > 0, r.cpu_exact) << "\n";
+    }
+    return text.str();
+}
+
 std::vector<BenchCase> selected_cases(const ParsedArguments& parsed) {
     if (!parsed.has("--scenes")) return default_suite();
     std::vector<BenchCase> cases;
@@ -223,7 +242,10 @@ int run_bench_command(const std::vector<std::string>& arguments) {
     }
     const std::string markdown = table(results);
     std::cout << markdown;
-    if (!out.empty()) std::ofstream(out + "/render_bench.md") << markdown;
+    if (!out.empty()) {
+        std::ofstream(out + "/render_bench.md") << markdown;
+        std::ofstream(out + "/render_bench.csv") << csv(results);
+    }
     return all_exact ? 0 : 1;
 }
 
