@@ -28,6 +28,7 @@ const std::vector<OptionSpec> kRenderOptions = {
     {"--binning", "", true, "NAME", "cuda binning: scan (default) | sort | naive (the peers)"},
     {"--threads", "", true, "N", "cpu backend threads (default: all cores)"},
     {"--frames", "", true, "N", "render frames 0..N-1 as FILE_0000.png ... (default 1)"},
+    {"--resume", "", false, "", "keep frames already written (files are written whole or not at all)"},
     {"--seed", "", true, "S", "seed of the built-in scene generators (default 0 = the course's)"},
     {"--stats", "", false, "", "print a table of per-frame times and blend counts"},
     {"--json", "", false, "", "print the stats as one JSON object on stdout"},
@@ -54,6 +55,7 @@ struct RenderRequest {
     bool stats = false;
     bool json = false;
     bool quiet = false;
+    bool resume = false;
 };
 
 RenderRequest read_request(const ParsedArguments& parsed) {
@@ -77,6 +79,7 @@ RenderRequest read_request(const ParsedArguments& parsed) {
     request.stats = parsed.has("--stats");
     request.json = parsed.has("--json");
     request.quiet = parsed.has("--quiet");
+    request.resume = parsed.has("--resume");
     return request;
 }
 
@@ -177,13 +180,18 @@ int run_render_command(const std::vector<std::string>& arguments) {
     Image image = allocate_image(request.size);
 
     std::vector<FrameRecord> records;
+    long kept = 0;
     ProgressBar progress(request.frames, request.quiet);
     for (long frame = 0; frame < request.frames; ++frame) {
-        source.advance();
-        const RenderStats stats = backend->render(source.scene, image);
+        source.advance();  // also for kept frames: frame k is always the scene after k + 1 steps
         const std::string path = frame_path(request.output, frame, request.frames);
-        write_image(image, path);
-        records.push_back({frame, path, stats});
+        if (request.resume && std::filesystem::exists(path)) {
+            ++kept;
+        } else {
+            const RenderStats stats = backend->render(source.scene, image);
+            write_image(image, path);
+            records.push_back({frame, path, stats});
+        }
         progress.update(frame + 1);
     }
     if (request.json) {
@@ -191,9 +199,10 @@ int run_render_command(const std::vector<std::string>& arguments) {
     } else if (request.stats) {
         print_stats_table(source, backend->name(), request.size, records);
     }
-    if (!request.quiet)
+    if (!request.quiet && kept > 0) std::fprintf(stderr, "kept %ld frames already written\n", kept);
+    if (!request.quiet && !records.empty())
         std::fprintf(stderr, "wrote %s%s (%dx%d, %s, %zu circles)\n", records.front().path.c_str(),
-                     request.frames > 1 ? (" ... " + records.back().path).c_str() : "", request.size.width,
+                     records.size() > 1 ? (" ... " + records.back().path).c_str() : "", request.size.width,
                      request.size.height, backend->name().c_str(), source.scene.size());
     return 0;
 }

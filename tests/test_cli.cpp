@@ -2,6 +2,7 @@
 // codes, and every class of bad input giving one line naming what and where, exit code 2, and no
 // output file left behind.
 #include <catch2/catch.hpp>
+#include <filesystem>
 #include <fstream>
 #include <string>
 
@@ -64,6 +65,23 @@ TEST_CASE("--frames writes a numbered sequence of an animated scene", "[cli]") {
     CHECK_FALSE(file_exists(dir + "/ball_0003.png"));
     // The balls move: frames differ.
     CHECK(run_cli("diff " + dir + "/ball_0000.png " + dir + "/ball_0002.png").exit_code == 1);
+}
+
+TEST_CASE("--resume keeps finished frames and renders the missing ones exactly", "[cli]") {
+    const std::string dir = scratch_dir("cli_resume");
+    REQUIRE(run_cli("render bouncingballs --frames 4 --size 40 -q -o " + dir + "/full.f32").exit_code == 0);
+    // A run stopped after two frames: frame 0 is a real one, frame 1 a marker that must survive.
+    std::filesystem::copy_file(dir + "/full_0000.f32", dir + "/resumed_0000.f32");
+    write_text(dir + "/resumed_0001.f32", "kept");
+    const CommandResult resumed =
+        run_cli("render bouncingballs --frames 4 --size 40 --resume -o " + dir + "/resumed.f32");
+    CHECK(resumed.exit_code == 0);
+    CHECK(resumed.output.find("kept 2 frames") != std::string::npos);
+    CHECK(file_text(dir + "/resumed_0001.f32") == "kept");
+    // The animation still advanced through the kept frames: the new ones equal an unbroken run.
+    for (const char* frame : {"0000", "0002", "0003"})
+        CHECK(file_text(dir + "/resumed_" + std::string(frame) + ".f32") ==
+              file_text(dir + "/full_" + std::string(frame) + ".f32"));
 }
 
 TEST_CASE("diff: exit 0 within tolerance, 1 outside, heat map on request", "[cli]") {
