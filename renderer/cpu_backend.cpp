@@ -6,7 +6,6 @@
 
 #include "kernels/primitives/ordered_binning_cpu.h"
 #include "kernels/scan/scan_cpu.h"
-#include "renderer/ref_renderer.h"
 #include "renderer/shared/tile_geometry.h"
 
 namespace tilescan {
@@ -31,28 +30,88 @@ void for_each_touched_tile(const Scene& scene, std::size_t i, const FrameGeometr
                 visit(static_cast<std::uint32_t>(ty) * g.grid.tiles_x + tx);
 }
 
-// Blends the tile's circles, in list order, into its pixels; returns the number of blends.
+// A tile's pixels as four planes (row-major inside the tile), so the flat-shading loop vectorizes.
+struct TilePlanes {
+    float r[kTilePixels], g[kTilePixels], b[kTilePixels], a[kTilePixels];
+};
+
+// Flat shading of one circle over pixels [first, last) of one tile row. Every pixel's blend is
+// computed and kept only where the circle covers it (a select, not a branch), which the compiler
+// turns into SIMD code; each kept value is exactly blend()'s, so the image stays bit-identical.
+std::uint32_t blend_flat_row(TilePlanes& t, int base, int first, int last, const float* px, float py,
+                             const CircleFootprint& c, float cr, float cg, float cb, float ca) {
+    std::uint32_t blends = 0;
+    for (int lx = first; lx < last; ++lx) {
+        const int k = base + lx;
+        const bool covered = covers_squared(squared_distance(c.x, c.y, px[lx], py), c.squared_radius);
+        Rgba blended = {t.r[k], t.g[k], t.b[k], t.a[k]};
+        blend(blended, cr, cg, cb, ca);
+        t.r[k] = covered ? blended.r : t.r[k];
+        t.g[k] = covered ? blended.g : t.g[k];
+        t.b[k] = covered ? blended.b : t.b[k];
+        t.a[k] = covered ? blended.a : t.a[k];
+        blends += covered;
+    }
+    return blends;
+}
+
+// The same for any shading (snow needs a square root and exp per covered pixel): branchy, scalar.
+std::uint32_t shade_row(TilePlanes& t, int base, int first, int last, const float* px, float py,
+                        const CircleFootprint& c, const Scene& scene, std::uint32_t i) {
+    std::uint32_t blends = 0;
+    for (int lx = first; lx < last; ++lx) {
+        const float squared_dist = squared_distance(c.x, c.y, px[lx], py);
+        if (!covers_squared(squared_dist, c.squared_radius)) continue;
+        const int k = base + lx;
+        Rgba pixel = {t.r[k], t.g[k], t.b[k], t.a[k]};
+        shade_covered_pixel(pixel, scene.shading, squared_dist, scene.radius[i], scene.z[i], scene.r[i], scene.g[i],
+                            scene.b[i], scene.a[i]);
+        t.r[k] = pixel.r;
+        t.g[k] = pixel.g;
+        t.b[k] = pixel.b;
+        t.a[k] = pixel.a;
+        ++blends;
+    }
+    return blends;
+}
+
+// Clears tile (tx, ty), blends its circles in list order, writes its pixels; returns the blends.
 std::uint64_t shade_tile(const Scene& scene, const std::uint32_t* circles, std::size_t count, int tx, int ty,
                          const FrameGeometry& g, Image& image) {
-    std::uint64_t blends = 0;
     const PixelBox tile = {tx * kTileSize, std::min(g.width, (tx + 1) * kTileSize), ty * kTileSize,
                            std::min(g.height, (ty + 1) * kTileSize)};
-    for (std::size_t k = 0; k < count; ++k) {
-        const std::uint32_t i = circles[k];
-        const CircleFootprint c = circle_footprint(scene.x[i], scene.y[i], scene.radius[i], g.width, g.height);
-        const int row_end = std::min(tile.y1, c.box.y1);
-        const int column_end = std::min(tile.x1, c.box.x1);
-        for (int row = std::max(tile.y0, c.box.y0); row < row_end; ++row) {
-            const float py = pixel_center(row, g.inverse_height);
-            for (int column = std::max(tile.x0, c.box.x0); column < column_end; ++column) {
-                const float squared_dist = squared_distance(c.x, c.y, pixel_center(column, g.inverse_width), py);
-                if (!covers_squared(squared_dist, c.squared_radius)) continue;
-                shade_covered_pixel(image.at(column, row), scene.shading, squared_dist, scene.radius[i], scene.z[i],
-                                    scene.r[i], scene.g[i], scene.b[i], scene.a[i]);
-                ++blends;
-            }
+    TilePlanes planes;
+    float px[kTileSize];
+    for (int lx = 0; lx < kTileSize; ++lx) px[lx] = pixel_center(tile.x0 + lx, g.inverse_width);
+    for (int row = tile.y0; row < tile.y1; ++row) {
+        const Rgba clear = background_pixel(scene.background, row, g.height);
+        for (int lx = 0; lx < kTileSize; ++lx) {
+            const int k = (row - tile.y0) * kTileSize + lx;
+            planes.r[k] = clear.r;
+            planes.g[k] = clear.g;
+            planes.b[k] = clear.b;
+            planes.a[k] = clear.a;
         }
     }
+    std::uint64_t blends = 0;
+    for (std::size_t n = 0; n < count; ++n) {
+        const std::uint32_t i = circles[n];
+        const CircleFootprint c = circle_footprint(scene.x[i], scene.y[i], scene.radius[i], g.width, g.height);
+        const int first = std::max(tile.x0, c.box.x0) - tile.x0;
+        const int last = std::min(tile.x1, c.box.x1) - tile.x0;
+        for (int row = std::max(tile.y0, c.box.y0); row < std::min(tile.y1, c.box.y1); ++row) {
+            const float py = pixel_center(row, g.inverse_height);
+            const int base = (row - tile.y0) * kTileSize;
+            blends += scene.shading == kShadingFlat ? blend_flat_row(planes, base, first, last, px, py, c, scene.r[i],
+                                                                     scene.g[i], scene.b[i], scene.a[i])
+                                                    : shade_row(planes, base, first, last, px, py, c, scene, i);
+        }
+    }
+    for (int row = tile.y0; row < tile.y1; ++row)
+        for (int column = tile.x0; column < tile.x1; ++column) {
+            const int k = (row - tile.y0) * kTileSize + (column - tile.x0);
+            image.at(column, row) = {planes.r[k], planes.g[k], planes.b[k], planes.a[k]};
+        }
     return blends;
 }
 
@@ -116,8 +175,8 @@ RenderStats CpuBackend::render(const Scene& scene, Image& image) {
     cpu_ordered_binning(pair_tiles_.data(), pair_circles_.data(), pairs, tiles, tile_circles_.data(),
                         tile_offsets_.data(), threads_);
     clock.mark("bin");
-    // 5. shade: tiles handed out one at a time, since their costs differ by orders of magnitude.
-    clear_image(scene.background, image);
+    // 5. shade (each tile also clears its pixels): tiles are handed out one at a time, since their
+    // costs differ by orders of magnitude.
     std::atomic<std::uint32_t> next_tile{0};
     std::atomic<std::uint64_t> blends{0};
     cpu_parallel_ranges(threads_, threads_, [&](std::size_t, std::size_t) {
