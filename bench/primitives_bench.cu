@@ -28,7 +28,7 @@
 #include <string>
 #include <vector>
 
-#include "bench/bench_support.h"
+#include "bench/bench_support.cuh"
 #include "kernels/cuda_check.h"
 #include "kernels/device_buffer.h"
 #include "kernels/primitives/compaction.h"
@@ -41,19 +41,12 @@ using namespace tilescan;
 
 namespace {
 
-__host__ __device__ inline std::uint64_t mix(std::uint64_t i) {
-    std::uint64_t z = i + 0x9e3779b97f4a7c15ull;
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
 // kind 0: full-range random bits; kind 1: values 0..3 (runs for find_repeats); kind 2: float [0,1)
 template <typename T>
 __global__ void fill_kernel(T* data, std::size_t n, int kind, std::uint64_t seed) {
     for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
          i += std::size_t(gridDim.x) * blockDim.x) {
-        const std::uint64_t h = mix(i ^ (seed << 40));
+        const std::uint64_t h = bench::mix(i ^ (seed << 40));
         if (kind == 1)
             data[i] = T(h % 4);
         else if (kind == 2)
@@ -76,26 +69,6 @@ __global__ void flags_kernel(const std::uint32_t* in, std::uint8_t* flags, std::
 }
 
 template <typename T>
-__global__ void compare_kernel(const T* a, const T* b, std::size_t n, unsigned long long* mismatches) {
-    unsigned long long local = 0;
-    for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
-         i += std::size_t(gridDim.x) * blockDim.x)
-        local += a[i] != b[i] ? 1 : 0;
-    if (local) atomicAdd(mismatches, local);
-}
-
-template <typename T>
-std::uint64_t mismatches(const T* a, const T* b, std::size_t n) {
-    DeviceBuffer<unsigned long long> d(1);
-    TS_CUDA_CHECK(cudaMemset(d.data(), 0, 8));
-    if (n) compare_kernel<<<1024, 256>>>(a, b, n, d.data());
-    TS_CUDA_CHECK_LAUNCH();
-    unsigned long long h = 0;
-    TS_CUDA_CHECK(cudaMemcpy(&h, d.data(), 8, cudaMemcpyDeviceToHost));
-    return h;
-}
-
-template <typename T>
 T read1(const T* d) {
     T h{};
     TS_CUDA_CHECK(cudaMemcpy(&h, d, sizeof(T), cudaMemcpyDeviceToHost));
@@ -104,27 +77,7 @@ T read1(const T* d) {
 
 int g_runs = 20;
 
-double median_ms(const std::function<void()>& run) {
-    cudaEvent_t start, stop;
-    TS_CUDA_CHECK(cudaEventCreate(&start));
-    TS_CUDA_CHECK(cudaEventCreate(&stop));
-    for (int i = 0; i < 3; ++i) run();
-    TS_CUDA_CHECK(cudaDeviceSynchronize());
-    std::vector<float> times;
-    for (int i = 0; i < g_runs; ++i) {
-        TS_CUDA_CHECK(cudaEventRecord(start));
-        run();
-        TS_CUDA_CHECK(cudaEventRecord(stop));
-        TS_CUDA_CHECK(cudaEventSynchronize(stop));
-        float ms = 0;
-        TS_CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
-        times.push_back(ms);
-    }
-    TS_CUDA_CHECK(cudaEventDestroy(start));
-    TS_CUDA_CHECK(cudaEventDestroy(stop));
-    std::sort(times.begin(), times.end());
-    return times[times.size() / 2];
-}
+double median_ms(const std::function<void()>& run) { return bench::median_ms(run, g_runs); }
 
 struct Row {
     std::string primitive, variant;
@@ -134,22 +87,10 @@ struct Row {
 };
 std::vector<Row> g_rows;
 
-std::string fixed(double v, int digits) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-    return buf;
-}
-
-std::string size_name(std::size_t n) {
-    for (int b = 0; b < 40; ++b)
-        if (n == (std::size_t(1) << b)) return "2^" + std::to_string(b);
-    return std::to_string(n);
-}
-
 void add_row(Row r) {
     std::printf("| %s | %s | %s | %s | %s | %s | %s | %s |\n", r.primitive.c_str(), r.variant.c_str(),
-                size_name(r.n).c_str(), fixed(r.ours, 4).c_str(), fixed(r.cub, 4).c_str(),
-                fixed(r.cub / r.ours, 2).c_str(), r.thrust >= 0 ? fixed(r.thrust, 4).c_str() : "-",
+                bench::size_name(r.n).c_str(), bench::fixed(r.ours, 4).c_str(), bench::fixed(r.cub, 4).c_str(),
+                bench::fixed(r.cub / r.ours, 2).c_str(), r.thrust >= 0 ? bench::fixed(r.thrust, 4).c_str() : "-",
                 r.ok ? "ok" : "MISMATCH");
     std::fflush(stdout);
     g_rows.push_back(r);
@@ -184,7 +125,7 @@ void bench_select(std::size_t n) {
          {SelectAlgorithm::reduce_then_scan, SelectAlgorithm::single_pass_two_level, SelectAlgorithm::single_pass}) {
         const double ours =
             median_ms([&] { select_if(in.data(), out.data(), n, pred, count.data(), temp.data(), bytes, nullptr, a); });
-        const bool ok = read1(count.data()) == kept && mismatches(out.data(), ref.data(), kept) == 0;
+        const bool ok = read1(count.data()) == kept && bench::count_mismatches(out.data(), ref.data(), kept) == 0;
         add_row({"select_if (50%) u32", select_algorithm_name(a), n, ours, cub_if, -1, ok});
     }
     const double cub_flagged = median_ms([&] {
@@ -194,7 +135,7 @@ void bench_select(std::size_t n) {
     const double ours_flagged =
         median_ms([&] { select_flagged(in.data(), flags.data(), out.data(), n, count.data(), temp.data(), bytes); });
     add_row({"select_flagged (50%) u32", "single_pass", n, ours_flagged, cub_flagged, -1,
-             read1(count.data()) == kept && mismatches(out.data(), ref.data(), kept) == 0});
+             read1(count.data()) == kept && bench::count_mismatches(out.data(), ref.data(), kept) == 0});
     // CUB's partition writes the rejected elements in reverse; ours keeps both halves in order,
     // so only the kept half and the count are compared.
     const double cub_part = median_ms([&] {
@@ -203,7 +144,7 @@ void bench_select(std::size_t n) {
     const double ours_part =
         median_ms([&] { partition_if(in.data(), out.data(), n, pred, count.data(), temp.data(), bytes); });
     add_row({"partition_if (50%) u32", "reduce_then_scan (stable both halves)", n, ours_part, cub_part, -1,
-             read1(count.data()) == kept && mismatches(out.data(), ref.data(), kept) == 0});
+             read1(count.data()) == kept && bench::count_mismatches(out.data(), ref.data(), kept) == 0});
 }
 
 // ---- find_repeats ----------------------------------------------------------------------------
@@ -313,15 +254,15 @@ void bench_sort(std::size_t n, int begin, int end, int digit_bits, bool with_thr
         else
             radix_sort_keys(keys.data(), out.data(), n, temp.data(), ours_bytes, nullptr, begin, end, digit_bits);
     });
-    bool ok = mismatches(out.data(), ref.data(), n) == 0;
-    if (kPairs) ok = ok && mismatches(vout.data(), vref.data(), n) == 0;
+    bool ok = bench::count_mismatches(out.data(), ref.data(), n) == 0;
+    if (kPairs) ok = ok && bench::count_mismatches(vout.data(), vref.data(), n) == 0;
     double thrust_ms = -1;
     if (with_thrust) {
         thrust_ms = median_ms([&] {
             TS_CUDA_CHECK(cudaMemcpyAsync(out.data(), keys.data(), n * sizeof(K), cudaMemcpyDeviceToDevice));
             thrust::sort(thrust::device, thrust::device_ptr<K>(out.data()), thrust::device_ptr<K>(out.data() + n));
         });
-        ok = ok && mismatches(out.data(), ref.data(), n) == 0;
+        ok = ok && bench::count_mismatches(out.data(), ref.data(), n) == 0;
     }
     add_row(
         {name,
@@ -397,9 +338,10 @@ int main(int argc, char** argv) {
         csv << "primitive,variant,n,ours_ms,cub_ms,ratio,thrust_ms,check\n";
         for (const Row& r : g_rows) {
             all_ok = all_ok && r.ok;
-            table << "| " << r.primitive << " | " << r.variant << " | " << size_name(r.n) << " | " << fixed(r.ours, 4)
-                  << " | " << fixed(r.cub, 4) << " | " << fixed(r.cub / r.ours, 2) << " | "
-                  << (r.thrust >= 0 ? fixed(r.thrust, 4) : "-") << " | " << (r.ok ? "ok" : "MISMATCH") << " |\n";
+            table << "| " << r.primitive << " | " << r.variant << " | " << bench::size_name(r.n) << " | "
+                  << bench::fixed(r.ours, 4) << " | " << bench::fixed(r.cub, 4) << " | "
+                  << bench::fixed(r.cub / r.ours, 2) << " | " << (r.thrust >= 0 ? bench::fixed(r.thrust, 4) : "-")
+                  << " | " << (r.ok ? "ok" : "MISMATCH") << " |\n";
             csv << '"' << r.primitive << "\",\"" << r.variant << "\"," << r.n << "," << r.ours << "," << r.cub << ","
                 << r.cub / r.ours << "," << r.thrust << "," << (r.ok ? "ok" : "mismatch") << "\n";
         }

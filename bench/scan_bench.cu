@@ -21,7 +21,7 @@
 #include <string>
 #include <vector>
 
-#include "bench/bench_support.h"
+#include "bench/bench_support.cuh"
 #include "kernels/cuda_check.h"
 #include "kernels/device_buffer.h"
 #include "kernels/scan/scan.cuh"
@@ -34,20 +34,13 @@ namespace {
 
 // ---- inputs and checks on the device --------------------------------------------------------
 
-__host__ __device__ inline std::uint64_t mix(std::uint64_t i) {
-    std::uint64_t z = i + 0x9e3779b97f4a7c15ull;
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
 // Small integers (sum: -8..8; max: 0..2^24) so sums stay exact in float for any grouping and the
 // comparison with CUB can be bit for bit; Affine maps a = +-1, b = -4..4, exact likewise.
 template <typename T>
 struct Generate {
     bool wide;
     __device__ T operator()(std::uint64_t i) const {
-        const std::uint64_t h = mix(i);
+        const std::uint64_t h = bench::mix(i);
         return wide ? T(std::int64_t(h % (1u << 24))) : T(std::int64_t(h % 17) - 8);
     }
 };
@@ -55,7 +48,7 @@ template <>
 struct Generate<Affine> {
     bool wide;
     __device__ Affine operator()(std::uint64_t i) const {
-        const std::uint64_t h = mix(i);
+        const std::uint64_t h = bench::mix(i);
         return {(h & 1) ? 1.0f : -1.0f, float(int((h >> 1) % 9) - 4)};
     }
 };
@@ -67,59 +60,10 @@ __global__ void fill_kernel(T* data, std::size_t n, Generate<T> generate) {
         data[i] = generate(i);
 }
 
-// Counts elements whose bytes differ (types here are multiples of 4 bytes).
-template <typename T>
-__global__ void compare_kernel(const T* a, const T* b, std::size_t n, unsigned long long* mismatches) {
-    static_assert(sizeof(T) % 4 == 0, "compared as 32-bit words");
-    constexpr int kWords = sizeof(T) / 4;
-    unsigned long long local = 0;
-    for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
-         i += std::size_t(gridDim.x) * blockDim.x) {
-        const auto* wa = reinterpret_cast<const std::uint32_t*>(a + i);
-        const auto* wb = reinterpret_cast<const std::uint32_t*>(b + i);
-        bool same = true;
-        for (int w = 0; w < kWords; ++w) same &= wa[w] == wb[w];
-        local += same ? 0 : 1;
-    }
-    if (local) atomicAdd(mismatches, local);
-}
-
-template <typename T>
-std::size_t count_mismatches(const T* a, const T* b, std::size_t n) {
-    DeviceBuffer<unsigned long long> count(1);
-    TS_CUDA_CHECK(cudaMemset(count.data(), 0, sizeof(unsigned long long)));
-    compare_kernel<<<2048, 256>>>(a, b, n, count.data());
-    TS_CUDA_CHECK_LAUNCH();
-    unsigned long long h = 0;
-    TS_CUDA_CHECK(cudaMemcpy(&h, count.data(), sizeof(h), cudaMemcpyDeviceToHost));
-    return std::size_t(h);
-}
-
 // ---- timing -------------------------------------------------------------------------------
 
-// Median time in ms of `run` (3 warm-up calls first; 20 timed, or 5 when one call exceeds 10 ms).
-double median_ms(const std::function<void()>& run, bool quick) {
-    cudaEvent_t start, stop;
-    TS_CUDA_CHECK(cudaEventCreate(&start));
-    TS_CUDA_CHECK(cudaEventCreate(&stop));
-    for (int i = 0; i < 3; ++i) run();
-    std::vector<float> times;
-    int reps = quick ? 10 : 20;
-    for (int i = 0; i < reps; ++i) {
-        TS_CUDA_CHECK(cudaEventRecord(start));
-        run();
-        TS_CUDA_CHECK(cudaEventRecord(stop));
-        TS_CUDA_CHECK(cudaEventSynchronize(stop));
-        float ms = 0;
-        TS_CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
-        times.push_back(ms);
-        if (i == 0 && ms > 10.0f) reps = 5;
-    }
-    TS_CUDA_CHECK(cudaEventDestroy(start));
-    TS_CUDA_CHECK(cudaEventDestroy(stop));
-    std::sort(times.begin(), times.end());
-    return times[times.size() / 2];
-}
+// The timing rule of this driver: median of 20 (10 with --quick), see bench::median_ms.
+double median_ms(const std::function<void()>& run, bool quick) { return bench::median_ms(run, quick ? 10 : 20); }
 
 std::string format_time(double ms) {
     char buf[32];
@@ -127,19 +71,6 @@ std::string format_time(double ms) {
         std::snprintf(buf, sizeof buf, "%.1f us", ms * 1e3);
     else
         std::snprintf(buf, sizeof buf, "%.3f ms", ms);
-    return buf;
-}
-
-std::string format_n(std::size_t n) {
-    for (int p = 0; p < 40; ++p)
-        if (n == (std::size_t(1) << p)) return "2^" + std::to_string(p);
-    if (n == 1000000000) return "10^9";
-    return std::to_string(n);
-}
-
-std::string fixed(double v, int digits) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.*f", digits, v);
     return buf;
 }
 
@@ -191,11 +122,12 @@ void bench_case(const char* type_name, const char* op_name, Op op, bool wide, st
         [&] { TS_CUDA_CHECK(cudaMemcpyAsync(out.data(), in.data(), n * sizeof(T), cudaMemcpyDeviceToDevice)); }, quick);
 
     auto add = [&](const std::string& method, double ms, const std::string& check) {
-        Row row{type_name, op_name, format_n(n), method, n, ms, bytes / (ms * 1e6), memcpy_ms / ms, cub_ms / ms, check};
+        Row row{type_name,          op_name,        bench::size_name(n), method, n, ms,
+                bytes / (ms * 1e6), memcpy_ms / ms, cub_ms / ms,         check};
         report.rows.push_back(row);
         report.table << "| " << row.type << " | " << row.op << " | " << row.n_label << " | " << row.method << " | "
-                     << format_time(ms) << " | " << fixed(row.gbps, 0) << " | " << fixed(row.vs_memcpy, 2) << " | "
-                     << fixed(row.vs_cub, 2) << " | " << check << " |\n";
+                     << format_time(ms) << " | " << bench::fixed(row.gbps, 0) << " | " << bench::fixed(row.vs_memcpy, 2)
+                     << " | " << bench::fixed(row.vs_cub, 2) << " | " << check << " |\n";
         std::fflush(stdout);
     };
     add("cudaMemcpy", memcpy_ms, "-");
@@ -207,9 +139,9 @@ void bench_case(const char* type_name, const char* op_name, Op op, bool wide, st
         auto run = [&] { exclusive_scan(in.data(), out.data(), n, op, temp.data(), temp_bytes, nullptr, algorithm); };
         TS_CUDA_CHECK(cudaMemset(out.data(), 0xCD, n * sizeof(T)));
         run();
-        std::size_t bad = count_mismatches(out.data(), ref.data(), n);
+        std::size_t bad = bench::count_mismatches(out.data(), ref.data(), n);
         const double ms = median_ms(run, quick);
-        bad += count_mismatches(out.data(), ref.data(), n);  // the last timed output too
+        bad += bench::count_mismatches(out.data(), ref.data(), n);  // the last timed output too
         add(scan_algorithm_name(algorithm), ms, bad == 0 ? "= CUB" : std::to_string(bad) + " WRONG");
     }
 }
@@ -258,7 +190,7 @@ void work_experiment(const std::vector<std::size_t>& sizes, bool quick, std::ost
                                         ScanAlgorithm::decoupled_lookback};
     const std::size_t count_n = std::size_t(1) << 20;
     table << "| algorithm | operator applications per element (n = 2^20, counted) | bytes moved per element |";
-    for (std::size_t n : sizes) table << " " << format_n(n) << " |";
+    for (std::size_t n : sizes) table << " " << bench::size_name(n) << " |";
     table << "\n|---|---|---|";
     for (std::size_t i = 0; i < sizes.size(); ++i) table << "---|";
     table << "\n";
@@ -281,8 +213,8 @@ void work_experiment(const std::vector<std::size_t>& sizes, bool quick, std::ost
     }
     for (int a = 0; a < 5; ++a) {
         const double ops = applications_per_element(algorithms[a], count_n);
-        table << "| " << scan_algorithm_name(algorithms[a]) << " | " << fixed(ops, 2) << " | "
-              << fixed(bytes_per_element(algorithms[a]), 0) << " |";
+        table << "| " << scan_algorithm_name(algorithms[a]) << " | " << bench::fixed(ops, 2) << " | "
+              << bench::fixed(bytes_per_element(algorithms[a]), 0) << " |";
         for (std::size_t i = 0; i < sizes.size(); ++i) {
             table << " " << format_time(times[a][i]) << " |";
             csv << scan_algorithm_name(algorithms[a]) << "," << ops << "," << bytes_per_element(algorithms[a]) << ","
@@ -365,7 +297,7 @@ int main(int argc, char** argv) {
                 bench_case<std::int64_t>("int64", "max", Max<std::int64_t>{}, true, n, quick, report);
             if (wanted("affine-compose"))
                 bench_case<Affine>("affine", "compose", AffineCompose{}, false, n, quick, report);
-            std::fprintf(stderr, "done N = %s\n", format_n(n).c_str());
+            std::fprintf(stderr, "done N = %s\n", bench::size_name(n).c_str());
         }
 
         std::ostringstream work_table, work_csv;

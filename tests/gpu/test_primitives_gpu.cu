@@ -14,6 +14,7 @@
 #include <random>
 #include <vector>
 
+#include "device_copies.h"
 #include "kernels/cuda_check.h"
 #include "kernels/device_buffer.h"
 #include "kernels/primitives/compaction.h"
@@ -26,22 +27,10 @@
 #include "kernels/primitives/sparse_cpu.h"
 
 using namespace tilescan;
+using tilescan::testing::download;
+using tilescan::testing::upload;
 
 namespace {
-
-template <typename T>
-std::vector<T> download(const T* d, std::size_t n) {
-    std::vector<T> h(n);
-    if (n) TS_CUDA_CHECK(cudaMemcpy(h.data(), d, n * sizeof(T), cudaMemcpyDeviceToHost));
-    return h;
-}
-
-template <typename T>
-DeviceBuffer<T> upload(const std::vector<T>& h) {
-    DeviceBuffer<T> d(h.size() + 1);
-    if (!h.empty()) TS_CUDA_CHECK(cudaMemcpy(d.data(), h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice));
-    return d;
-}
 
 template <typename T>
 DeviceBuffer<T> poisoned(std::size_t n) {

@@ -5,6 +5,7 @@
 #include <map>
 #include <random>
 
+#include "device_copies.h"
 #include "kernels/cuda_check.h"
 #include "kernels/device_buffer.h"
 #include "kernels/primitives/ordered_binning.h"
@@ -73,19 +74,17 @@ void check_gpu_binning(std::size_t n, std::uint32_t bins, std::mt19937& random) 
         keys[i] = (n % 2 && i % 5) ? bins / 2 : random() % bins;
         values[i] = static_cast<std::uint32_t>(i);
     }
-    std::vector<std::uint32_t> expected(n), actual(n);
-    std::vector<std::uint64_t> expected_offsets(bins + 1), actual_offsets(bins + 1);
+    std::vector<std::uint32_t> expected(n);
+    std::vector<std::uint64_t> expected_offsets(bins + 1);
     serial_ordered_binning(keys.data(), values.data(), n, bins, expected.data(), expected_offsets.data());
-    DeviceBuffer<std::uint32_t> d_keys(n + 1), d_values(n + 1), d_binned(n + 1);
+    DeviceBuffer<std::uint32_t> d_keys = upload(keys), d_values = upload(values), d_binned(n + 1);
     DeviceBuffer<std::uint64_t> d_offsets(bins + 1);
     const std::size_t temp_bytes = ordered_binning_temp_bytes(n, bins);
     DeviceBuffer<unsigned char> temp(temp_bytes + 1);
-    TS_CUDA_CHECK(cudaMemcpy(d_keys.data(), keys.data(), n * 4, cudaMemcpyHostToDevice));
-    TS_CUDA_CHECK(cudaMemcpy(d_values.data(), values.data(), n * 4, cudaMemcpyHostToDevice));
     ordered_binning(d_keys.data(), d_values.data(), n, bins, d_binned.data(), d_offsets.data(), temp.data(),
                     temp_bytes);
-    TS_CUDA_CHECK(cudaMemcpy(actual.data(), d_binned.data(), n * 4, cudaMemcpyDeviceToHost));
-    TS_CUDA_CHECK(cudaMemcpy(actual_offsets.data(), d_offsets.data(), (bins + 1) * 8, cudaMemcpyDeviceToHost));
+    const std::vector<std::uint32_t> actual = download(d_binned.data(), n);
+    const std::vector<std::uint64_t> actual_offsets = download(d_offsets.data(), bins + 1);
     INFO("n " << n << " bins " << bins);
     CHECK(expected == actual);
     CHECK(expected_offsets == actual_offsets);

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "device_copies.h"
 #include "kernels/cuda_check.h"
 #include "kernels/device_buffer.h"
 #include "kernels/scan/scan.h"
@@ -25,20 +26,10 @@ void scan_test_fill_flags(std::uint8_t* d_flags, std::size_t n);
 }  // namespace tilescan::testing
 
 using namespace tilescan;
+using tilescan::testing::download;
+using tilescan::testing::upload;
 
 namespace {
-
-template <typename T>
-std::vector<T> download(const T* d, std::size_t n) {
-    std::vector<T> h(n);
-    if (n) TS_CUDA_CHECK(cudaMemcpy(h.data(), d, n * sizeof(T), cudaMemcpyDeviceToHost));
-    return h;
-}
-
-template <typename T>
-void upload(T* d, const std::vector<T>& h) {
-    if (!h.empty()) TS_CUDA_CHECK(cudaMemcpy(d, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice));
-}
 
 // The boundary sizes for one (In, Out): the textbook block (1024) and the fast tile, each +-1.
 template <typename In, typename Out>

@@ -1,0 +1,106 @@
+// Helpers shared by the benchmark drivers (scan_bench.cu, primitives_bench.cu): random inputs,
+// the output check, the timing method of performance.md, and the table's formatting.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "kernels/cuda_check.h"
+#include "kernels/device_buffer.h"
+
+namespace tilescan::bench {
+
+// A 64-bit mixing hash (splitmix64's finalizer): input i -> well spread bits, the same on host and device.
+__host__ __device__ inline std::uint64_t mix(std::uint64_t i) {
+    std::uint64_t z = i + 0x9e3779b97f4a7c15ull;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+// Counts elements whose bytes differ: a bit-for-bit check (a float NaN equals itself here).
+template <typename T>
+__global__ void count_mismatches_kernel(const T* a, const T* b, std::size_t n, unsigned long long* mismatches) {
+    unsigned long long local = 0;
+    for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+         i += std::size_t(gridDim.x) * blockDim.x) {
+        const auto* bytes_a = reinterpret_cast<const unsigned char*>(a + i);
+        const auto* bytes_b = reinterpret_cast<const unsigned char*>(b + i);
+        bool same = true;
+        for (std::size_t k = 0; k < sizeof(T); ++k) same &= bytes_a[k] == bytes_b[k];
+        local += same ? 0 : 1;
+    }
+    if (local) atomicAdd(mismatches, local);
+}
+
+template <typename T>
+std::uint64_t count_mismatches(const T* d_a, const T* d_b, std::size_t n) {
+    DeviceBuffer<unsigned long long> count(1);
+    TS_CUDA_CHECK(cudaMemset(count.data(), 0, sizeof(unsigned long long)));
+    if (n) {
+        count_mismatches_kernel<<<2048, 256>>>(d_a, d_b, n, count.data());
+        TS_CUDA_CHECK_LAUNCH();
+    }
+    unsigned long long mismatches = 0;
+    TS_CUDA_CHECK(cudaMemcpy(&mismatches, count.data(), sizeof mismatches, cudaMemcpyDeviceToHost));
+    return mismatches;
+}
+
+// performance.md's method: CUDA events around each call, 3 warm-up calls, median of `runs`
+// (of 5 when one call takes over 10 ms).
+inline double median_ms(const std::function<void()>& run, int runs) {
+    cudaEvent_t start, stop;
+    TS_CUDA_CHECK(cudaEventCreate(&start));
+    TS_CUDA_CHECK(cudaEventCreate(&stop));
+    for (int i = 0; i < 3; ++i) run();
+    TS_CUDA_CHECK(cudaDeviceSynchronize());
+    std::vector<float> times;
+    for (int i = 0; i < runs; ++i) {
+        TS_CUDA_CHECK(cudaEventRecord(start));
+        run();
+        TS_CUDA_CHECK(cudaEventRecord(stop));
+        TS_CUDA_CHECK(cudaEventSynchronize(stop));
+        float ms = 0;
+        TS_CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
+        times.push_back(ms);
+        if (i == 0 && ms > 10.0f) runs = std::min(runs, 5);
+    }
+    TS_CUDA_CHECK(cudaEventDestroy(start));
+    TS_CUDA_CHECK(cudaEventDestroy(stop));
+    std::sort(times.begin(), times.end());
+    return times[times.size() / 2];
+}
+
+inline std::string fixed(double v, int digits) {
+    char text[64];
+    std::snprintf(text, sizeof text, "%.*f", digits, v);
+    return text;
+}
+
+// "2^24", "10^9", else the number.
+inline std::string size_name(std::size_t n) {
+    for (int p = 0; p < 40; ++p)
+        if (n == (std::size_t(1) << p)) return "2^" + std::to_string(p);
+    if (n == 1000000000) return "10^9";
+    return std::to_string(n);
+}
+
+// `git rev-parse --short HEAD` of the working directory, or "unknown" outside a checkout.
+inline std::string git_commit() {
+    FILE* pipe = popen("git rev-parse --short HEAD 2>/dev/null", "r");
+    if (!pipe) return "unknown";
+    char line[64] = {};
+    const bool ok = std::fgets(line, sizeof line, pipe) != nullptr;
+    pclose(pipe);
+    std::string commit = ok ? line : "";
+    while (!commit.empty() && (commit.back() == '\n' || commit.back() == '\r')) commit.pop_back();
+    return commit.empty() ? "unknown" : commit;
+}
+
+}  // namespace tilescan::bench
