@@ -1,7 +1,7 @@
 // The primitives benchmark: tilescan's compaction, partition, find_repeats, histogram and radix
-// sort side by side with cub::DeviceSelect / DevicePartition, cub::DeviceRunLengthEncode
-// (NonTrivialRuns, for find_repeats), cub::DeviceHistogram, cub::DeviceRadixSort and
-// thrust::sort, in one run, following shared/design/performance.md: inputs generated on the
+// sort, and ordered binning side by side with cub::DeviceSelect / DevicePartition, cub::DeviceRunLengthEncode
+// (NonTrivialRuns, for find_repeats), cub::DeviceHistogram, cub::DeviceRadixSort (also as the
+// sort-based binning peer, on 64-bit (bin, index) keys) and thrust::sort, in one run, following shared/design/performance.md: inputs generated on the
 // device (random, never zeros), CUDA events around each call, 3 warm-ups, median of 20 (10 with
 // --quick), every timed output checked (against CUB's output on the device, find_repeats against
 // the multi-threaded CPU version).
@@ -35,6 +35,7 @@
 #include "kernels/primitives/compaction_cpu.h"
 #include "kernels/primitives/find_repeats.h"
 #include "kernels/primitives/histogram.h"
+#include "kernels/primitives/ordered_binning.h"
 #include "kernels/primitives/radix_sort.h"
 
 using namespace tilescan;
@@ -280,6 +281,53 @@ void bench_sorts(std::size_t n) {
     bench_sort<std::uint32_t, true>(n, 0, 12, 8, false, "radix sort pairs u32/u32, 12-bit range");
 }
 
+// ---- ordered binning --------------------------------------------------------------------------
+
+__global__ void binning_input_kernel(std::uint32_t* bins, std::uint32_t* values, std::uint64_t* pair_keys, std::size_t n,
+                                     std::uint32_t num_bins) {
+    for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+         i += std::size_t(gridDim.x) * blockDim.x) {
+        bins[i] = std::uint32_t(bench::mix(i) % num_bins);
+        values[i] = std::uint32_t(i);
+        pair_keys[i] = (std::uint64_t(bins[i]) << 32) | values[i];
+    }
+}
+
+// The value half of the peer's sorted (bin << 32 | index) keys, to compare with our binned values.
+__global__ void low_words_kernel(const std::uint64_t* keys, std::uint32_t* low, std::size_t n) {
+    for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+         i += std::size_t(gridDim.x) * blockDim.x)
+        low[i] = std::uint32_t(keys[i]);
+}
+
+// Ordered binning into `num_bins` bins against what sort-based binning costs: cub::DeviceRadixSort
+// of 64-bit (bin << 32 | index) keys over the bits that vary (index bits and bin bits).
+void bench_binning(std::size_t n, std::uint32_t num_bins) {
+    DeviceBuffer<std::uint32_t> bins(n), values(n), binned(n), peer_values(n);
+    DeviceBuffer<std::uint64_t> offsets(num_bins + 1), pair_keys(n), sorted_keys(n);
+    binning_input_kernel<<<1024, 256>>>(bins.data(), values.data(), pair_keys.data(), n, num_bins);
+    TS_CUDA_CHECK_LAUNCH();
+    int bin_bits = 0;
+    while ((1u << bin_bits) < num_bins) ++bin_bits;
+    const int end_bit = 32 + bin_bits;
+    std::size_t cub_bytes = 0;
+    TS_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(nullptr, cub_bytes, pair_keys.data(), sorted_keys.data(), n, 0, end_bit));
+    const std::size_t ours_bytes = ordered_binning_temp_bytes(n, num_bins);
+    DeviceBuffer<unsigned char> temp(std::max(cub_bytes, ours_bytes));
+    const double cub_ms = median_ms([&] {
+        TS_CUDA_CHECK(
+            cub::DeviceRadixSort::SortKeys(temp.data(), cub_bytes, pair_keys.data(), sorted_keys.data(), n, 0, end_bit));
+    });
+    const double ours = median_ms([&] {
+        ordered_binning(bins.data(), values.data(), n, num_bins, binned.data(), offsets.data(), temp.data(), ours_bytes);
+    });
+    low_words_kernel<<<1024, 256>>>(sorted_keys.data(), peer_values.data(), n);
+    TS_CUDA_CHECK_LAUNCH();
+    const bool ok = bench::count_mismatches(binned.data(), peer_values.data(), n) == 0;
+    add_row({"ordered binning, " + std::to_string(num_bins) + " bins",
+             "vs CUB sort of u64 (bin, index) keys, bits [0," + std::to_string(end_bit) + ")", n, ours, cub_ms, -1, ok});
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -333,6 +381,7 @@ int main(int argc, char** argv) {
         for (std::size_t n : sizes) bench_find_repeats(n);
         for (std::size_t n : sizes) bench_histogram(n);
         for (std::size_t n : sizes) bench_sorts(n);
+        for (std::size_t n : sizes) bench_binning(n, 4096);
         bool all_ok = true;
         std::ostringstream table, csv;
         csv << "primitive,variant,n,ours_ms,cub_ms,ratio,thrust_ms,check\n";

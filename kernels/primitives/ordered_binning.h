@@ -3,15 +3,16 @@
 //
 // Element i lies in bin d_bins[i] and carries d_values[i]. The result: d_binned holds the values
 // grouped by bin, in input order inside each bin, and bin b owns d_binned[d_offsets[b],
-// d_offsets[b + 1]) (d_offsets has num_bins + 1 entries; 64-bit, so totals beyond 2^32 work).
+// d_offsets[b + 1]) (d_offsets has num_bins + 1 entries, 64-bit).
 //
-// How: the bin id is consumed in digits of at most 8 bits, least significant first. Each digit
-// pass is the counting sort of the seed chapter, with a warp's 1024 consecutive elements as the
-// unit: per-warp digit counts laid out digit-major -> one exclusive scan (the scan library's) ->
-// each (digit, warp) its first output slot -> a stable scatter in which a warp ranks equal digits
-// by vote, 32 elements at a time, so order comes from positions, never from atomics. 4096 bins take
-// two passes of 6 bits; the bin offsets are then found by a binary search of the sorted bins.
+// How: a stable LSD radix sort of the (bin, value) pairs over the bin id's bits only (radix_sort.h:
+// per 8-bit digit, counts per partition of the input -> one exclusive scan with the scan library
+// -> a block-local stable ranking and a scatter of each digit's run), so order comes from input
+// positions, never from atomics; 4096 bins take two passes. The bin offsets are then found by a
+// binary search of the sorted bins, also without atomics.
 //
+// Sizes: n < 2^32 elements per call (kOrderedBinningMaxElements; larger inputs are split by the
+// caller, as the renderer bands its tile grid), any num_bins >= 1; offsets are 64-bit.
 // Never allocates: ordered_binning_temp_bytes() tells the temporary storage a call needs.
 // Asynchronous on `stream`; CUDA failures throw CudaError, bad arguments std::invalid_argument.
 #pragma once
@@ -22,6 +23,8 @@
 #include <cstdint>
 
 namespace tilescan {
+
+constexpr std::size_t kOrderedBinningMaxElements = std::size_t(1) << 32;
 
 std::size_t ordered_binning_temp_bytes(std::size_t n, std::uint32_t num_bins);
 

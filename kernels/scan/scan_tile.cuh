@@ -1,5 +1,5 @@
 // Agent layer: the fast tile scan shared by reduce_then_scan and decoupled_lookback. One block of
-// 256 threads scans one tile of FastTile<In, Out>::tile elements held in registers.
+// kFastThreads threads scans one tile of FastTile<In, Out>::tile elements held in registers.
 //
 // Layout (scan_tiles.h): lane `lane` of warp `w` holds R rounds of V consecutive elements; round r
 // starts at tile offset w·(R·32·V) + (r·32 + lane)·V. A round of a warp is 32·V contiguous
