@@ -40,7 +40,7 @@ constexpr ScanAlgorithm kDefaultScanAlgorithm = ScanAlgorithm::decoupled_lookbac
 
 /// Bytes of temporary device storage a scan of n In values into Out needs (0 when n == 0). A pure
 /// function of n, the types and the algorithm: the three-phase driver holds its tile sums (every
-/// recursion level), the single pass a tile counter and one status slot per tile.
+/// recursion level), the single pass a tile counter and a status slot per tile and per superblock.
 template <typename In, typename Out = In>
 std::size_t scan_temp_bytes(std::size_t n, ScanAlgorithm algorithm = kDefaultScanAlgorithm) {
     if (n == 0) return 0;
