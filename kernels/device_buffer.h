@@ -1,5 +1,6 @@
-// RAII device memory. DeviceBuffer<T> owns one cudaMalloc allocation; `reserve` grows it (never
-// shrinks), so per-frame buffers are allocated once and reused across frames.
+/// @file
+/// RAII device memory. DeviceBuffer<T> owns one cudaMalloc allocation; `reserve` grows it (never
+/// shrinks), so per-frame buffers are allocated once and reused across frames.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -11,16 +12,19 @@
 
 namespace tilescan {
 
+/// One device allocation of T, freed on destruction; movable, not copyable.
 template <typename T>
 class DeviceBuffer {
 public:
-    DeviceBuffer() = default;
-    explicit DeviceBuffer(std::size_t count) { reserve(count); }
-    ~DeviceBuffer() { release(); }
+    DeviceBuffer() = default;                                     ///< Empty: data() is null.
+    explicit DeviceBuffer(std::size_t count) { reserve(count); }  ///< Room for `count` elements.
+    ~DeviceBuffer() { release(); }                                ///< Frees; reports (never throws) CUDA errors.
     DeviceBuffer(const DeviceBuffer&) = delete;
     DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+    /// Takes `other`'s allocation, leaving it empty.
     DeviceBuffer(DeviceBuffer&& other) noexcept
         : data_(std::exchange(other.data_, nullptr)), capacity_(std::exchange(other.capacity_, 0)) {}
+    /// Frees this allocation and takes `other`'s, leaving it empty.
     DeviceBuffer& operator=(DeviceBuffer&& other) noexcept {
         if (this != &other) {
             release();
@@ -30,7 +34,8 @@ public:
         return *this;
     }
 
-    // Ensures room for `count` elements; existing contents are not preserved when it grows.
+    /// Ensures room for `count` elements; existing contents are not preserved when it grows.
+    /// Synchronous (cudaFree, cudaMalloc). @throws CudaError when the allocation fails.
     void reserve(std::size_t count) {
         if (count <= capacity_) return;
         release();
@@ -38,10 +43,10 @@ public:
         capacity_ = count;
     }
 
-    T* data() { return data_; }
-    const T* data() const { return data_; }
-    std::size_t capacity() const { return capacity_; }
-    std::size_t bytes() const { return capacity_ * sizeof(T); }
+    T* data() { return data_; }                                  ///< Device pointer (null when empty).
+    const T* data() const { return data_; }                      ///< Device pointer (null when empty).
+    std::size_t capacity() const { return capacity_; }           ///< Elements allocated.
+    std::size_t bytes() const { return capacity_ * sizeof(T); }  ///< Bytes allocated.
 
 private:
     void release() {

@@ -1,8 +1,9 @@
-// The backend interface: what the frame driver and the apps talk to.
-//
-// A backend turns a scene into a float image. `ref` (serial oracle), `cpu` (tile pipeline on
-// threads) and `cuda` (tile pipeline on the GPU) all produce the same bits. Apps never reach a
-// backend's internals: they pick one by name and call render().
+/// @file
+/// The backend interface: what the frame driver and the apps talk to.
+///
+/// A backend turns a scene into a float image. `ref` (serial oracle), `cpu` (tile pipeline on
+/// threads) and `cuda` (tile pipeline on the GPU) all produce the same bits. Apps never reach a
+/// backend's internals: they pick one by name and call render().
 #pragma once
 
 #include <cstdint>
@@ -15,46 +16,55 @@
 
 namespace tilescan {
 
+/// The time of one pipeline stage of one frame.
 struct StageTime {
-    std::string name;  // "cull+count", "scan", "emit", "bin", "shade"; "upload" and "download" apart
-    double ms;
+    std::string name;  ///< "cull+count", "scan", "emit", "bin", "shade"; "upload" and "download" apart
+    double ms;         ///< milliseconds
 };
 
-// What one render() measured, for --stats and --json.
+/// What one render() measured, for --stats and --json.
 struct RenderStats {
-    double total_ms = 0;          // the frame, from circles in place to the finished float image
-    std::uint64_t blends = 0;     // pixel-circle coverings, when counted (see counted_blends)
-    bool counted_blends = false;  // the naive peer and the viewer's device path do not count them
-    std::uint64_t pairs = 0;      // (tile, circle) pairs binned; 0 for `ref`
-    std::uint64_t bin_bytes = 0;  // memory the binning stages used
-    std::vector<StageTime> stages;
+    double total_ms = 0;            ///< the frame, from circles in place to the finished float image
+    std::uint64_t blends = 0;       ///< pixel-circle coverings, when counted (see counted_blends)
+    bool counted_blends = false;    ///< the naive peer and the viewer's device path do not count them
+    std::uint64_t pairs = 0;        ///< (tile, circle) pairs binned; 0 for `ref`
+    std::uint64_t bin_bytes = 0;    ///< memory the binning stages used
+    std::vector<StageTime> stages;  ///< in pipeline order; empty for `ref`
 };
 
+/// A renderer: `ref`, `cpu` or `cuda`, all producing the same bits. Not thread-safe: a backend
+/// reuses its buffers from frame to frame, so one object renders one frame at a time.
 class Backend {
 public:
     virtual ~Backend() = default;
+    /// "ref", "cpu" or "cuda".
     virtual std::string name() const = 0;
-    // Renders `scene` into `image`, which the caller has sized (width x height > 0).
+    /// Renders `scene` into `image`, which the caller has sized (width x height > 0): cleared to
+    /// the background, then every circle in draw order. Synchronous (the image is complete on
+    /// return). Circles are not validated here (validate_scene).
     virtual RenderStats render(const Scene& scene, Image& image) = 0;
 
-    // Backends whose image lives in device memory (cuda) can also hand it over without a trip
-    // through host memory: render, then convert to 8-bit RGBA (the to_8bit rule of image_io.h,
-    // alpha 255, memory row 0 = bottom) straight into `device_rgba8` (width * height * 4 bytes,
-    // e.g. a mapped OpenGL pixel buffer). Host backends return false from renders_on_device().
+    /// Backends whose image lives in device memory (cuda) can also hand it over without a trip
+    /// through host memory: render, then convert to 8-bit RGBA (the to_8bit rule of image_io.h,
+    /// alpha 255, memory row 0 = bottom) straight into `device_rgba8` (width * height * 4 bytes,
+    /// e.g. a mapped OpenGL pixel buffer). Host backends return false from renders_on_device().
     virtual bool renders_on_device() const { return false; }
+    /// See renders_on_device(). The base version throws std::logic_error.
     virtual RenderStats render_to_device_rgba8(const Scene& scene, int width, int height, void* device_rgba8);
 };
 
-// The backend names this build knows, in the order `auto` prefers them last to first.
+/// The backend names this build knows, in the order `auto` prefers them last to first.
 std::vector<std::string> available_backend_names();
 
+/// Settings a backend may use; the others ignore them.
 struct BackendOptions {
-    std::string binning = "scan";  // cuda: scan (ours) | sort | naive (the peers)
-    unsigned threads = 0;          // cpu: worker threads, 0 = all cores
+    std::string binning = "scan";  ///< cuda: scan (ours) | sort | naive (the peers)
+    unsigned threads = 0;          ///< cpu: worker threads, 0 = all cores
 };
 
-// "auto" picks cuda when a device is present, else cpu. Unknown or unavailable names raise
-// InputError naming what is available.
+/// A backend by name: "ref", "cpu", "cuda" or "auto" ("auto" picks cuda when a device is present,
+/// else cpu). Unknown or unavailable names raise InputError naming what is available, as does a
+/// binning other than "scan" for a backend that is not cuda.
 std::unique_ptr<Backend> make_backend(const std::string& name, const BackendOptions& options = {});
 
 }  // namespace tilescan

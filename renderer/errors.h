@@ -1,8 +1,9 @@
-// Error types shared by the whole host side.
-//
-// InputError is for anything the user gave us that is wrong (a file, a number, a flag, a size):
-// its message is one line that names what and where, and the command turns it into exit code 2.
-// Internal failures (a CUDA call, a bug) are other std::exception types.
+/// @file
+/// Error types shared by the whole host side.
+///
+/// InputError is for anything the user gave us that is wrong (a file, a number, a flag, a size):
+/// its message is one line that names what and where, and the command turns it into exit code 2.
+/// Internal failures (a CUDA call, a bug) are other std::exception types.
 #pragma once
 
 #include <stdexcept>
@@ -10,8 +11,10 @@
 
 namespace tilescan {
 
+/// Something the user gave us is wrong; the message is one line naming what and where.
 class InputError : public std::runtime_error {
 public:
+    /// `message`: one line, e.g. "scene.txt:7: radius is negative (-1)".
     explicit InputError(const std::string& message) : std::runtime_error(message) {}
 };
 

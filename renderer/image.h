@@ -1,7 +1,8 @@
-// The float RGBA image every backend renders into.
-//
-// Memory row 0 is the bottom row of the picture (y up, as in scene-format.md); file writers flip
-// as their format requires. Values are kept unclamped (colours above 1 occur).
+/// @file
+/// The float RGBA image every backend renders into.
+///
+/// Memory row 0 is the bottom row of the picture (y up, as in scene-format.md); file writers flip
+/// as their format requires. Values are kept unclamped (colours above 1 occur).
 #pragma once
 
 #include <cstddef>
@@ -11,17 +12,23 @@
 
 namespace tilescan {
 
+/// A width x height float RGBA image, row 0 at the bottom.
 struct Image {
-    int width = 0;
-    int height = 0;
-    std::vector<Rgba> pixels;  // [height][width], row 0 = bottom
+    int width = 0;             ///< pixels per row
+    int height = 0;            ///< rows
+    std::vector<Rgba> pixels;  ///< [height][width], row 0 = bottom
 
-    Image() = default;
+    Image() = default;  ///< 0 x 0, no pixels.
+    /// w x h pixels, zero-initialized (callers size it; backends clear it to the background).
     Image(int w, int h) : width(w), height(h), pixels(static_cast<std::size_t>(w) * static_cast<std::size_t>(h)) {}
 
+    /// Pixel (x, y), y counted from the bottom row; unchecked.
     Rgba& at(int x, int y) { return pixels[static_cast<std::size_t>(y) * width + x]; }
+    /// Pixel (x, y), y counted from the bottom row; unchecked.
     const Rgba& at(int x, int y) const { return pixels[static_cast<std::size_t>(y) * width + x]; }
+    /// The pixels as width * height * 4 floats (r, g, b, a); a 0 x 0 image has none to read.
     float* data() { return &pixels.data()->r; }
+    /// The pixels as width * height * 4 floats (r, g, b, a); a 0 x 0 image has none to read.
     const float* data() const { return &pixels.data()->r; }
 };
 

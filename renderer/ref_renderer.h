@@ -1,7 +1,8 @@
-// The `ref` backend: the serial reference renderer, the oracle every other backend must equal
-// bit for bit. It follows scene-format.md literally: for each circle in draw order, for each pixel
-// of its box, blend when the pixel centre is covered. It also counts blends (pixel-circle
-// coverings), the measure of shading work that benchmarks report.
+/// @file
+/// The `ref` backend: the serial reference renderer, the oracle every other backend must equal
+/// bit for bit. It follows scene-format.md literally: for each circle in draw order, for each pixel
+/// of its box, blend when the pixel centre is covered. It also counts blends (pixel-circle
+/// coverings), the measure of shading work that benchmarks report.
 #pragma once
 
 #include <cstdint>
@@ -11,10 +12,10 @@
 
 namespace tilescan {
 
-// Fills `image` (already sized) with the scene's background.
+/// Fills `image` (already sized) with the scene's background.
 void clear_image(const BackgroundParams& background, Image& image);
 
-// Clears `image` and draws every circle of `scene` into it. Returns the number of blends.
+/// Clears `image` and draws every circle of `scene` into it. Returns the number of blends.
 std::uint64_t render_reference(const Scene& scene, Image& image);
 
 }  // namespace tilescan

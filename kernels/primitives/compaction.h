@@ -1,22 +1,25 @@
-// GPU stream compaction and partition, host API. An exclusive scan of kept counts gives every
-// kept element its output position; three ways to run that scan (SelectAlgorithm below): fused
-// single-pass kernels with a decoupled look-back (chained, or the scan library's two-level one),
-// or tile counts scanned with tilescan::exclusive_scan (scan.h). All are stable and exact.
-//
-//   select_if(d_in, d_out, n, pred, d_num_selected, ...)    d_out = kept elements, in order
-//   select_flagged(d_in, d_flags, d_out, n, ...)             keeps d_in[i] where d_flags[i] != 0
-//   partition_if(d_in, d_out, n, pred, d_num_selected, ...)  kept elements in order, then the
-//                                                            rejected ones in order
-// *d_num_selected (device memory, uint64) receives the kept count. d_out must not overlap d_in
-// and must hold n elements (select writes only the kept count). n < 2^32.
-//
-// Like the scan library, nothing is allocated here: ask *_temp_bytes (depends on n and the
-// types only), pass at least that much device memory, reuse it freely. The calls are
-// asynchronous on `stream`; errors throw std::invalid_argument or CudaError.
-//
-// Instantiated (compaction.cu) for T in {int32, uint32, float, uint64} with the predicates of
-// compaction_ops.h (NonZero, LessThan, GreaterEqual) and uint8 flags; CUDA code with other types
-// or predicates includes compaction.cuh and calls the same templates.
+/// @file
+/// GPU stream compaction and partition, host API. An exclusive scan of kept counts gives every
+/// kept element its output position; three ways to run that scan (SelectAlgorithm below): fused
+/// single-pass kernels with a decoupled look-back (chained, or the scan library's two-level one),
+/// or tile counts scanned with tilescan::exclusive_scan (scan.h). All are stable and exact.
+///
+/// @verbatim
+///   select_if(d_in, d_out, n, pred, d_num_selected, ...)    d_out = kept elements, in order
+///   select_flagged(d_in, d_flags, d_out, n, ...)             keeps d_in[i] where d_flags[i] != 0
+///   partition_if(d_in, d_out, n, pred, d_num_selected, ...)  kept elements in order, then the
+///                                                            rejected ones in order
+/// @endverbatim
+/// `*d_num_selected` (device memory, uint64) receives the kept count. d_out must not overlap d_in
+/// and must hold n elements (select writes only the kept count). n < 2^32.
+///
+/// Like the scan library, nothing is allocated here: ask *_temp_bytes (depends on n and the
+/// types only), pass at least that much device memory, reuse it freely. The calls are
+/// asynchronous on `stream`; errors throw std::invalid_argument or CudaError.
+///
+/// Instantiated (compaction.cu) for T in {int32, uint32, float, uint64} with the predicates of
+/// compaction_ops.h (NonZero, LessThan, GreaterEqual) and uint8 flags; CUDA code with other types
+/// or predicates includes compaction.cuh and calls the same templates.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -28,16 +31,20 @@
 
 namespace tilescan {
 
-// single_pass            one fused kernel; each tile finds its output offset by a chained
-//                        decoupled look-back over its predecessors' kept counts (a warp reads
-//                        32 status words at a time, back to the nearest inclusive prefix). The
-//                        default: reads the input once.
-// single_pass_two_level  the same kernel with the scan library's two-level (superblock)
-//                        look-back, kernels/scan/scan_lookback.cuh.
-// reduce_then_scan       count per tile, tilescan::exclusive_scan of the tile counts, scatter:
-//                        reads the input twice.
-enum class SelectAlgorithm { single_pass, single_pass_two_level, reduce_then_scan };
+/// How a compaction finds each tile's output offset. All give the same output.
+enum class SelectAlgorithm {
+    /// One fused kernel; each tile finds its output offset by a chained decoupled look-back over
+    /// its predecessors' kept counts (a warp reads 32 status words at a time, back to the nearest
+    /// inclusive prefix). The default: reads the input once.
+    single_pass,
+    /// The same kernel with the scan library's two-level (superblock) look-back,
+    /// kernels/scan/scan_lookback.cuh.
+    single_pass_two_level,
+    /// Count per tile, tilescan::exclusive_scan of the tile counts, scatter: reads the input twice.
+    reduce_then_scan
+};
 
+/// The enumerator's name ("single_pass"), as the benchmark prints it.
 inline const char* select_algorithm_name(SelectAlgorithm a) {
     switch (a) {
         case SelectAlgorithm::single_pass:
@@ -50,22 +57,35 @@ inline const char* select_algorithm_name(SelectAlgorithm a) {
     return "unknown";
 }
 
+/// Bytes of temporary device storage select_if / select_flagged of n elements of T need with
+/// `algorithm` (0 when n == 0); depends on n, T and the algorithm only.
 template <typename T>
 std::size_t select_temp_bytes(std::size_t n, SelectAlgorithm algorithm = SelectAlgorithm::single_pass);
 
+/// Writes the d_in[i] with pred(d_in[i]) to d_out[0, count), in input order, and count to
+/// `*d_num_selected` (device). d_out holds n elements and does not overlap d_in; n < 2^32.
+/// Asynchronous on `stream`; d_temp holds at least select_temp_bytes<T>(n, algorithm) bytes.
+/// @throws std::invalid_argument too little temporary storage, null pointers or n >= 2^32.
+/// @throws CudaError when a launch fails.
 template <typename T, typename Pred>
 void select_if(const T* d_in, T* d_out, std::size_t n, Pred pred, std::uint64_t* d_num_selected, void* d_temp,
                std::size_t temp_bytes, cudaStream_t stream = nullptr,
                SelectAlgorithm algorithm = SelectAlgorithm::single_pass);
 
+/// As select_if, keeping d_in[i] where d_flags[i] != 0 (d_flags: n device elements).
 template <typename T, typename Flag>
 void select_flagged(const T* d_in, const Flag* d_flags, T* d_out, std::size_t n, std::uint64_t* d_num_selected,
                     void* d_temp, std::size_t temp_bytes, cudaStream_t stream = nullptr,
                     SelectAlgorithm algorithm = SelectAlgorithm::single_pass);
 
+/// Bytes of temporary device storage partition_if of n elements of T needs (0 when n == 0).
 template <typename T>
 std::size_t partition_temp_bytes(std::size_t n);
 
+/// Writes the kept elements (pred true) to d_out in input order, then the rejected ones in input
+/// order (both halves stable, unlike CUB's reversed rejected half); `*d_num_selected` receives
+/// the kept count. Always runs reduce_then_scan. Sizes, storage and errors as select_if, with
+/// partition_temp_bytes<T>(n) bytes of temporary storage.
 template <typename T, typename Pred>
 void partition_if(const T* d_in, T* d_out, std::size_t n, Pred pred, std::uint64_t* d_num_selected, void* d_temp,
                   std::size_t temp_bytes, cudaStream_t stream = nullptr);

@@ -1,17 +1,20 @@
-// CPU half of stream compaction, partition and find_repeats: a serial reference for each and a
-// multi-threaded version (std::thread, through cpu_parallel_ranges) for the renderer's `cpu`
-// backend. Same meaning as the GPU API in compaction.h / find_repeats.h, and the same results
-// bit for bit (all of these are exact).
-//
-//   select_if     out = the elements x of in with pred(x), in input order; returns their count
-//   select_flagged out = the in[i] with flags[i] != 0, in input order
-//   partition_if  out = the kept elements in order, then the rejected ones in order (both
-//                 stable); returns the kept count
-//   find_repeats  out = every i with a[i] == a[i + 1], increasing (3 4 4 5 6 7 7 -> 1 5)
-//
-// The multi-threaded versions cut n into the scan library's chunks (cpu_scan_chunks): count per
-// chunk in parallel, exclusive-scan the chunk counts, write per chunk in parallel. `threads == 0`
-// means cpu_scan_default_threads().
+/// @file
+/// CPU half of stream compaction, partition and find_repeats: a serial reference for each and a
+/// multi-threaded version (std::thread, through cpu_parallel_ranges) for the renderer's `cpu`
+/// backend. Same meaning as the GPU API in compaction.h / find_repeats.h, and the same results
+/// bit for bit (all of these are exact).
+///
+/// @verbatim
+///   select_if     out = the elements x of in with pred(x), in input order; returns their count
+///   select_flagged out = the in[i] with flags[i] != 0, in input order
+///   partition_if  out = the kept elements in order, then the rejected ones in order (both
+///                 stable); returns the kept count
+///   find_repeats  out = every i with a[i] == a[i + 1], increasing (3 4 4 5 6 7 7 -> 1 5)
+/// @endverbatim
+///
+/// The multi-threaded versions cut n into the scan library's chunks (cpu_scan_chunks): count per
+/// chunk in parallel, exclusive-scan the chunk counts, write per chunk in parallel. `threads == 0`
+/// means cpu_scan_default_threads().
 #pragma once
 
 #include <cstddef>
@@ -22,6 +25,8 @@
 
 namespace tilescan {
 
+/// The reference select_if: out[0, count) = the in[i] with pred(in[i]), in order; returns count.
+/// out holds up to n elements and does not overlap in.
 template <typename T, typename Pred>
 std::size_t serial_select_if(const T* in, std::size_t n, Pred pred, T* out) {
     std::size_t count = 0;
@@ -30,6 +35,7 @@ std::size_t serial_select_if(const T* in, std::size_t n, Pred pred, T* out) {
     return count;
 }
 
+/// The reference select_flagged: keeps in[i] where flags[i] != 0; returns the kept count.
 template <typename T, typename Flag>
 std::size_t serial_select_flagged(const T* in, const Flag* flags, std::size_t n, T* out) {
     std::size_t count = 0;
@@ -38,6 +44,8 @@ std::size_t serial_select_flagged(const T* in, const Flag* flags, std::size_t n,
     return count;
 }
 
+/// The reference partition_if: kept elements in order, then rejected ones in order, into out[n];
+/// returns the kept count.
 template <typename T, typename Pred>
 std::size_t serial_partition_if(const T* in, std::size_t n, Pred pred, T* out) {
     std::size_t kept = 0;
@@ -52,6 +60,8 @@ std::size_t serial_partition_if(const T* in, std::size_t n, Pred pred, T* out) {
     return kept;
 }
 
+/// The reference find_repeats: out[0, count) = every i with a[i] == a[i + 1], increasing; returns
+/// count (at most n - 1).
 template <typename T, typename Index>
 std::size_t serial_find_repeats(const T* a, std::size_t n, Index* out) {
     std::size_t count = 0;
@@ -90,6 +100,7 @@ std::size_t cpu_compact_indices(std::size_t n, unsigned threads, Keep keep, Emit
 
 }  // namespace detail
 
+/// serial_select_if on `threads` threads; the same output.
 template <typename T, typename Pred>
 std::size_t cpu_select_if(const T* in, std::size_t n, Pred pred, T* out, unsigned threads = 0) {
     return detail::cpu_compact_indices(
@@ -97,6 +108,7 @@ std::size_t cpu_select_if(const T* in, std::size_t n, Pred pred, T* out, unsigne
         [&](std::size_t i, std::size_t p) { out[p] = in[i]; });
 }
 
+/// serial_select_flagged on `threads` threads; the same output.
 template <typename T, typename Flag>
 std::size_t cpu_select_flagged(const T* in, const Flag* flags, std::size_t n, T* out, unsigned threads = 0) {
     return detail::cpu_compact_indices(
@@ -104,8 +116,10 @@ std::size_t cpu_select_flagged(const T* in, const Flag* flags, std::size_t n, T*
         [&](std::size_t i, std::size_t p) { out[p] = in[i]; });
 }
 
-// Kept elements are written at their select position; rejected element i goes to
-// kept_total + (i - kept before i), so one counting pass serves both halves.
+/// serial_partition_if on `threads` threads; the same output.
+///
+/// Kept elements are written at their select position; rejected element i goes to
+/// kept_total + (i - kept before i), so one counting pass serves both halves.
 template <typename T, typename Pred>
 std::size_t cpu_partition_if(const T* in, std::size_t n, Pred pred, T* out, unsigned threads = 0) {
     if (threads == 0) threads = cpu_scan_default_threads();
@@ -135,6 +149,7 @@ std::size_t cpu_partition_if(const T* in, std::size_t n, Pred pred, T* out, unsi
     return kept;
 }
 
+/// serial_find_repeats on `threads` threads; the same output.
 template <typename T, typename Index>
 std::size_t cpu_find_repeats(const T* a, std::size_t n, Index* out, unsigned threads = 0) {
     return detail::cpu_compact_indices(

@@ -1,12 +1,15 @@
-// CPU half of the histogram: the bin rule shared with the GPU (EvenBins, TS_HD so one definition
-// serves both), a serial reference and a multi-threaded version. Counts are 64-bit integers, so
-// results are exact for any n and identical on every backend.
-//
-// EvenBins: `bins` equal-width bins over [lower, upper); samples outside are not counted.
-//   integers (at most 32 bits): bin = (x - lower) * bins / (upper - lower), exact in 64-bit
-//   float: bin = int((x - lower) * scale), scale = bins / (upper - lower) computed once in
-//          float, clamped to bins - 1 (a subtraction and a product: no contraction, so host and
-//          device agree bit for bit)
+/// @file
+/// CPU half of the histogram: the bin rule shared with the GPU (EvenBins, TS_HD so one definition
+/// serves both), a serial reference and a multi-threaded version. Counts are 64-bit integers, so
+/// results are exact for any n and identical on every backend.
+///
+/// EvenBins: `bins` equal-width bins over [lower, upper); samples outside are not counted.
+/// @verbatim
+///   integers (at most 32 bits): bin = (x - lower) * bins / (upper - lower), exact in 64-bit
+///   float: bin = int((x - lower) * scale), scale = bins / (upper - lower) computed once in
+///          float, clamped to bins - 1 (a subtraction and a product: no contraction, so host and
+///          device agree bit for bit)
+/// @endverbatim
 #pragma once
 
 #include <cstddef>
@@ -19,20 +22,25 @@
 
 namespace tilescan {
 
+/// `bins` equal-width bins over [lower, upper): the bin rule of the CPU and GPU histograms.
 template <typename T>
 struct EvenBins {
     static_assert(sizeof(T) <= 4, "EvenBins: 32-bit sample types (exact 64-bit bin arithmetic)");
+    ///@{ The range [lower, upper).
     T lower{}, upper{};
-    int bins = 0;
-    float scale = 0.0f;  // floating point only
+    ///@}
+    int bins = 0;        ///< number of bins
+    float scale = 0.0f;  ///< bins / (upper - lower) in float; floating point only
 
-    EvenBins() = default;
+    EvenBins() = default;  ///< No bins (histogram_even rejects it).
+    /// `bins_` bins over [lower_, upper_).
+    /// @throws std::invalid_argument unless bins_ > 0 and lower_ < upper_.
     EvenBins(int bins_, T lower_, T upper_) : lower(lower_), upper(upper_), bins(bins_) {
         if (bins_ <= 0 || !(lower_ < upper_)) throw std::invalid_argument("EvenBins: need bins > 0 and lower < upper");
         if constexpr (std::is_floating_point<T>::value) scale = float(bins_) / float(upper_ - lower_);
     }
 
-    // The bin of x, or -1 when x is outside [lower, upper) (NaN included).
+    /// The bin of x, or -1 when x is outside [lower, upper) (NaN included).
     TS_HD int operator()(T x) const {
         if (!(x >= lower) || !(x < upper)) return -1;
         if constexpr (std::is_floating_point<T>::value) {
@@ -46,7 +54,7 @@ struct EvenBins {
     }
 };
 
-// counts[b] = number of samples in bin b (counts has bin_rule.bins entries; overwritten).
+/// counts[b] = number of samples in bin b (counts has bin_rule.bins entries; overwritten).
 template <typename T, typename BinRule>
 void serial_histogram(const T* samples, std::size_t n, BinRule bin_rule, std::uint64_t* counts) {
     for (int b = 0; b < bin_rule.bins; ++b) counts[b] = 0;
@@ -56,6 +64,8 @@ void serial_histogram(const T* samples, std::size_t n, BinRule bin_rule, std::ui
     }
 }
 
+/// serial_histogram on `threads` threads (0 = all cores): per-chunk counts, summed per bin. The
+/// same counts.
 template <typename T, typename BinRule>
 void cpu_histogram(const T* samples, std::size_t n, BinRule bin_rule, std::uint64_t* counts, unsigned threads = 0) {
     if (threads == 0) threads = cpu_scan_default_threads();

@@ -1,25 +1,28 @@
-// GPU LSD radix sort, host API: stable, keys or key-value pairs, key types uint32, int32, float,
-// uint64 (order-preserving bit transforms: radix_keys.h), digit_bits 4 (the seed chapter's
-// exercise) or 8 (the default), sorting only the transformed bits [begin_bit, end_bit).
-//
-// Each pass (radix_sort.cuh): (1) upsweep: every partition (a contiguous run of tiles) counts
-// its digits, written digit-major, counts[digit * partitions + partition]; (2) ONE exclusive scan
-// of those counts with the scan library (tilescan::exclusive_scan) gives every (digit,
-// partition) its first output position; (3) downsweep: each tile ranks its keys block-locally
-// (a ballot per digit bit finds equal digits in a warp; per-warp digit counters in shared
-// memory; input order, so stable),
-// stages them digit-sorted in shared memory, and writes each digit's run contiguously.
-//
-//   std::size_t bytes = tilescan::radix_sort_keys_temp_bytes<std::uint32_t>(n);
-//   tilescan::radix_sort_keys(d_in, d_out, n, d_temp, bytes, stream);            // all 32 bits
-//   tilescan::radix_sort_pairs(d_keys, d_keys_out, d_vals, d_vals_out, n, d_temp, bytes, stream,
-//                              0, 12);                                            // bits [0, 12)
-//
-// d_*_in may equal d_*_out (sorted in place; one extra copy when the pass count is odd);
-// otherwise they must not overlap, and inputs are left untouched. The temporary storage holds
-// one alternate buffer of keys (and values) plus the digit counts: it depends on n, the types
-// and digit_bits only. n < 2^32. Asynchronous on `stream`; throws std::invalid_argument or
-// CudaError. Instantiated for values of type uint32.
+/// @file
+/// GPU LSD radix sort, host API: stable, keys or key-value pairs, key types uint32, int32, float,
+/// uint64 (order-preserving bit transforms: radix_keys.h), digit_bits 4 (the seed chapter's
+/// exercise) or 8 (the default), sorting only the transformed bits [begin_bit, end_bit).
+///
+/// Each pass (radix_sort.cuh): (1) upsweep: every partition (a contiguous run of tiles) counts
+/// its digits, written digit-major, counts[digit * partitions + partition]; (2) ONE exclusive scan
+/// of those counts with the scan library (tilescan::exclusive_scan) gives every (digit,
+/// partition) its first output position; (3) downsweep: each tile ranks its keys block-locally
+/// (a ballot per digit bit finds equal digits in a warp; per-warp digit counters in shared
+/// memory; input order, so stable),
+/// stages them digit-sorted in shared memory, and writes each digit's run contiguously.
+///
+/// @code
+///   std::size_t bytes = tilescan::radix_sort_keys_temp_bytes<std::uint32_t>(n);
+///   tilescan::radix_sort_keys(d_in, d_out, n, d_temp, bytes, stream);            // all 32 bits
+///   tilescan::radix_sort_pairs(d_keys, d_keys_out, d_vals, d_vals_out, n, d_temp, bytes, stream,
+///                              0, 12);                                            // bits [0, 12)
+/// @endcode
+///
+/// d_*_in may equal d_*_out (sorted in place; one extra copy when the pass count is odd);
+/// otherwise they must not overlap, and inputs are left untouched. The temporary storage holds
+/// one alternate buffer of keys (and values) plus the digit counts: it depends on n, the types
+/// and digit_bits only. n < 2^32. Asynchronous on `stream`; throws std::invalid_argument or
+/// CudaError. Instantiated for values of type uint32.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -31,17 +34,28 @@
 
 namespace tilescan {
 
+/// Bytes of temporary device storage radix_sort_keys of n keys needs (0 when n == 0).
+/// @throws std::invalid_argument digit_bits other than 4 or 8.
 template <typename K>
 std::size_t radix_sort_keys_temp_bytes(std::size_t n, int digit_bits = kRadixDefaultBits);
 
+/// Bytes of temporary device storage radix_sort_pairs of n pairs needs (0 when n == 0).
+/// @throws std::invalid_argument digit_bits other than 4 or 8.
 template <typename K, typename V>
 std::size_t radix_sort_pairs_temp_bytes(std::size_t n, int digit_bits = kRadixDefaultBits);
 
+/// Sorts n device keys stably by their transformed bits [begin_bit, end_bit) into d_keys_out
+/// (which may be d_keys_in), asynchronous on `stream`.
+/// @throws std::invalid_argument digit_bits not 4 or 8, a bit range outside the key, too little
+///         temporary storage, n >= 2^32 or null pointers.
+/// @throws CudaError when a CUDA call fails.
 template <typename K>
 void radix_sort_keys(const K* d_keys_in, K* d_keys_out, std::size_t n, void* d_temp, std::size_t temp_bytes,
                      cudaStream_t stream = nullptr, int begin_bit = 0, int end_bit = int(8 * sizeof(K)),
                      int digit_bits = kRadixDefaultBits);
 
+/// As radix_sort_keys, carrying d_values_in along with their keys into d_values_out. Keys and
+/// values are either both sorted in place or both out of place (std::invalid_argument otherwise).
 template <typename K, typename V>
 void radix_sort_pairs(const K* d_keys_in, K* d_keys_out, const V* d_values_in, V* d_values_out, std::size_t n,
                       void* d_temp, std::size_t temp_bytes, cudaStream_t stream = nullptr, int begin_bit = 0,

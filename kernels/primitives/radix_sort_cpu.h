@@ -1,9 +1,10 @@
-// CPU half of the radix sort: LSD radix sort (stable), keys or key-value pairs, over the
-// transformed key bits [begin_bit, end_bit) (radix_keys.h), digit_bits 4 or 8 per pass.
-// serial_radix_sort_* is the textbook serial reference (count digits, exclusive-scan the counts,
-// scatter in input order); cpu_radix_sort_* runs the same passes on std::threads: per chunk digit
-// counts, one exclusive scan over the counts laid out digit-major (digit * chunks + chunk), per
-// chunk stable scatter. Both sort in place (keys[n], values[n]) and use an n-element scratch.
+/// @file
+/// CPU half of the radix sort: LSD radix sort (stable), keys or key-value pairs, over the
+/// transformed key bits [begin_bit, end_bit) (radix_keys.h), digit_bits 4 or 8 per pass.
+/// serial_radix_sort_* is the textbook serial reference (count digits, exclusive-scan the counts,
+/// scatter in input order); cpu_radix_sort_* runs the same passes on std::threads: per chunk digit
+/// counts, one exclusive scan over the counts laid out digit-major (digit * chunks + chunk), per
+/// chunk stable scatter. Both sort in place (keys[n], values[n]) and use an n-element scratch.
 #pragma once
 
 #include <algorithm>
@@ -95,24 +96,29 @@ void cpu_radix_sort(K* keys, V* values, std::size_t n, int begin_bit, int end_bi
 
 }  // namespace detail
 
+/// The serial reference: sorts keys[n] in place, stably, by transformed bits [begin_bit, end_bit).
+/// @throws std::invalid_argument digit_bits not 4 or 8, or a bit range outside the key.
 template <typename K>
 void serial_radix_sort_keys(K* keys, std::size_t n, int begin_bit = 0, int end_bit = int(8 * sizeof(K)),
                             int digit_bits = kRadixDefaultBits) {
     detail::cpu_radix_sort<K, detail::NoValue>(keys, nullptr, n, begin_bit, end_bit, digit_bits, 1, true);
 }
 
+/// serial_radix_sort_keys carrying values[n] along with their keys.
 template <typename K, typename V>
 void serial_radix_sort_pairs(K* keys, V* values, std::size_t n, int begin_bit = 0, int end_bit = int(8 * sizeof(K)),
                              int digit_bits = kRadixDefaultBits) {
     detail::cpu_radix_sort<K, V>(keys, values, n, begin_bit, end_bit, digit_bits, 1, true);
 }
 
+/// serial_radix_sort_keys on `threads` threads (0 = all cores); the same result.
 template <typename K>
 void cpu_radix_sort_keys(K* keys, std::size_t n, int begin_bit = 0, int end_bit = int(8 * sizeof(K)),
                          int digit_bits = kRadixDefaultBits, unsigned threads = 0) {
     detail::cpu_radix_sort<K, detail::NoValue>(keys, nullptr, n, begin_bit, end_bit, digit_bits, threads, false);
 }
 
+/// serial_radix_sort_pairs on `threads` threads (0 = all cores); the same result.
 template <typename K, typename V>
 void cpu_radix_sort_pairs(K* keys, V* values, std::size_t n, int begin_bit = 0, int end_bit = int(8 * sizeof(K)),
                           int digit_bits = kRadixDefaultBits, unsigned threads = 0) {

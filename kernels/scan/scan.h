@@ -1,24 +1,27 @@
-// The GPU scan API: inclusive and exclusive scans of n values on a CUDA stream, with any
-// associative operator (scan_ops.h) and any of the algorithms in scan_algorithm.h.
-//
-// The calls never allocate: the caller asks scan_temp_bytes for the temporary storage a call
-// needs (it depends on n, the types and the algorithm, never on the data), provides it, and may
-// reuse it for any later call that needs no more. Errors throw: std::invalid_argument for bad
-// arguments (too little temporary storage, null pointers, sizes beyond the grid), CudaError
-// (kernels/cuda_check.h) for CUDA failures. The calls are asynchronous like kernel launches.
-//
-//   std::size_t bytes = tilescan::scan_temp_bytes<uint32_t, uint64_t>(n);
-//   tilescan::DeviceBuffer<unsigned char> temp(bytes);
-//   tilescan::exclusive_scan(d_counts, d_offsets, n, tilescan::Sum<uint64_t>{}, temp.data(), bytes,
-//                            stream, tilescan::ScanAlgorithm::decoupled_lookback, d_total);
-//
-// In values are converted to Out before combining (uint32 counts -> uint64 offsets); d_out may
-// equal d_in when the types match. d_total, when not null, receives the reduction of all n values
-// (identity for n == 0), so a caller learns the total without scanning n + 1 elements.
-//
-// The templates are defined in scan.cuh. Plain C++ callers use the explicit instantiations listed
-// in scan_instantiate_*.cu; CUDA callers with their own operators or types include scan.cuh in
-// their .cu and write TS_SCAN_INSTANTIATE(In, Out, Op) (or just call the templates).
+/// @file
+/// The GPU scan API: inclusive and exclusive scans of n values on a CUDA stream, with any
+/// associative operator (scan_ops.h) and any of the algorithms in scan_algorithm.h.
+///
+/// The calls never allocate: the caller asks scan_temp_bytes for the temporary storage a call
+/// needs (it depends on n, the types and the algorithm, never on the data), provides it, and may
+/// reuse it for any later call that needs no more. Errors throw: std::invalid_argument for bad
+/// arguments (too little temporary storage, null pointers, sizes beyond the grid), CudaError
+/// (kernels/cuda_check.h) for CUDA failures. The calls are asynchronous like kernel launches.
+///
+/// @code
+///   std::size_t bytes = tilescan::scan_temp_bytes<uint32_t, uint64_t>(n);
+///   tilescan::DeviceBuffer<unsigned char> temp(bytes);
+///   tilescan::exclusive_scan(d_counts, d_offsets, n, tilescan::Sum<uint64_t>{}, temp.data(), bytes,
+///                            stream, tilescan::ScanAlgorithm::decoupled_lookback, d_total);
+/// @endcode
+///
+/// In values are converted to Out before combining (uint32 counts -> uint64 offsets); d_out may
+/// equal d_in when the types match. d_total, when not null, receives the reduction of all n values
+/// (identity for n == 0), so a caller learns the total without scanning n + 1 elements.
+///
+/// The templates are defined in scan.cuh. Plain C++ callers use the explicit instantiations listed
+/// in scan_instantiate_*.cu; CUDA callers with their own operators or types include scan.cuh in
+/// their .cu and write TS_SCAN_INSTANTIATE(In, Out, Op) (or just call the templates).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -32,9 +35,12 @@
 
 namespace tilescan {
 
+/// The algorithm used when a call names none: the single pass, which moves the fewest bytes.
 constexpr ScanAlgorithm kDefaultScanAlgorithm = ScanAlgorithm::decoupled_lookback;
 
-// Bytes of temporary device storage a scan of n In values into Out needs (0 when none).
+/// Bytes of temporary device storage a scan of n In values into Out needs (0 when n == 0). A pure
+/// function of n, the types and the algorithm: the three-phase driver holds its tile sums (every
+/// recursion level), the single pass a tile counter and a status slot per tile and per superblock.
 template <typename In, typename Out = In>
 std::size_t scan_temp_bytes(std::size_t n, ScanAlgorithm algorithm = kDefaultScanAlgorithm) {
     if (n == 0) return 0;
@@ -42,13 +48,24 @@ std::size_t scan_temp_bytes(std::size_t n, ScanAlgorithm algorithm = kDefaultSca
                                                           : scan_detail::three_phase_bytes<In, Out>(n, algorithm);
 }
 
-// d_out[i] = d_in[0] op ... op d_in[i].
+/// d_out[i] = d_in[0] op ... op d_in[i], for i < n; asynchronous on `stream`.
+///
+/// d_in and d_out hold n elements of device memory (d_out == d_in allowed when In == Out; no
+/// alignment beyond the element's). d_temp holds at least scan_temp_bytes<In, Out>(n, algorithm)
+/// bytes not in use by a call still running on another stream. Elements are combined earlier-left, so
+/// `op` need not commute; floating-point results depend on n and `algorithm` only, never on
+/// timing (docs/scan.md, "Order of operations"). d_total (device, may be null) receives the
+/// reduction of all n values, op's identity when n == 0.
+/// @throws std::invalid_argument too little temporary storage, a null d_in or d_out with n > 0,
+///         or more tiles than one grid can launch.
+/// @throws CudaError when a launch fails.
 template <typename In, typename Out, typename Op>
 void inclusive_scan(const In* d_in, Out* d_out, std::size_t n, Op op, void* d_temp, std::size_t temp_bytes,
                     cudaStream_t stream = nullptr, ScanAlgorithm algorithm = kDefaultScanAlgorithm,
                     Out* d_total = nullptr);
 
-// d_out[0] = identity, d_out[i] = d_in[0] op ... op d_in[i - 1].
+/// d_out[0] = identity, d_out[i] = d_in[0] op ... op d_in[i - 1]; otherwise as inclusive_scan.
+/// d_total still receives the reduction of all n values, which an exclusive scan does not write.
 template <typename In, typename Out, typename Op>
 void exclusive_scan(const In* d_in, Out* d_out, std::size_t n, Op op, void* d_temp, std::size_t temp_bytes,
                     cudaStream_t stream = nullptr, ScanAlgorithm algorithm = kDefaultScanAlgorithm,
