@@ -1,9 +1,10 @@
-// The shading stage (one block per tile, one thread per pixel) for the scan and sort binnings,
+// The shading stage (one block per tile, kPixelsPerThread pixels per thread) for the scan and sort
+// binnings,
 // the naive peer's test-every-circle kernel, and the 8-bit conversion for display.
 //
-// A tile's circles are staged through shared memory in batches of kTilePixels records; each
-// thread keeps its pixel in registers, blends the batch in list order (= draw order) with the
-// shared per-pixel math of circle_math.h, and writes the pixel once at the end.
+// A tile's circles are staged through shared memory in batches; each thread keeps its pixels in
+// registers, blends the batch in list order (= draw order) with the shared per-pixel math of
+// circle_math.h, and writes each pixel once at the end.
 #include <cuda_runtime.h>
 
 #include "kernels/cuda_check.h"
@@ -18,12 +19,25 @@ namespace {
 
 using render_detail::footprint_of;
 
-constexpr int kBatch = kTilePixels;
-// A warp shades an 8 x 4 block of its tile's pixels, so it can skip, as one, a circle whose box
-// misses that block (kTileSize 16: a 2 x 4 arrangement of warps; kTileSize 8: 1 x 2).
+// A thread shades kPixelsPerThread pixels of one column, so the staged records it reads from
+// shared memory, the warp's box test and the column's dx serve several pixels: shading is bound by
+// instruction issue, and these are most of the instructions per circle once coverage is rare.
+// TILESCAN_SHADE_PIXELS overrides it for tuning experiments (1, 2 or 4).
+#ifndef TILESCAN_SHADE_PIXELS
+#define TILESCAN_SHADE_PIXELS 2
+#endif
+constexpr int kPixelsPerThread = TILESCAN_SHADE_PIXELS;
+constexpr int kShadeThreads = kTilePixels / kPixelsPerThread;
+constexpr int kBatch = kShadeThreads;  // circles staged per batch: one per thread
+// A warp shades an 8-column block of its tile: lane l owns column l % 8 and rows
+// l / 8 + k * kLaneRows (k < kPixelsPerThread), so it can skip, as one, a circle whose box misses
+// that block (kTileSize 16, two pixels per thread: 2 x 2 warps of 8 x 8 pixels).
 constexpr int kWarpColumns = kTileSize < 8 ? kTileSize : 8;
-constexpr int kWarpRows = 32 / kWarpColumns;
+constexpr int kLaneRows = 32 / kWarpColumns;
+constexpr int kWarpRows = kLaneRows * kPixelsPerThread;
 static_assert(kTileSize <= 16, "box masks hold 16 columns and 16 rows");
+static_assert(kShadeThreads % 32 == 0 && kTilePixels % (kWarpColumns * kWarpRows) == 0,
+              "the tile splits into whole warp blocks");
 
 struct StagedCircles {
     CircleGeometry geometry[kBatch];
@@ -33,30 +47,36 @@ struct StagedCircles {
     std::uint32_t box_mask[kBatch];
 };
 
-// The pixel this thread owns in the block's tile.
-struct TilePixel {
-    int column, row;       // in the image
-    int local_x, local_y;  // in the tile
-    float px, py;
-    bool inside;
+// The pixels this thread owns in the block's tile: one column, kPixelsPerThread rows.
+struct TilePixels {
+    int column;              // in the image
+    int row[kPixelsPerThread];
+    int local_x;             // in the tile
+    int local_y[kPixelsPerThread];
+    float px;
+    float py[kPixelsPerThread];
+    bool inside[kPixelsPerThread];
     std::uint32_t warp_mask;  // the box-mask bits of this warp's columns and rows
 };
 
-__device__ __forceinline__ TilePixel tile_pixel(const FrameParams& f, std::uint32_t tile) {
+__device__ __forceinline__ TilePixels tile_pixels(const FrameParams& f, std::uint32_t tile) {
     const int tx = int(tile % std::uint32_t(f.grid.tiles_x));
     const int ty = int(tile / std::uint32_t(f.grid.tiles_x));
     const int lane = int(threadIdx.x & 31);
     const int warp = int(threadIdx.x >> 5);
     const int warp_x = (warp % (kTileSize / kWarpColumns)) * kWarpColumns;
     const int warp_y = (warp / (kTileSize / kWarpColumns)) * kWarpRows;
-    TilePixel p;
+    TilePixels p;
     p.local_x = warp_x + lane % kWarpColumns;
-    p.local_y = warp_y + lane / kWarpColumns;
     p.column = (tx << kTileLog2) + p.local_x;
-    p.row = (ty << kTileLog2) + p.local_y;
     p.px = pixel_center(p.column, f.inverse_width);
-    p.py = pixel_center(p.row, f.inverse_height);
-    p.inside = p.column < f.width && p.row < f.height;
+#pragma unroll
+    for (int k = 0; k < kPixelsPerThread; ++k) {
+        p.local_y[k] = warp_y + lane / kWarpColumns + k * kLaneRows;
+        p.row[k] = (ty << kTileLog2) + p.local_y[k];
+        p.py[k] = pixel_center(p.row[k], f.inverse_height);
+        p.inside[k] = p.column < f.width && p.row[k] < f.height;
+    }
     p.warp_mask = (((1u << kWarpColumns) - 1) << warp_x) | (((1u << kWarpRows) - 1) << (16 + warp_y));
     return p;
 }
@@ -93,33 +113,48 @@ __device__ __forceinline__ void stage_circle(StagedCircles& staged, int slot, co
     staged.box_mask[slot] = tile_box_mask(c.box, tile, f);
 }
 
-// Blends staged circles [0, count) into `pixel`, in order; returns the number of blends. A warp
-// skips circles whose box misses its pixels; a pixel is blended when its centre is covered and it
-// lies in the circle's box (the box matters only where rounding would let a circle cover a pixel
-// centre outside it, which `ref` never visits).
+// Blends staged circles [0, count) into the thread's pixels, in order; returns the number of
+// blends. A warp skips circles whose box misses its pixels; a pixel is blended when its centre is
+// covered and it lies in the circle's box (the box matters only where rounding would let a circle
+// cover a pixel centre outside it, which `ref` never visits).
 template <ShadingKind kShading>
-__device__ __forceinline__ std::uint32_t blend_staged(const StagedCircles& staged, int count, const TilePixel& p,
-                                                      Rgba& pixel) {
+__device__ __forceinline__ std::uint32_t blend_staged(const StagedCircles& staged, int count, const TilePixels& p,
+                                                      Rgba (&pixels)[kPixelsPerThread]) {
     std::uint32_t blends = 0;
     for (int k = 0; k < count; ++k) {
         const std::uint32_t mask = staged.box_mask[k] & p.warp_mask;
         if ((mask & 0xffffu) == 0 || (mask >> 16) == 0) continue;  // uniform across the warp
         const CircleGeometry g = staged.geometry[k];
-        const float squared_dist = squared_distance(g.x, g.y, p.px, p.py);
-        if (covers_squared(squared_dist, g.squared_radius) && ((mask >> p.local_x) & (mask >> (16 + p.local_y)) & 1u)) {
-            const CirclePaint paint = staged.paint[k];
-            // For snow, paint.r carries z and the colour arguments are unused (see CirclePaint).
-            shade_covered_pixel(pixel, kShading, squared_dist, g.radius, paint.r, paint.r, paint.g, paint.b, paint.a);
-            ++blends;
+        const bool in_box_column = (mask >> p.local_x) & 1u;
+#pragma unroll
+        for (int j = 0; j < kPixelsPerThread; ++j) {
+            const float squared_dist = squared_distance(g.x, g.y, p.px, p.py[j]);
+            if (covers_squared(squared_dist, g.squared_radius) && in_box_column &&
+                ((mask >> (16 + p.local_y[j])) & 1u)) {
+                const CirclePaint paint = staged.paint[k];
+                // For snow, paint.r carries z and the colour arguments are unused (see CirclePaint).
+                shade_covered_pixel(pixels[j], kShading, squared_dist, g.radius, paint.r, paint.r, paint.g, paint.b,
+                                    paint.a);
+                ++blends;
+            }
         }
     }
     return blends;
 }
 
-__device__ __forceinline__ void write_pixel(float* image, const FrameParams& f, const TilePixel& p, const Rgba& pixel) {
-    if (p.inside)
-        reinterpret_cast<float4*>(image)[std::size_t(p.row) * f.width + p.column] =
-            make_float4(pixel.r, pixel.g, pixel.b, pixel.a);
+__device__ __forceinline__ void write_pixels(float* image, const FrameParams& f, const TilePixels& p,
+                                             const Rgba (&pixels)[kPixelsPerThread]) {
+#pragma unroll
+    for (int k = 0; k < kPixelsPerThread; ++k)
+        if (p.inside[k])
+            reinterpret_cast<float4*>(image)[std::size_t(p.row[k]) * f.width + p.column] =
+                make_float4(pixels[k].r, pixels[k].g, pixels[k].b, pixels[k].a);
+}
+
+__device__ __forceinline__ void clear_pixels(const FrameParams& f, const TilePixels& p,
+                                             Rgba (&pixels)[kPixelsPerThread]) {
+#pragma unroll
+    for (int k = 0; k < kPixelsPerThread; ++k) pixels[k] = background_pixel(f.background, p.row[k], f.height);
 }
 
 __device__ __forceinline__ void add_blends(unsigned long long* total, std::uint32_t blends) {
@@ -132,14 +167,15 @@ __device__ __forceinline__ void add_blends(unsigned long long* total, std::uint3
 // records of batch b + 1 are already on their way from global memory, so one barrier per batch
 // suffices and the loads' latency hides behind the blending.
 template <ShadingKind kShading>
-__global__ void __launch_bounds__(kTilePixels)
+__global__ void __launch_bounds__(kShadeThreads)
     shade_tiles_kernel(FrameParams f, CircleRecords records, const std::uint64_t* __restrict__ tile_offsets,
                        const std::uint32_t* __restrict__ tile_circles, float* __restrict__ image,
                        unsigned long long* blends) {
     __shared__ StagedCircles staged[2];
     const std::uint32_t tile = blockIdx.x;
-    const TilePixel p = tile_pixel(f, tile);
-    Rgba pixel = background_pixel(f.background, p.row, f.height);
+    const TilePixels p = tile_pixels(f, tile);
+    Rgba pixels[kPixelsPerThread];
+    clear_pixels(f, p, pixels);
     const std::uint64_t begin = tile_offsets[tile];
     const std::uint64_t end = tile_offsets[tile + 1];
     const auto batch_size = [&](std::uint64_t first) { return end - first < kBatch ? int(end - first) : kBatch; };
@@ -153,26 +189,27 @@ __global__ void __launch_bounds__(kTilePixels)
         __syncthreads();
         const std::uint64_t following = batch + kBatch + threadIdx.x;
         if (following < end) next = fetch_circle(records, tile_circles[following]);
-        my_blends += blend_staged<kShading>(staged[buffer], count, p, pixel);
+        my_blends += blend_staged<kShading>(staged[buffer], count, p, pixels);
     }
-    write_pixel(image, f, p, pixel);
+    write_pixels(image, f, p, pixels);
     if (blends) add_blends(blends, my_blends);
 }
 
 // The naive peer: every tile block walks all circles in batches, flags those touching its tile,
 // compacts the flagged ids in order with the scan library's warp scan, and shades them.
 template <ShadingKind kShading>
-__global__ void __launch_bounds__(kTilePixels)
+__global__ void __launch_bounds__(kShadeThreads)
     naive_render_kernel(FrameParams f, CircleRecords records, std::uint32_t circles, float* __restrict__ image) {
     __shared__ StagedCircles staged;
-    __shared__ std::uint32_t warp_hits[kTilePixels / 32];
+    __shared__ std::uint32_t warp_hits[kShadeThreads / 32];
     const std::uint32_t tile = blockIdx.x;
-    const TilePixel p = tile_pixel(f, tile);
+    const TilePixels p = tile_pixels(f, tile);
     const int tx = int(tile % std::uint32_t(f.grid.tiles_x));
     const int ty = int(tile / std::uint32_t(f.grid.tiles_x));
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
-    Rgba pixel = background_pixel(f.background, p.row, f.height);
+    Rgba pixels[kPixelsPerThread];
+    clear_pixels(f, p, pixels);
     for (std::uint32_t batch = 0; batch < circles; batch += kBatch) {
         const std::uint32_t circle = batch + threadIdx.x;
         const bool hit =
@@ -184,16 +221,16 @@ __global__ void __launch_bounds__(kTilePixels)
         __syncthreads();
         int before = 0;
         int count = 0;
-        for (int w = 0; w < kTilePixels / 32; ++w) {
+        for (int w = 0; w < kShadeThreads / 32; ++w) {
             before += w < warp ? int(warp_hits[w]) : 0;
             count += int(warp_hits[w]);
         }
         if (hit) stage_circle(staged, before + int(inclusive) - 1, fetch_circle(records, circle), tile, f);
         __syncthreads();
-        blend_staged<kShading>(staged, count, p, pixel);
+        blend_staged<kShading>(staged, count, p, pixels);
         __syncthreads();
     }
-    write_pixel(image, f, p, pixel);
+    write_pixels(image, f, p, pixels);
 }
 
 __global__ void convert_to_rgba8_kernel(const float4* __restrict__ image, std::size_t pixels,
@@ -213,10 +250,10 @@ void launch_shade_tiles(const FrameParams& frame, const CircleRecords& records, 
                         cudaStream_t stream) {
     if (frame.shading == kShadingSnow)
         shade_tiles_kernel<kShadingSnow>
-            <<<tile_count(frame), kTilePixels, 0, stream>>>(frame, records, tile_offsets, tile_circles, image, blends);
+            <<<tile_count(frame), kShadeThreads, 0, stream>>>(frame, records, tile_offsets, tile_circles, image, blends);
     else
         shade_tiles_kernel<kShadingFlat>
-            <<<tile_count(frame), kTilePixels, 0, stream>>>(frame, records, tile_offsets, tile_circles, image, blends);
+            <<<tile_count(frame), kShadeThreads, 0, stream>>>(frame, records, tile_offsets, tile_circles, image, blends);
     TS_CUDA_CHECK_LAUNCH();
 }
 
@@ -224,10 +261,10 @@ void launch_naive_render(const FrameParams& frame, const CircleRecords& records,
                          cudaStream_t stream) {
     if (frame.shading == kShadingSnow)
         naive_render_kernel<kShadingSnow>
-            <<<tile_count(frame), kTilePixels, 0, stream>>>(frame, records, circles, image);
+            <<<tile_count(frame), kShadeThreads, 0, stream>>>(frame, records, circles, image);
     else
         naive_render_kernel<kShadingFlat>
-            <<<tile_count(frame), kTilePixels, 0, stream>>>(frame, records, circles, image);
+            <<<tile_count(frame), kShadeThreads, 0, stream>>>(frame, records, circles, image);
     TS_CUDA_CHECK_LAUNCH();
 }
 

@@ -87,17 +87,6 @@ struct StatusSlots<T, false> {
     }
 };
 
-// A waiting lane sleeps between reads of a status slot, a little longer each time: lanes that
-// poll back to back flood the few L2 lines holding the slots and delay the very stores they wait
-// for (on the H200 a 1M-element scan spent ~20 us in look-back without it).
-struct SpinBackoff {
-    unsigned nanoseconds = 16;
-    __device__ __forceinline__ void pause() {
-        __nanosleep(nanoseconds);
-        if (nanoseconds < 256) nanoseconds *= 2;
-    }
-};
-
 constexpr int kSuperblock = 32;  // tiles per superblock: one warp-wide window
 
 template <typename T>
@@ -139,7 +128,8 @@ __device__ T look_back(const TileStatus<T>& status, std::size_t tile, const T& a
     // This superblock's earlier aggregates, lane l holding tile 32s + l.
     T earlier = op.identity();
     if (lane < position) {
-        for (SpinBackoff backoff; status.tiles.read(superblock * kSuperblock + lane, earlier) == 0;) backoff.pause();
+        while (status.tiles.read(superblock * kSuperblock + lane, earlier) == 0) {
+        }
     }
     const bool closes_superblock = position == kSuperblock - 1;
     T superblock_total = op.identity();
@@ -156,7 +146,8 @@ __device__ T look_back(const TileStatus<T>& status, std::size_t tile, const T& a
             T value = op.identity();
             unsigned flag = kFlagPrefix;
             if (t >= 0) {
-                for (SpinBackoff backoff; (flag = status.superblocks.read(std::size_t(t), value)) == 0;) backoff.pause();
+                while ((flag = status.superblocks.read(std::size_t(t), value)) == 0) {
+                }
             }
             const unsigned found = __ballot_sync(kFullMask, flag == kFlagPrefix);
             if (found) {
