@@ -8,7 +8,7 @@
 // to its rows, reusing the same buffers. A frame that fits is one band, the whole grid.
 //
 // Worked example, bytes_per_pair 12, budget 120 bytes (10 pairs per band):
-//   row pairs [4 5 0 9 1 1] -> bands rows [0,2) 9 pairs | [2,4) 9 pairs | [4,6) 2 pairs.
+//   row pairs [4 5 0 9 1 1] -> bands rows [0,3) 9 pairs | [3,5) 10 pairs | [5,6) 1 pair.
 // A row that alone needs more than the budget cannot be binned at all: that is an InputError
 // naming the row, the bytes it needs and the budget (rows are not split further).
 #pragma once
