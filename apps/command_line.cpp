@@ -1,6 +1,7 @@
 // Implementation of the subcommands' argument parsing (see command_line.h).
 #include "apps/command_line.h"
 
+#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -86,6 +87,26 @@ double parse_real(const std::string& text, const std::string& what) {
     if (text.empty() || *end != '\0' || !std::isfinite(value))
         throw InputError(what + ": '" + text + "' is not a finite number");
     return value;
+}
+
+std::uint64_t parse_byte_size(const std::string& text, const std::string& what) {
+    const std::size_t digits = text.find_first_not_of("0123456789");
+    const std::string number = text.substr(0, digits);
+    std::string unit = digits == std::string::npos ? "" : text.substr(digits);
+    for (char& c : unit) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    // "64M", "64MB" and "64MiB" all mean 64 * 2^20 bytes; "64B" and "64" mean 64 bytes.
+    if (unit.size() == 3 && unit.compare(1, 2, "IB") == 0) unit.resize(1);
+    if (!unit.empty() && unit.back() == 'B') unit.pop_back();
+    const std::string prefixes = "KMGT";
+    const std::size_t prefix = unit.size() == 1 ? prefixes.find(unit[0]) : std::string::npos;
+    if (number.empty() || number.size() > 19 || unit.size() > 1 || (unit.size() == 1 && prefix == std::string::npos))
+        throw InputError(what + ": '" + text + "' is not a byte count (e.g. 1048576, 512K, 64M, 2G)");
+    const int shift = unit.empty() ? 0 : 10 * static_cast<int>(prefix + 1);
+    const std::uint64_t value = std::stoull(number);
+    const std::uint64_t limit = std::uint64_t(1) << 60;
+    if (value == 0 || value > (limit >> shift))
+        throw InputError(what + ": " + text + " is out of range [1 byte, 2^60 bytes]");
+    return value << shift;
 }
 
 void check_image_size(std::int64_t width, std::int64_t height, const std::string& what) {

@@ -47,6 +47,10 @@ std::string options_help(const std::vector<OptionSpec>& specs);
 std::int64_t parse_integer(const std::string& text, const std::string& what, std::int64_t min, std::int64_t max);
 double parse_real(const std::string& text, const std::string& what);
 
+// A byte count, "1048576" or with a binary suffix: "64K", "64M", "2G", "1T" (also "64MiB", "64MB"),
+// from 1 byte to 2^60; `what` names the option in errors ("--max-bin-memory").
+std::uint64_t parse_byte_size(const std::string& text, const std::string& what);
+
 struct ImageSize {
     int width;
     int height;

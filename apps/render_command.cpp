@@ -27,6 +27,7 @@ const std::vector<OptionSpec> kRenderOptions = {
     {"--backend", "", true, "NAME", "auto | ref | cpu | cuda (default auto)"},
     {"--binning", "", true, "NAME", "cuda binning: scan (default) | sort | naive (the peers)"},
     {"--threads", "", true, "N", "cpu backend threads (default: all cores)"},
+    {"--max-bin-memory", "", true, "BYTES", "bin-memory budget, e.g. 512M or 2G (default: half the free memory)"},
     {"--frames", "", true, "N", "render frames 0..N-1 as FILE_0000.png ... (default 1)"},
     {"--resume", "", false, "", "keep frames already written (files are written whole or not at all)"},
     {"--seed", "", true, "S", "seed of the built-in scene generators (default 0 = the course's)"},
@@ -69,6 +70,8 @@ RenderRequest read_request(const ParsedArguments& parsed) {
     if (parsed.has("--threads"))
         request.backend_options.threads =
             static_cast<unsigned>(parse_integer(parsed.value("--threads"), "--threads", 1, 1024));
+    if (parsed.has("--max-bin-memory"))
+        request.backend_options.max_bin_bytes = parse_byte_size(parsed.value("--max-bin-memory"), "--max-bin-memory");
     if (parsed.has("--frames")) request.frames = parse_integer(parsed.value("--frames"), "--frames", 1, 1000000);
     if (parsed.has("--seed"))
         request.seed = static_cast<std::uint32_t>(parse_integer(parsed.value("--seed"), "--seed", 0, 4294967295LL));
@@ -119,15 +122,15 @@ void print_stats_table(const SceneSource& source, const std::string& backend, co
                        const std::vector<FrameRecord>& records) {
     std::printf("scene %s  circles %zu  size %dx%d  backend %s\n", source.name.c_str(), source.scene.size(), size.width,
                 size.height, backend.c_str());
-    std::printf("%-6s %10s %14s %12s %10s", "frame", "ms", "blends", "pairs", "bin MiB");
+    std::printf("%-6s %10s %14s %12s %10s %6s", "frame", "ms", "blends", "pairs", "bin MiB", "bands");
     if (!records.empty())
         for (const StageTime& stage : records.front().stats.stages) std::printf(" %10s", stage.name.c_str());
     std::printf("\n");
     for (const auto& record : records) {
         const RenderStats& s = record.stats;
         const std::string blends = s.counted_blends ? std::to_string(s.blends) : "-";
-        std::printf("%-6ld %10.3f %14s %12llu %10.1f", record.frame, s.total_ms, blends.c_str(),
-                    static_cast<unsigned long long>(s.pairs), s.bin_bytes / 1048576.0);
+        std::printf("%-6ld %10.3f %14s %12llu %10.1f %6u", record.frame, s.total_ms, blends.c_str(),
+                    static_cast<unsigned long long>(s.pairs), s.bin_bytes / 1048576.0, s.bands);
         for (const StageTime& stage : s.stages) std::printf(" %10.3f", stage.ms);
         std::printf("\n");
     }
@@ -153,7 +156,7 @@ void print_stats_json(const SceneSource& source, const std::string& backend, con
              << "\",\"ms\":" << records[i].stats.total_ms
              << ",\"blends\":" << (records[i].stats.counted_blends ? std::to_string(records[i].stats.blends) : "null")
              << ",\"pairs\":" << records[i].stats.pairs << ",\"bin_bytes\":" << records[i].stats.bin_bytes
-             << ",\"stages\":{";
+             << ",\"bands\":" << records[i].stats.bands << ",\"stages\":{";
         for (std::size_t k = 0; k < records[i].stats.stages.size(); ++k)
             json << (k ? "," : "") << "\"" << records[i].stats.stages[k].name << "\":" << records[i].stats.stages[k].ms;
         json << "}}";

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <exception>
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -36,6 +37,7 @@ const std::vector<OptionSpec> kViewOptions = {
     {"--size", "", true, "W[xH]", "fixed window and image size (default: resizable, drawn at the window's size)"},
     {"--backend", "", true, "NAME", "auto | ref | cpu | cuda (default auto; the b key cycles)"},
     {"--seed", "", true, "S", "seed of the built-in scene generators (default 0 = the course's)"},
+    {"--max-bin-memory", "", true, "BYTES", "bin-memory budget, e.g. 512M or 2G (default: half the free memory)"},
     {"--frames", "", true, "N", "draw N frames, then exit (default: until closed; 1 with --screenshot)"},
     {"--screenshot", "", true, "FILE", "on exit, write what the window shows (.png .ppm .pfm .f32)"},
     {"--script", "", true, "KEYS", "press KEYS, one per frame, e.g. space,right,s,q (keys above; resize:WxH)"},
@@ -58,6 +60,7 @@ void print_view_help() {
 struct ViewRequest {
     std::string scene_argument = kDefaultScene;
     std::string backend = "auto";
+    BackendOptions backend_options;
     std::uint32_t seed = 0;
     bool has_size = false;
     ImageSize size{kDefaultSide, kDefaultSide};
@@ -80,6 +83,8 @@ ViewRequest read_request(const ParsedArguments& parsed) {
     ViewRequest request;
     if (!parsed.positional.empty()) request.scene_argument = parsed.positional[0];
     request.backend = parsed.value("--backend", "auto");
+    if (parsed.has("--max-bin-memory"))
+        request.backend_options.max_bin_bytes = parse_byte_size(parsed.value("--max-bin-memory"), "--max-bin-memory");
     if (parsed.has("--seed"))
         request.seed = static_cast<std::uint32_t>(parse_integer(parsed.value("--seed"), "--seed", 0, 4294967295LL));
     if (parsed.has("--size")) {
@@ -165,7 +170,7 @@ public:
     explicit Viewer(const ViewRequest& request)
         : request_(request),
           source_(open_scene_source(request.scene_argument, request.seed)),
-          backend_(make_backend(request.backend)),
+          backend_(make_backend(request.backend, request.backend_options)),
           window_(window_options(request, source_)),
           renderer_(display_, request.pixel_buffer) {
         window_.on_key([this](int glfw_key, bool repeat) {
@@ -248,19 +253,32 @@ private:
         const auto current = std::find(names.begin(), names.end(), backend_->name());
         const std::string next = current == names.end() || current + 1 == names.end() ? names.front() : *(current + 1);
         try {
-            backend_ = make_backend(next);
+            backend_ = make_backend(next, request_.backend_options);
             dirty_ = true;
         } catch (const InputError& error) {  // listed but unusable here, e.g. cuda without a device
             std::fprintf(stderr, "tilescan view: staying on %s: %s\n", backend_->name().c_str(), error.what());
         }
     }
 
+    // A frame that cannot be rendered (out of device memory, over the bin-memory budget) is
+    // reported and skipped: the window keeps the last good frame, and the user can shrink the
+    // window, switch backends or quit. The same failure is reported once until another occurs.
     void render() {
-        const FrameTiming timing = renderer_.render(*backend_, source_.scene, width_, height_);
+        dirty_ = false;
+        FrameTiming timing;
+        try {
+            timing = renderer_.render(*backend_, source_.scene, width_, height_);
+        } catch (const std::exception& error) {
+            if (error.what() != last_render_error_)
+                std::fprintf(stderr, "tilescan view: frame %ld not drawn (%s, %dx%d): %s\n", frame_,
+                             backend_->name().c_str(), width_, height_, error.what());
+            last_render_error_ = error.what();
+            return;
+        }
+        last_render_error_.clear();
         stages_.add_render(timing.render);
         stages_.add(timing.on_device ? "upload (pbo)" : "upload", timing.upload_ms);
         if (shown_ms_ < 0) shown_ms_ = timing.render.total_ms;
-        dirty_ = false;
     }
 
     void present() {
@@ -332,7 +350,8 @@ private:
     int framebuffer_width_ = 0, framebuffer_height_ = 0;
     int width_ = 0, height_ = 0;
     StageTable stages_;
-    double shown_ms_ = -1;  // the title's ms/frame: last interval's average render time
+    double shown_ms_ = -1;           // the title's ms/frame: last interval's average render time
+    std::string last_render_error_;  // the failure reported last, until a frame renders again
 };
 
 }  // namespace

@@ -24,4 +24,12 @@ std::string cuda_device_description() {
            std::to_string(prop.totalGlobalMem >> 30) + " GiB";
 }
 
+bool cuda_device_memory(DeviceMemory& memory) {
+    if (!cuda_device_available()) return false;
+    std::size_t free_bytes = 0, total_bytes = 0;
+    if (cudaMemGetInfo(&free_bytes, &total_bytes) != cudaSuccess) return false;
+    memory = {free_bytes, total_bytes};
+    return true;
+}
+
 }  // namespace tilescan

@@ -6,4 +6,6 @@ namespace tilescan {
 bool cuda_device_available() { return false; }
 std::string cuda_device_description() { return "no CUDA device (tilescan was built without CUDA)"; }
 
+bool cuda_device_memory(DeviceMemory&) { return false; }
+
 }  // namespace tilescan

@@ -50,7 +50,7 @@ bool cuda_backend_available() {
 
 std::unique_ptr<Backend> make_cuda_backend(const BackendOptions& options) {
 #if defined(TILESCAN_HAVE_CUDA_BACKEND)
-    return std::make_unique<CudaBackend>(parse_binning(options.binning));
+    return std::make_unique<CudaBackend>(parse_binning(options.binning), options.max_bin_bytes);
 #else
     (void)options;
     throw std::logic_error("no cuda backend in this build");
@@ -70,7 +70,7 @@ std::unique_ptr<Backend> make_backend(const std::string& name, const BackendOpti
         throw InputError("--binning " + options.binning + " applies to the cuda backend only");
     if (name == "ref") return std::make_unique<RefBackend>();
     if (name == "cpu" || (name == "auto" && !cuda_backend_available()))
-        return std::make_unique<CpuBackend>(options.threads);
+        return std::make_unique<CpuBackend>(options.threads, options.max_bin_bytes);
     if (name == "cuda" || name == "auto") {
         if (!cuda_backend_available())
             throw InputError("backend 'cuda' is not available: " + cuda_device_description() + " (available: auto, " +

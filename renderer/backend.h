@@ -29,7 +29,8 @@ struct RenderStats {
     bool counted_blends = false;    ///< the naive peer and the viewer's device path do not count them
     std::uint64_t pairs = 0;        ///< (tile, circle) pairs binned; 0 for `ref`
     std::uint64_t bin_bytes = 0;    ///< memory the binning stages used
-    std::vector<StageTime> stages;  ///< in pipeline order; empty for `ref`
+    std::uint32_t bands = 0;        ///< tile-row bands the frame was binned in (tile_bands.h); 0 for `ref`
+    std::vector<StageTime> stages;  ///< in pipeline order (summed over bands); empty for `ref`
 };
 
 /// A renderer: `ref`, `cpu` or `cuda`, all producing the same bits. Not thread-safe: a backend
@@ -58,9 +59,18 @@ std::vector<std::string> available_backend_names();
 
 /// Settings a backend may use; the others ignore them.
 struct BackendOptions {
-    std::string binning = "scan";  ///< cuda: scan (ours) | sort | naive (the peers)
-    unsigned threads = 0;          ///< cpu: worker threads, 0 = all cores
+    std::string binning = "scan";     ///< cuda: scan (ours) | sort | naive (the peers)
+    unsigned threads = 0;             ///< cpu: worker threads, 0 = all cores
+    std::uint64_t max_bin_bytes = 0;  ///< cpu, cuda: bin-memory budget, 0 = default_bin_budget (tile_bands.h)
 };
+
+/// The bin-memory budget (--max-bin-memory): a tile backend whose frame has more (tile, circle)
+/// pairs than the budget holds bins and shades it in bands of tile rows (renderer/tile_bands.h),
+/// with the same bits. `cpu`: budget = max_bin_bytes, or default_bin_budget of the available host
+/// memory at construction; it sums pairs per tile row in its count stage. `cuda`: max_bin_bytes,
+/// or default_bin_budget of the free device memory at construction; a frame whose pairs fit runs
+/// as one band, otherwise a row-count kernel feeds the planner. A row alone over the budget is an
+/// InputError from plan_tile_bands. RenderStats::bands says how many bands a frame used.
 
 /// A backend by name: "ref", "cpu", "cuda" or "auto" ("auto" picks cuda when a device is present,
 /// else cpu). Unknown or unavailable names raise InputError naming what is available, as does a

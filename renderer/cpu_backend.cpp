@@ -1,12 +1,17 @@
 // The `cpu` backend's stages (see cpu_backend.h).
 #include "renderer/cpu_backend.h"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <mutex>
 
 #include "kernels/primitives/ordered_binning_cpu.h"
 #include "kernels/scan/scan_cpu.h"
+#include "renderer/errors.h"
+#include "renderer/host_memory.h"
 #include "renderer/shared/tile_geometry.h"
+#include "renderer/tile_bands.h"
 
 namespace tilescan {
 
@@ -18,16 +23,25 @@ struct FrameGeometry {
     TileGrid grid;
 };
 
-// Calls visit(tile_index) for every tile circle `i` touches, in row-major tile order.
+// Calls visit(tx, ty) for every tile of rows [first_row, end_row) that circle `i` touches, in
+// row-major tile order.
 template <typename Visit>
-void for_each_touched_tile(const Scene& scene, std::size_t i, const FrameGeometry& g, Visit visit) {
+void for_each_touched_tile(const Scene& scene, std::size_t i, const FrameGeometry& g, int first_row, int end_row,
+                           Visit visit) {
     const CircleFootprint c = circle_footprint(scene.x[i], scene.y[i], scene.radius[i], g.width, g.height);
     if (box_is_empty(c.box)) return;
     const TileRect rect = tile_rect_of_box(c.box);
-    for (int ty = rect.ty0; ty < rect.ty1; ++ty)
+    for (int ty = std::max(rect.ty0, first_row); ty < std::min(rect.ty1, end_row); ++ty)
         for (int tx = rect.tx0; tx < rect.tx1; ++tx)
-            if (circle_touches_tile(c, tx, ty, g.width, g.height, g.inverse_width, g.inverse_height))
-                visit(static_cast<std::uint32_t>(ty) * g.grid.tiles_x + tx);
+            if (circle_touches_tile(c, tx, ty, g.width, g.height, g.inverse_width, g.inverse_height)) visit(tx, ty);
+}
+
+// Grows `buffer` to n elements: geometrically, so slowly growing frames rarely reallocate, but
+// never past `limit` elements (the planner keeps n within it), so the budget holds for capacity.
+template <typename T>
+void grow_within(std::vector<T>& buffer, std::size_t n, std::size_t limit) {
+    if (n > buffer.capacity()) buffer.reserve(std::max(n, std::min(limit, buffer.capacity() + buffer.capacity() / 2)));
+    buffer.resize(n);
 }
 
 // A tile's pixels as four planes (row-major inside the tile), so the flat-shading loop vectorizes.
@@ -115,13 +129,19 @@ std::uint64_t shade_tile(const Scene& scene, const std::uint32_t* circles, std::
     return blends;
 }
 
-// Wall-clock time of each stage, for --stats.
+// Wall-clock time of each stage, for --stats; a stage that runs once per band adds up.
 class StageClock {
 public:
     void mark(const char* stage_that_ends) {
         const auto now = std::chrono::steady_clock::now();
-        stages_.push_back({stage_that_ends, std::chrono::duration<double, std::milli>(now - last_).count()});
+        const double ms = std::chrono::duration<double, std::milli>(now - last_).count();
         last_ = now;
+        for (StageTime& stage : stages_)
+            if (stage.name == stage_that_ends) {
+                stage.ms += ms;
+                return;
+            }
+        stages_.push_back({stage_that_ends, ms});
     }
     std::vector<StageTime> stages() const { return stages_; }
 
@@ -130,75 +150,120 @@ private:
     std::vector<StageTime> stages_;
 };
 
+// Circle ids are 32-bit in the pair buffers.
+void check_circle_ids_fit(const Scene& scene) {
+    if (scene.size() > kMaxCircles)
+        throw InputError("the scene has " + std::to_string(scene.size()) +
+                         " circles; the cpu backend renders at most " + std::to_string(kMaxCircles) +
+                         " (circle ids are 32-bit)");
+}
+
 }  // namespace
 
-CpuBackend::CpuBackend(unsigned threads) : threads_(threads ? threads : cpu_scan_default_threads()) {}
+struct CpuBackend::Frame {
+    const Scene& scene;
+    FrameGeometry geometry;
+    StageClock& clock;
+};
 
-RenderStats CpuBackend::render(const Scene& scene, Image& image) {
-    StageClock clock;
-    const FrameGeometry g = {image.width, image.height, 1.0f / (float)image.width, 1.0f / (float)image.height,
-                             tile_grid(image.width, image.height)};
-    const std::size_t circles = scene.size();
-    const std::uint32_t tiles = static_cast<std::uint32_t>(g.grid.tiles_x) * g.grid.tiles_y;
+CpuBackend::CpuBackend(unsigned threads, std::uint64_t max_bin_bytes)
+    : threads_(threads ? threads : cpu_scan_default_threads()),
+      bin_budget_(max_bin_bytes ? max_bin_bytes : default_bin_budget(available_host_memory_bytes())) {}
 
-    // 1. cull + bound + count
+// 1. cull + bound + count: each circle's pairs in rows [first_row, end_row); with sum_rows, also
+// the pairs of every tile row (counted per thread, then added up: sums do not depend on order).
+void CpuBackend::count_pairs(const Frame& frame, int first_row, int end_row, bool sum_rows) {
+    const std::size_t circles = frame.scene.size();
     pair_counts_.resize(circles);
     pair_offsets_.resize(circles);
+    if (sum_rows) row_pairs_.assign(frame.geometry.grid.tiles_y, 0);
+    std::mutex row_pairs_lock;
     cpu_parallel_ranges(circles, threads_, [&](std::size_t first, std::size_t last) {
+        std::vector<std::uint64_t> my_row_pairs(sum_rows ? row_pairs_.size() : 0, 0);
         for (std::size_t i = first; i < last; ++i) {
             std::uint32_t count = 0;
-            for_each_touched_tile(scene, i, g, [&](std::uint32_t) { ++count; });
+            for_each_touched_tile(frame.scene, i, frame.geometry, first_row, end_row, [&](int, int ty) {
+                ++count;
+                if (sum_rows) ++my_row_pairs[ty];
+            });
             pair_counts_[i] = count;
         }
+        const std::lock_guard<std::mutex> hold(row_pairs_lock);
+        for (std::size_t row = 0; row < my_row_pairs.size(); ++row) row_pairs_[row] += my_row_pairs[row];
     });
-    clock.mark("cull+count");
+    frame.clock.mark("cull+count");
+}
+
+// Stages 2-5 for the tile rows [first_row, end_row), whose pairs count_pairs has just counted.
+// Returns the blends.
+std::uint64_t CpuBackend::bin_and_shade_band(const Frame& frame, int first_row, int end_row, Image& image) {
+    const FrameGeometry& g = frame.geometry;
+    const std::size_t circles = frame.scene.size();
+    const std::uint32_t band_tiles = static_cast<std::uint32_t>(end_row - first_row) * g.grid.tiles_x;
+    const std::size_t pair_limit = bin_budget_ / kCpuBytesPerPair;
     // 2. scan
     const std::uint64_t pairs =
         cpu_exclusive_scan(pair_counts_.data(), pair_offsets_.data(), circles, Sum<std::uint64_t>{}, threads_);
-    clock.mark("scan");
+    frame.clock.mark("scan");
     // 3. emit
-    pair_tiles_.resize(pairs);
-    pair_circles_.resize(pairs);
+    grow_within(pair_tiles_, pairs, pair_limit);
+    grow_within(pair_circles_, pairs, pair_limit);
     cpu_parallel_ranges(circles, threads_, [&](std::size_t first, std::size_t last) {
         for (std::size_t i = first; i < last; ++i) {
             std::uint64_t slot = pair_offsets_[i];
-            for_each_touched_tile(scene, i, g, [&](std::uint32_t tile) {
-                pair_tiles_[slot] = tile;
+            for_each_touched_tile(frame.scene, i, g, first_row, end_row, [&](int tx, int ty) {
+                pair_tiles_[slot] = static_cast<std::uint32_t>(ty - first_row) * g.grid.tiles_x + tx;
                 pair_circles_[slot++] = static_cast<std::uint32_t>(i);
             });
         }
     });
-    clock.mark("emit");
+    frame.clock.mark("emit");
     // 4. bin
-    tile_circles_.resize(pairs);
-    tile_offsets_.resize(tiles + 1);
-    cpu_ordered_binning(pair_tiles_.data(), pair_circles_.data(), pairs, tiles, tile_circles_.data(),
+    grow_within(tile_circles_, pairs, pair_limit);
+    tile_offsets_.resize(band_tiles + 1);
+    cpu_ordered_binning(pair_tiles_.data(), pair_circles_.data(), pairs, band_tiles, tile_circles_.data(),
                         tile_offsets_.data(), threads_);
-    clock.mark("bin");
+    frame.clock.mark("bin");
     // 5. shade (each tile also clears its pixels): tiles are handed out one at a time, since their
     // costs differ by orders of magnitude.
     std::atomic<std::uint32_t> next_tile{0};
     std::atomic<std::uint64_t> blends{0};
     cpu_parallel_ranges(threads_, threads_, [&](std::size_t, std::size_t) {
         std::uint64_t my_blends = 0;
-        for (std::uint32_t t = next_tile++; t < tiles; t = next_tile++) {
+        for (std::uint32_t t = next_tile++; t < band_tiles; t = next_tile++) {
             const std::uint64_t begin = tile_offsets_[t];
-            my_blends += shade_tile(scene, tile_circles_.data() + begin, tile_offsets_[t + 1] - begin,
-                                    t % g.grid.tiles_x, t / g.grid.tiles_x, g, image);
+            my_blends += shade_tile(frame.scene, tile_circles_.data() + begin, tile_offsets_[t + 1] - begin,
+                                    t % g.grid.tiles_x, first_row + t / g.grid.tiles_x, g, image);
         }
         blends += my_blends;
     });
+    frame.clock.mark("shade");
+    return blends;
+}
 
-    clock.mark("shade");
+RenderStats CpuBackend::render(const Scene& scene, Image& image) {
+    check_circle_ids_fit(scene);
+    StageClock clock;
+    const Frame frame = {scene,
+                         {image.width, image.height, 1.0f / (float)image.width, 1.0f / (float)image.height,
+                          tile_grid(image.width, image.height)},
+                         clock};
+    const int tile_rows = frame.geometry.grid.tiles_y;
+    count_pairs(frame, 0, tile_rows, true);
+    const std::vector<TileBand> bands = plan_tile_bands(row_pairs_, kCpuBytesPerPair, bin_budget_);
 
     RenderStats stats;
-    stats.blends = blends;
+    for (const TileBand& band : bands) {
+        if (bands.size() > 1) count_pairs(frame, band.first_row, band.end_row, false);
+        stats.blends += bin_and_shade_band(frame, band.first_row, band.end_row, image);
+        stats.pairs += band.pairs;
+    }
     stats.counted_blends = true;
-    stats.pairs = pairs;
+    stats.bands = static_cast<std::uint32_t>(bands.size());
     stats.bin_bytes =
         (pair_counts_.capacity() + pair_tiles_.capacity() + pair_circles_.capacity() + tile_circles_.capacity()) *
             sizeof(std::uint32_t) +
-        (pair_offsets_.capacity() + tile_offsets_.capacity()) * sizeof(std::uint64_t);
+        (pair_offsets_.capacity() + tile_offsets_.capacity() + row_pairs_.capacity()) * sizeof(std::uint64_t);
     stats.stages = clock.stages();
     for (const StageTime& stage : stats.stages) stats.total_ms += stage.ms;
     return stats;

@@ -1,12 +1,15 @@
 // The `cpu` backend: the tile pipeline of architecture.md on CPU threads.
 //
-//   1. cull + bound + count  per circle: pixel box, tile rectangle, tiles it really touches
+//   1. cull + bound + count  per circle: pixel box, tile rectangle, tiles it really touches; and
+//                            the pairs of each tile row, for the band planner (tile_bands.h)
 //   2. scan                  exclusive scan of the counts -> each circle's first pair slot, total
 //   3. emit                  per circle: its (tile, circle) pairs, in circle order
 //   4. bin                   ordered binning (stable counting sort by tile) -> per-tile circle lists
 //   5. shade                 per tile: clear, then each listed circle in order over its pixels
 // Stages 2 and 4 are the scan library's and the primitives' CPU versions. The per-pixel math is
 // circle_math.h's, so the image equals `ref` bit for bit. Buffers grow and are reused across frames.
+// When the frame's pairs would need more than the bin-memory budget, stages 1-5 run once per band
+// of tile rows the planner cuts, each within the budget; the pair buffers never outgrow it.
 #pragma once
 
 #include <cstdint>
@@ -16,20 +19,34 @@
 
 namespace tilescan {
 
+// Bin memory per (tile, circle) pair: its tile and its circle in circle order, its circle in tile
+// order. The budget bounds these buffers; per-circle (12 bytes) and per-tile (8 bytes) arrays come
+// on top.
+constexpr std::uint64_t kCpuBytesPerPair = 3 * sizeof(std::uint32_t);
+
 class CpuBackend : public Backend {
 public:
-    explicit CpuBackend(unsigned threads = 0);
+    // max_bin_bytes: the budget of the pair buffers; 0 = default_bin_budget of the host memory
+    // available now.
+    explicit CpuBackend(unsigned threads = 0, std::uint64_t max_bin_bytes = 0);
     std::string name() const override { return "cpu"; }
     RenderStats render(const Scene& scene, Image& image) override;
+    std::uint64_t bin_budget() const { return bin_budget_; }
 
 private:
+    struct Frame;
+    void count_pairs(const Frame& frame, int first_row, int end_row, bool sum_rows);
+    std::uint64_t bin_and_shade_band(const Frame& frame, int first_row, int end_row, Image& image);
+
     unsigned threads_;
+    std::uint64_t bin_budget_;
+    std::vector<std::uint64_t> row_pairs_;     // [tile rows]
     std::vector<std::uint32_t> pair_counts_;   // [circles]
     std::vector<std::uint64_t> pair_offsets_;  // [circles]
-    std::vector<std::uint32_t> pair_tiles_;    // [pairs], circle order
-    std::vector<std::uint32_t> pair_circles_;  // [pairs], circle order
-    std::vector<std::uint32_t> tile_circles_;  // [pairs], grouped by tile
-    std::vector<std::uint64_t> tile_offsets_;  // [tiles + 1]
+    std::vector<std::uint32_t> pair_tiles_;    // [band pairs], circle order; tile index within the band
+    std::vector<std::uint32_t> pair_circles_;  // [band pairs], circle order
+    std::vector<std::uint32_t> tile_circles_;  // [band pairs], grouped by tile
+    std::vector<std::uint64_t> tile_offsets_;  // [band tiles + 1]
 };
 
 }  // namespace tilescan

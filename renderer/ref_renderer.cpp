@@ -2,6 +2,8 @@
 // renderer/shared/circle_math.h, the one copy every backend uses.
 #include "renderer/ref_renderer.h"
 
+#include <algorithm>
+
 namespace tilescan {
 
 void clear_image(const BackgroundParams& background, Image& image) {
@@ -13,21 +15,25 @@ void clear_image(const BackgroundParams& background, Image& image) {
 
 namespace {
 
-// Blends circle `i` into every pixel of its box whose centre it covers; returns how many.
-std::uint64_t draw_circle(const Scene& scene, std::size_t i, float inverse_width, float inverse_height, Image& image) {
+// Blends circle `i` into every pixel of its box inside `window` whose centre it covers; returns
+// how many. `image` holds the window's pixels.
+std::uint64_t draw_circle(const Scene& scene, std::size_t i, int width, int height, const PixelBox& window,
+                          Image& image) {
+    const float inverse_width = 1.0f / (float)width;
+    const float inverse_height = 1.0f / (float)height;
     const float cx = scene.x[i];
     const float cy = scene.y[i];
     const float radius = scene.radius[i];
-    const PixelBox box = circle_pixel_box(cx, cy, radius, image.width, image.height);
+    const PixelBox box = circle_pixel_box(cx, cy, radius, width, height);
     std::uint64_t blends = 0;
-    for (int row = box.y0; row < box.y1; ++row) {
+    for (int row = std::max(box.y0, window.y0); row < std::min(box.y1, window.y1); ++row) {
         const float py = pixel_center(row, inverse_height);
-        for (int column = box.x0; column < box.x1; ++column) {
+        for (int column = std::max(box.x0, window.x0); column < std::min(box.x1, window.x1); ++column) {
             const float px = pixel_center(column, inverse_width);
             const float squared_dist = squared_distance(cx, cy, px, py);
             if (!covers(squared_dist, radius)) continue;
-            shade_covered_pixel(image.at(column, row), scene.shading, squared_dist, radius, scene.z[i], scene.r[i],
-                                scene.g[i], scene.b[i], scene.a[i]);
+            shade_covered_pixel(image.at(column - window.x0, row - window.y0), scene.shading, squared_dist, radius,
+                                scene.z[i], scene.r[i], scene.g[i], scene.b[i], scene.a[i]);
             ++blends;
         }
     }
@@ -36,14 +42,18 @@ std::uint64_t draw_circle(const Scene& scene, std::size_t i, float inverse_width
 
 }  // namespace
 
-std::uint64_t render_reference(const Scene& scene, Image& image) {
-    clear_image(scene.background, image);
-    const float inverse_width = 1.0f / (float)image.width;
-    const float inverse_height = 1.0f / (float)image.height;
+std::uint64_t render_reference_window(const Scene& scene, int width, int height, const PixelBox& window, Image& crop) {
+    for (int row = window.y0; row < window.y1; ++row) {
+        const Rgba value = background_pixel(scene.background, row, height);
+        for (int column = window.x0; column < window.x1; ++column) crop.at(column - window.x0, row - window.y0) = value;
+    }
     std::uint64_t blends = 0;
-    for (std::size_t i = 0; i < scene.size(); ++i)
-        blends += draw_circle(scene, i, inverse_width, inverse_height, image);
+    for (std::size_t i = 0; i < scene.size(); ++i) blends += draw_circle(scene, i, width, height, window, crop);
     return blends;
+}
+
+std::uint64_t render_reference(const Scene& scene, Image& image) {
+    return render_reference_window(scene, image.width, image.height, {0, image.width, 0, image.height}, image);
 }
 
 }  // namespace tilescan

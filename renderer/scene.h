@@ -8,12 +8,17 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
 #include "renderer/shared/circle_math.h"
 
 namespace tilescan {
+
+/// The most circles a scene may hold: the tile backends name circles by 32-bit ids. Scene readers
+/// refuse larger counts before allocating.
+constexpr std::uint64_t kMaxCircles = 0xFFFFFFFFu;
 
 /// One circle, as the scene format gives it (docs/scene-format.md).
 struct Circle {

@@ -264,6 +264,9 @@ private:
         if (count > capacity)
             fail("count " + std::string(w[1]) + " cannot fit: a file of " + std::to_string(text_.size()) +
                  " bytes holds at most " + std::to_string(capacity) + " circle lines");
+        if (count > kMaxCircles)
+            fail("count " + std::string(w[1]) + " is more than the " + std::to_string(kMaxCircles) +
+                 " circles a scene may hold");
         return count;
     }
 
@@ -403,6 +406,9 @@ Scene read_binary_scene(std::FILE* file, const unsigned char* header, const std:
 
     // The size must match the count exactly, and is checked before the count sizes any allocation.
     const std::uint64_t count = get<std::uint64_t>(header, kCountOffset);
+    if (count > kMaxCircles)
+        fail("the header says " + std::to_string(count) + " circles, more than the " + std::to_string(kMaxCircles) +
+             " a scene may hold");
     const std::uint64_t payload = file_size - kHeaderBytes;
     if (count > payload / kBytesPerCircle)
         fail("truncated binary scene: the header says " + std::to_string(count) + " circles but the file (" +

@@ -151,6 +151,41 @@ TEST_CASE("bad arguments: one line, exit 2, no output", "[cli][errors]") {
     CHECK_FALSE(file_exists(dir + "/x.scene"));
 }
 
+TEST_CASE("--max-bin-memory: banded renders are exact, bad budgets are one line and exit 2", "[cli][bands]") {
+    const std::string dir = scratch_dir("cli_max_bin_memory");
+    REQUIRE(run_cli("render rand10k --size 160x96 --backend cpu -q -o " + dir + "/whole.f32").exit_code == 0);
+    for (const char* budget : {"70000", "64K", "64KiB", "64kb", "1G"}) {
+        INFO("--max-bin-memory " << budget);
+        const CommandResult banded =
+            run_cli("render rand10k --size 160x96 --backend cpu --json --max-bin-memory=" + std::string(budget) +
+                    " -o " + dir + "/banded.f32");
+        REQUIRE(banded.exit_code == 0);
+        const bool split = std::string(budget) != "1G";
+        CHECK((banded.output.find("\"bands\":1,") == std::string::npos) == split);
+        CHECK(run_cli("diff --size 160x96 " + dir + "/whole.f32 " + dir + "/banded.f32").exit_code == 0);
+    }
+    const std::string out = " -o " + dir + "/out.png";
+    for (const char* bad : {"0", "-5", "12Q", "1.5G", "64MBB", "M", "", "2000000000000T", "99999999999999999999"})
+        check_rejected("render rgb --size 32 --max-bin-memory=" + std::string(bad) + out, "--max-bin-memory");
+    check_rejected("render rand10k --size 160x96 --backend cpu --max-bin-memory 1K" + out,
+                   "more than the bin-memory budget of 1.0 KiB (--max-bin-memory");
+    CHECK_FALSE(file_exists(dir + "/out.png"));
+    check_rejected("view rgb --max-bin-memory 7X", "--max-bin-memory");
+    check_rejected("bench --max-bin-memory 7X", "--max-bin-memory");
+}
+
+TEST_CASE("a binary scene of more than 2^32-1 circles is refused before allocating", "[cli][errors]") {
+    const std::string dir = scratch_dir("cli_circle_limit");
+    std::string header(48, '\0');
+    const unsigned char magic[8] = {0x54, 0x53, 0x43, 0x45, 0x4E, 0x45, 0x00, 0xFF};
+    header.replace(0, 8, reinterpret_cast<const char*>(magic), 8);
+    header[8] = 1;   // version
+    header[44] = 2;  // count = 2 << 32, little-endian
+    write_text(dir + "/huge.tsb", header);
+    check_rejected("render " + dir + "/huge.tsb -o " + dir + "/huge.png", "a scene may hold");
+    CHECK_FALSE(file_exists(dir + "/huge.png"));
+}
+
 TEST_CASE("every subcommand has --help", "[cli]") {
     for (const char* command : {"render", "scenegen", "diff"}) {
         const CommandResult result = run_cli(std::string(command) + " --help");

@@ -1,12 +1,17 @@
 // The `cpu` backend equals `ref` bit for bit: every built-in scene at small and odd sizes (larger
-// ones where quick), adversarial scenes, animated frames, and its ordered binning against the
-// serial reference.
+// ones where quick), adversarial scenes, animated frames, the same under a bin-memory budget so
+// small that every frame is binned in many bands, and its ordered binning against the serial
+// reference.
+#include <algorithm>
 #include <catch2/catch.hpp>
+#include <numeric>
 #include <random>
 
 #include "kernels/primitives/ordered_binning_cpu.h"
 #include "render_cases.h"
 #include "renderer/cpu_backend.h"
+#include "renderer/errors.h"
+#include "renderer/shared/tile_geometry.h"
 
 using namespace tilescan;
 using namespace tilescan::testing;
@@ -47,6 +52,124 @@ TEST_CASE("cpu renders animated frames like ref", "[cpu_backend]") {
             builtin.animation->advance(builtin.scene);
             if (frame % 13 == 0)
                 CHECK(renders_like_ref(backend, builtin.scene, 200, 150, name + "_frame" + std::to_string(frame)));
+        }
+    }
+}
+
+namespace {
+
+// The (tile, circle) pairs of each tile row, counted the slow, obvious way: every circle against
+// every tile of its tile rectangle.
+std::vector<std::uint64_t> row_pairs_by_brute_force(const Scene& scene, int width, int height) {
+    const TileGrid grid = tile_grid(width, height);
+    std::vector<std::uint64_t> rows(grid.tiles_y, 0);
+    for (std::size_t i = 0; i < scene.size(); ++i) {
+        const CircleFootprint c = circle_footprint(scene.x[i], scene.y[i], scene.radius[i], width, height);
+        if (box_is_empty(c.box)) continue;
+        const TileRect rect = tile_rect_of_box(c.box);
+        for (int ty = rect.ty0; ty < rect.ty1; ++ty)
+            for (int tx = rect.tx0; tx < rect.tx1; ++tx)
+                rows[ty] += circle_touches_tile(c, tx, ty, width, height, 1.0f / width, 1.0f / height);
+    }
+    return rows;
+}
+
+// The smallest budget that can bin the frame: its busiest tile row alone (at least one pair).
+std::uint64_t smallest_budget(const Scene& scene, int width, int height) {
+    const std::vector<std::uint64_t> rows = row_pairs_by_brute_force(scene, width, height);
+    return std::max<std::uint64_t>(1, *std::max_element(rows.begin(), rows.end())) * kCpuBytesPerPair;
+}
+
+// Renders under the smallest budget (many bands) and one pair above it; both must equal ref, and
+// the pairs must equal the brute-force count.
+void check_banded(const Scene& scene, int width, int height, const std::string& name, unsigned threads = 0) {
+    const std::vector<std::uint64_t> rows = row_pairs_by_brute_force(scene, width, height);
+    const std::uint64_t total = std::accumulate(rows.begin(), rows.end(), std::uint64_t(0));
+    for (const std::uint64_t extra : {std::uint64_t(0), kCpuBytesPerPair}) {
+        CpuBackend backend(threads, smallest_budget(scene, width, height) + extra);
+        Image expected(width, height), actual(width, height);
+        render_reference(scene, expected);
+        const RenderStats stats = backend.render(scene, actual);
+        INFO(name << " " << width << "x" << height << ", budget " << backend.bin_budget() << ", " << stats.bands
+                  << " bands");
+        CHECK(stats.pairs == total);
+        CHECK(images_match(expected, actual, 0.0f, "cpu_banded_" + name));
+    }
+}
+
+// Scenes whose pairs crowd where bands are cut: everything in one tile row, one circle covering
+// the whole image, rows with no circle at all between busy ones.
+std::vector<AdversarialScene> band_scenes() {
+    std::vector<AdversarialScene> scenes;
+    Scene one_row, huge, gaps;
+    for (int k = 0; k < 300; ++k) {
+        one_row.push_back({(k % 97) / 96.0f, 0.55f, 0, 0.004f + (k % 5) * 0.003f, (k % 3) / 2.0f, 0.5f, 1, 0.5f});
+        gaps.push_back({(k % 89) / 88.0f,
+                        (k % 3 == 0   ? 0.05f
+                         : k % 3 == 1 ? 0.5f
+                                      : 0.95f),
+                        0, 0.01f + (k % 4) * 0.004f, 1, (k % 7) / 6.0f, 0, 0.3f});
+    }
+    huge.push_back({0.5f, 0.5f, 0, 5.0f, 0.2f, 0.4f, 0.6f, 0.75f});
+    huge.push_back({0.3f, 0.6f, 0, 0.1f, 1, 0, 0, 0.5f});
+    scenes.push_back({"all_in_one_tile_row", std::move(one_row), 200, 160});
+    scenes.push_back({"one_huge_circle", std::move(huge), 123, 250});
+    scenes.push_back({"empty_rows_between", std::move(gaps), 176, 400});
+    return scenes;
+}
+
+}  // namespace
+
+TEST_CASE("cpu under a tiny bin-memory budget renders built-in scenes like ref, band by band", "[cpu_backend][bands]") {
+    for (const std::string name : {"rgb", "pattern", "rand10k", "biglittle", "snowsingle", "hypnosis", "fireworks"}) {
+        SECTION(name) {
+            check_banded(builtin_frame(name), 160, 120, name);
+            check_banded(builtin_frame(name), 37, 301, name + "_tall");
+        }
+    }
+}
+
+TEST_CASE("cpu under a tiny bin-memory budget renders adversarial scenes like ref", "[cpu_backend][bands]") {
+    std::vector<AdversarialScene> scenes = band_scenes();
+    for (AdversarialScene& a : adversarial_scenes()) scenes.push_back(std::move(a));
+    for (const AdversarialScene& a : scenes) {
+        SECTION(a.name) { check_banded(a.scene, a.width, a.height, a.name, 3); }
+    }
+}
+
+TEST_CASE("cpu bands really split the frame, and a budget below one row is refused before binning",
+          "[cpu_backend][bands]") {
+    const Scene scene = builtin_frame("rand10k");
+    const std::uint64_t smallest = smallest_budget(scene, 256, 256);
+    Image image(256, 256);
+    CpuBackend unlimited;
+    CHECK(unlimited.render(scene, image).bands == 1);
+    CpuBackend tight(0, smallest);
+    const RenderStats stats = tight.render(scene, image);
+    CHECK(stats.bands >= 8);  // 16 tile rows of similar weight, one or two per band
+    CHECK(stats.pairs == unlimited.render(scene, image).pairs);
+    CpuBackend too_small(0, smallest - 1);
+    CHECK_THROWS_AS(too_small.render(scene, image), InputError);
+}
+
+TEST_CASE("cpu under a tiny budget renders animated frames like ref, reusing its buffers", "[cpu_backend][bands]") {
+    for (const std::string name : {"bouncingballs", "snow"}) {
+        BuiltinScene builtin = make_builtin_scene(name, 0);
+        std::vector<Scene> frames;
+        for (int frame = 0; frame < 30; ++frame) {
+            builtin.animation->advance(builtin.scene);
+            if (frame % 7 == 0) frames.push_back(builtin.scene);
+        }
+        // The smallest budget every frame fits: one backend, its buffers reused, band counts varying.
+        std::uint64_t budget = 0;
+        for (const Scene& frame : frames) budget = std::max(budget, smallest_budget(frame, 120, 90));
+        CpuBackend backend(0, budget);
+        for (std::size_t k = 0; k < frames.size(); ++k) {
+            Image expected(120, 90), actual(120, 90);
+            render_reference(frames[k], expected);
+            const RenderStats stats = backend.render(frames[k], actual);
+            INFO(name << " frame " << 7 * k << ": " << stats.bands << " bands");
+            CHECK(images_match(expected, actual, 0.0f, "cpu_banded_" + name + "_frame" + std::to_string(7 * k)));
         }
     }
 }

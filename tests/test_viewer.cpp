@@ -253,6 +253,24 @@ TEST_CASE("view --stats prints the stage table", "[viewer]") {
         CHECK(result.output.find(row) != std::string::npos);
 }
 
+TEST_CASE("view: a frame that fails to render is reported in one line and the viewer keeps running", "[viewer]") {
+    if (!require_display()) return;
+    // A budget far below any tile row of rand10k: every frame fails the way an out-of-memory would.
+    const CommandResult failing = run_checked("view rand10k --size 64 --backend cpu --max-bin-memory 1K --frames 3");
+    CHECK(failing.output.find("tilescan view: frame 0 not drawn (cpu, 64x64): tile row") != std::string::npos);
+    CHECK(failing.output.find("3 frames drawn") != std::string::npos);
+    // It goes on: switching to a backend without the budget (b: cpu -> ref) draws the frame.
+    const std::string dir = scratch_dir("viewer_render_failure");
+    const CommandResult recovered = run_checked(
+        "view rand10k --size 64 --backend cpu --max-bin-memory 1K --script b "
+        "--frames 3 --screenshot " +
+        dir + "/shot.png");
+    CHECK(recovered.output.find("not drawn") == recovered.output.rfind("not drawn"));  // reported once
+    CHECK(recovered.output.find("backend ref, 3 frames drawn") != std::string::npos);
+    CHECK(images_match(rendered_frame(dir, "rand10k", "64x64", 0), read_image(dir + "/shot.png"), 0,
+                       "viewer_after_render_failure"));
+}
+
 TEST_CASE("view without a display says so in one line and exits 2", "[viewer]") {
     if (!viewer_built()) {
         WARN("tilescan was built without GLFW/libepoxy: skipping the viewer test");
