@@ -141,7 +141,7 @@ SceneResult run_case(const BenchCase& c, int repeats, bool quick, std::uint64_t 
     }
 #if defined(TILESCAN_HAVE_CUDA_BACKEND)
     if (cuda_device_available()) {
-        CudaBackend backend;
+        CudaBackend backend(Binning::scan, max_bin_bytes);
         backend.upload(scene);
         result.scan = time_cuda(backend, Binning::scan, c, oracle, repeats, &result.stages);
         result.pairs = backend.render_uploaded(c.size, c.size, false).pairs;
@@ -230,9 +230,6 @@ int run_bench_command(const std::vector<std::string>& arguments) {
         parsed.has("--repeats") ? parse_integer(parsed.value("--repeats"), "--repeats", 1, 10000) : (quick ? 3 : 20));
     const std::uint64_t max_bin_bytes =
         parsed.has("--max-bin-memory") ? parse_byte_size(parsed.value("--max-bin-memory"), "--max-bin-memory") : 0;
-    // Until the cuda backend bins in bands (see renderer/backend.h), a budget it would ignore is refused.
-    if (max_bin_bytes != 0 && cuda_device_available())
-        throw InputError("--max-bin-memory is not honoured by the cuda backend yet");
     const std::string out = parsed.value("--out");
     if (!out.empty() && !std::filesystem::is_directory(out))
         throw InputError("--out: folder '" + out + "' does not exist");

@@ -1,5 +1,11 @@
 // The binning stages of the render pipeline before the ordered binning itself: cull + bound +
-// count, and emission of (tile, circle) pairs, plus the sort peer's key emission and split.
+// count, and emission of (tile, circle) pairs, plus the sort peer's key emission and split, and the
+// per-tile-row pair totals the band planner needs when a frame exceeds the bin-memory budget.
+//
+// Emission never waits for the host: it writes into buffers of a capacity the host chose before
+// the frame, drops pairs beyond it (the host sees the total afterwards and re-runs the frame with
+// more room), and pads the unused slots with the band's sentinel tile, which bins after every real
+// tile. So the host never synchronizes in the middle of a frame.
 #include <cuda_runtime.h>
 
 #include "kernels/cuda_check.h"
@@ -11,6 +17,8 @@ namespace tilescan {
 
 namespace {
 
+using render_detail::band_tile_index;
+using render_detail::clip_to_band;
 using render_detail::footprint_of;
 using render_detail::for_each_touched_tile;
 
@@ -23,19 +31,21 @@ unsigned blocks_for(std::size_t n) { return static_cast<unsigned>((n + kThreads 
 constexpr int kSmallRectTiles = 16;
 constexpr unsigned kBigCircleBlocks = 528;  // 4 per SM of an H200; a grid-stride loop covers any count
 
-__device__ __forceinline__ int rect_tiles(const TileRect& r) { return (r.tx1 - r.tx0) * (r.ty1 - r.ty0); }
+__device__ __forceinline__ int rect_tiles(const TileRect& r) {
+    return r.ty1 > r.ty0 ? (r.tx1 - r.tx0) * (r.ty1 - r.ty0) : 0;
+}
 
 __device__ __forceinline__ bool is_big(const CircleFootprint& c) {
     return !box_is_empty(c.box) && rect_tiles(tile_rect_of_box(c.box)) > kSmallRectTiles;
 }
 
-// Tile t (row-major inside the rectangle) of a circle's tile rectangle, as a tile index.
+// Tile t (row-major inside the rectangle) of a circle's tile rectangle, as a band tile id.
 __device__ __forceinline__ std::uint32_t tile_in_rect(const TileRect& r, int t, const FrameParams& f, int* tx,
                                                       int* ty) {
     const int width = r.tx1 - r.tx0;
     *tx = r.tx0 + t % width;
     *ty = r.ty0 + t / width;
-    return std::uint32_t(*ty) * std::uint32_t(f.grid.tiles_x) + std::uint32_t(*tx);
+    return band_tile_index(*tx, *ty, f);
 }
 
 __global__ void cull_and_count_kernel(DeviceCircles circles, FrameParams frame, CircleRecords records,
@@ -68,7 +78,7 @@ __global__ void count_big_circles_kernel(FrameParams f, CircleRecords records,
     for (std::uint32_t w = (blockIdx.x * blockDim.x + threadIdx.x) / 32; w < *big_count; w += warps) {
         const std::uint32_t i = big_circles[w];
         const CircleFootprint c = footprint_of(records.geometry[i], records.box[i]);
-        const TileRect rect = tile_rect_of_box(c.box);
+        const TileRect rect = clip_to_band(tile_rect_of_box(c.box), f);
         std::uint32_t count = 0;
         for (int t = lane; t < rect_tiles(rect); t += 32) {
             int tx, ty;
@@ -80,21 +90,37 @@ __global__ void count_big_circles_kernel(FrameParams f, CircleRecords records,
     }
 }
 
-// Where emitted pairs go: the scan binning's (tile, circle) arrays or the sort peer's 64-bit keys.
+// Where emitted pairs go: the scan binning's (tile, circle) arrays or the sort peer's 64-bit keys,
+// `capacity` slots; pairs beyond it are dropped (the frame is re-run, see the top of this file).
 struct PairArrays {
     std::uint32_t* tiles;
     std::uint32_t* circles;
+    std::uint64_t capacity;
     __device__ void write(std::uint64_t slot, std::uint32_t tile, std::uint32_t circle) const {
+        if (slot >= capacity) return;
         tiles[slot] = tile;
         circles[slot] = circle;
     }
+    __device__ void pad(std::uint64_t slot, std::uint32_t sentinel_tile) const { tiles[slot] = sentinel_tile; }
 };
 struct SortKeys {
     std::uint64_t* keys;
+    std::uint64_t capacity;
     __device__ void write(std::uint64_t slot, std::uint32_t tile, std::uint32_t circle) const {
-        keys[slot] = (std::uint64_t(tile) << 32) | circle;
+        if (slot < capacity) keys[slot] = (std::uint64_t(tile) << 32) | circle;
+    }
+    __device__ void pad(std::uint64_t slot, std::uint32_t sentinel_tile) const {
+        keys[slot] = std::uint64_t(sentinel_tile) << 32;
     }
 };
+
+// Slots [*total, capacity) hold the sentinel tile (the band's tile count).
+template <typename Output>
+__global__ void pad_pairs_kernel(const std::uint64_t* __restrict__ total, std::uint32_t sentinel_tile, Output output) {
+    for (std::uint64_t slot = *total + std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; slot < output.capacity;
+         slot += std::uint64_t(gridDim.x) * blockDim.x)
+        output.pad(slot, sentinel_tile);
+}
 
 template <typename Output>
 __global__ void emit_small_circles_kernel(FrameParams frame, CircleRecords records, std::uint32_t circles,
@@ -120,7 +146,7 @@ __global__ void emit_big_circles_kernel(FrameParams f, CircleRecords records,
     for (std::uint32_t w = (blockIdx.x * blockDim.x + threadIdx.x) / 32; w < *big_count; w += warps) {
         const std::uint32_t i = big_circles[w];
         const CircleFootprint c = footprint_of(records.geometry[i], records.box[i]);
-        const TileRect rect = tile_rect_of_box(c.box);
+        const TileRect rect = clip_to_band(tile_rect_of_box(c.box), f);
         std::uint64_t slot = pair_offsets[i];
         for (int first = 0; first < rect_tiles(rect); first += 32) {
             const int t = first + lane;
@@ -137,7 +163,12 @@ __global__ void emit_big_circles_kernel(FrameParams f, CircleRecords records,
 
 template <typename Output>
 void launch_emit(const FrameParams& frame, const CircleRecords& records, std::uint32_t circles, const BigCircles& big,
-                 const std::uint64_t* pair_offsets, Output output, cudaStream_t stream) {
+                 const std::uint64_t* pair_offsets, const std::uint64_t* pair_total, Output output,
+                 cudaStream_t stream) {
+    if (output.capacity > 0) {
+        pad_pairs_kernel<<<kBigCircleBlocks, kThreads, 0, stream>>>(pair_total, band_tile_count(frame), output);
+        TS_CUDA_CHECK_LAUNCH();
+    }
     if (circles == 0) return;
     emit_small_circles_kernel<<<blocks_for(circles), kThreads, 0, stream>>>(frame, records, circles, pair_offsets,
                                                                             output);
@@ -145,6 +176,24 @@ void launch_emit(const FrameParams& frame, const CircleRecords& records, std::ui
     emit_big_circles_kernel<<<kBigCircleBlocks, kThreads, 0, stream>>>(frame, records, big.circles, big.count,
                                                                        pair_offsets, output);
     TS_CUDA_CHECK_LAUNCH();
+}
+
+// row_pairs[ty] += the pairs circle i has in tile row ty, over the whole grid (the band planner's
+// input; sums of integers, so the atomics' order does not matter).
+__global__ void count_row_pairs_kernel(FrameParams frame, CircleRecords records, std::uint32_t circles,
+                                       unsigned long long* __restrict__ row_pairs) {
+    const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= circles) return;
+    const CircleFootprint c = footprint_of(records.geometry[i], records.box[i]);
+    if (box_is_empty(c.box)) return;
+    const TileRect rect = tile_rect_of_box(c.box);
+    for (int ty = rect.ty0; ty < rect.ty1; ++ty) {
+        unsigned long long count = 0;
+        for (int tx = rect.tx0; tx < rect.tx1; ++tx)
+            count += circle_touches_tile(c, tx, ty, frame.width, frame.height, frame.inverse_width,
+                                         frame.inverse_height);
+        if (count) atomicAdd(&row_pairs[ty], count);
+    }
 }
 
 __global__ void split_keys_kernel(const std::uint64_t* __restrict__ sorted_keys, std::size_t pairs,
@@ -176,15 +225,25 @@ void launch_cull_and_count(const DeviceCircles& circles, const FrameParams& fram
 }
 
 void launch_emit_pairs(const FrameParams& frame, const CircleRecords& records, std::uint32_t circles,
-                       const BigCircles& big, const std::uint64_t* pair_offsets, std::uint32_t* pair_tiles,
-                       std::uint32_t* pair_circles, cudaStream_t stream) {
-    launch_emit(frame, records, circles, big, pair_offsets, PairArrays{pair_tiles, pair_circles}, stream);
+                       const BigCircles& big, const std::uint64_t* pair_offsets, const std::uint64_t* pair_total,
+                       std::uint64_t capacity, std::uint32_t* pair_tiles, std::uint32_t* pair_circles,
+                       cudaStream_t stream) {
+    launch_emit(frame, records, circles, big, pair_offsets, pair_total, PairArrays{pair_tiles, pair_circles, capacity},
+                stream);
 }
 
 void launch_emit_sort_keys(const FrameParams& frame, const CircleRecords& records, std::uint32_t circles,
-                           const BigCircles& big, const std::uint64_t* pair_offsets, std::uint64_t* pair_keys,
-                           cudaStream_t stream) {
-    launch_emit(frame, records, circles, big, pair_offsets, SortKeys{pair_keys}, stream);
+                           const BigCircles& big, const std::uint64_t* pair_offsets, const std::uint64_t* pair_total,
+                           std::uint64_t capacity, std::uint64_t* pair_keys, cudaStream_t stream) {
+    launch_emit(frame, records, circles, big, pair_offsets, pair_total, SortKeys{pair_keys, capacity}, stream);
+}
+
+void launch_count_row_pairs(const FrameParams& frame, const CircleRecords& records, std::uint32_t circles,
+                            unsigned long long* row_pairs, cudaStream_t stream) {
+    TS_CUDA_CHECK(cudaMemsetAsync(row_pairs, 0, std::size_t(frame.grid.tiles_y) * sizeof(unsigned long long), stream));
+    if (circles == 0) return;
+    count_row_pairs_kernel<<<blocks_for(circles), kThreads, 0, stream>>>(frame, records, circles, row_pairs);
+    TS_CUDA_CHECK_LAUNCH();
 }
 
 void launch_split_sort_keys(const std::uint64_t* sorted_keys, std::size_t pairs, std::uint32_t tiles,

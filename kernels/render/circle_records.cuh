@@ -18,15 +18,28 @@ __device__ __forceinline__ CircleFootprint footprint_of(const CircleGeometry& g,
     return {g.x, g.y, g.squared_radius, unpack_box(box)};
 }
 
-// Calls visit(tile) for every tile the circle touches, row-major (the order pairs are emitted in).
+// The part of a tile rectangle inside the frame's band of tile rows (possibly empty: ty0 >= ty1).
+__device__ __forceinline__ TileRect clip_to_band(TileRect r, const FrameParams& f) {
+    r.ty0 = r.ty0 > f.band_first_row ? r.ty0 : f.band_first_row;
+    r.ty1 = r.ty1 < f.band_end_row ? r.ty1 : f.band_end_row;
+    return r;
+}
+
+// Tile (tx, ty)'s id within the band: what the pair arrays, bins and shading grid use.
+__device__ __forceinline__ std::uint32_t band_tile_index(int tx, int ty, const FrameParams& f) {
+    return std::uint32_t(ty - f.band_first_row) * std::uint32_t(f.grid.tiles_x) + std::uint32_t(tx);
+}
+
+// Calls visit(band tile id) for every tile of the band the circle touches, row-major (the order
+// pairs are emitted in).
 template <typename Visit>
 __device__ __forceinline__ void for_each_touched_tile(const CircleFootprint& c, const FrameParams& f, Visit visit) {
     if (box_is_empty(c.box)) return;
-    const TileRect rect = tile_rect_of_box(c.box);
+    const TileRect rect = clip_to_band(tile_rect_of_box(c.box), f);
     for (int ty = rect.ty0; ty < rect.ty1; ++ty)
         for (int tx = rect.tx0; tx < rect.tx1; ++tx)
             if (circle_touches_tile(c, tx, ty, f.width, f.height, f.inverse_width, f.inverse_height))
-                visit(std::uint32_t(ty) * std::uint32_t(f.grid.tiles_x) + std::uint32_t(tx));
+                visit(band_tile_index(tx, ty, f));
 }
 
 }  // namespace tilescan::render_detail

@@ -1,6 +1,7 @@
 // The `cuda` backend's host side (see cuda_backend.h): buffers, stage order, timing, peers.
 #include "kernels/render/cuda_backend.h"
 
+#include <algorithm>
 #include <chrono>
 #include <vector>
 
@@ -11,6 +12,7 @@
 #include "kernels/render/sort_binning.h"
 #include "kernels/scan/scan.h"
 #include "renderer/errors.h"
+#include "renderer/tile_bands.h"
 
 namespace tilescan {
 
@@ -84,7 +86,9 @@ struct CudaBackend::Buffers {
     DeviceBuffer<unsigned char> temp;
     DeviceBuffer<float> image;
     DeviceBuffer<unsigned long long> blends;
-    std::uint64_t* host_total = nullptr;  // pinned, for the pair total
+    DeviceBuffer<unsigned long long> row_pairs;  // [tiles_y], for the band planner
+    std::uint64_t* host_total = nullptr;         // pinned, for the pair total
+    std::uint64_t pair_capacity = 0;             // pairs the pair buffers hold (grow-only)
     int width = 0, height = 0;
 
     Buffers() {
@@ -107,17 +111,33 @@ struct CudaBackend::Buffers {
     std::uint64_t bin_bytes() const {
         return bytes_of(pair_counts) + bytes_of(pair_offsets) + bytes_of(pair_tiles) + bytes_of(pair_circles) +
                bytes_of(tile_circles) + bytes_of(tile_offsets) + bytes_of(sort_keys) + bytes_of(sorted_keys) +
-               bytes_of(temp);
+               bytes_of(temp) + bytes_of(row_pairs);
     }
 };
 
-CudaBackend::CudaBackend(Binning binning) : binning_(binning), buffers_(std::make_unique<Buffers>()) {}
+namespace {
+
+// --max-bin-memory, or half of the device memory free when the backend starts (tile_bands.h).
+std::uint64_t bin_budget(std::uint64_t max_bin_bytes) {
+    if (max_bin_bytes > 0) return max_bin_bytes;
+    std::size_t free_bytes = 0, total_bytes = 0;
+    TS_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+    return default_bin_budget(free_bytes);
+}
+
+}  // namespace
+
+CudaBackend::CudaBackend(Binning binning, std::uint64_t max_bin_bytes)
+    : binning_(binning), bin_budget_(bin_budget(max_bin_bytes)), buffers_(std::make_unique<Buffers>()) {}
 CudaBackend::~CudaBackend() = default;
 
 namespace {
 
+// The whole frame as one band of tile rows.
 FrameParams frame_params(int width, int height, ShadingKind shading, const BackgroundParams& background) {
-    return {width, height, 1.0f / (float)width, 1.0f / (float)height, tile_grid(width, height), shading, background};
+    const TileGrid grid = tile_grid(width, height);
+    return {width,   height,     1.0f / (float)width, 1.0f / (float)height, grid, shading,
+            background, 0, grid.tiles_y};
 }
 
 int significant_bits(std::uint64_t value) {
@@ -169,80 +189,162 @@ void CudaBackend::upload(const Scene& scene) {
     d.background = scene.background;
 }
 
+namespace {
+
+// Device bytes the scan or sort binning holds for `pairs` pairs: pair arrays, binned circle ids and
+// the binning's temporary storage.
+std::uint64_t binning_bytes(Binning binning, std::uint64_t pairs, std::uint32_t bins) {
+    if (binning == Binning::scan) return pairs * 12 + ordered_binning_temp_bytes(pairs, bins);
+    return pairs * 20 + sort_pair_keys_temp_bytes(pairs, 32 + significant_bits(bins));
+}
+
+// The band planner's bytes per pair: binning_bytes of a large frame per pair, rounded up.
+std::uint64_t bytes_per_pair(Binning binning) {
+    const std::uint64_t probe = std::uint64_t(1) << 24;
+    return (binning_bytes(binning, probe, 1u << 16) + probe - 1) / probe;
+}
+
+// Stage times of several passes over bands, summed by stage name in first-seen order.
+void add_stages(std::vector<StageTime>& into, const std::vector<StageTime>& stages) {
+    for (const StageTime& stage : stages) {
+        auto same = std::find_if(into.begin(), into.end(), [&](const StageTime& s) { return s.name == stage.name; });
+        if (same == into.end())
+            into.push_back(stage);
+        else
+            same->ms += stage.ms;
+    }
+}
+
+}  // namespace
+
+std::uint64_t CudaBackend::max_band_pairs() const {
+    const std::uint64_t by_budget = bin_budget_ / bytes_per_pair(binning_);
+    return std::min<std::uint64_t>(by_budget, kOrderedBinningMaxElements - 2);  // room for the sentinel bin
+}
+
+RenderStats CudaBackend::bin_and_shade(const FrameParams& frame, std::uint64_t capacity, unsigned long long* blends) {
+    Buffers& d = *buffers_;
+    const std::uint32_t band_tiles = band_tile_count(frame);
+    const std::uint32_t bins = band_tiles + 1;  // the band's tiles and the padding's sentinel
+    const std::size_t scan_bytes = scan_temp_bytes<std::uint32_t, std::uint64_t>(d.circles);
+    with_out_of_memory_message("allocating the tile bins", [&] {
+        d.tile_offsets.reserve(std::size_t(bins) + 1);
+        d.tile_circles.reserve(capacity);
+        if (binning_ == Binning::scan) {
+            d.pair_tiles.reserve(capacity);
+            d.pair_circles.reserve(capacity);
+            d.temp.reserve(std::max(scan_bytes, ordered_binning_temp_bytes(capacity, bins)));
+        } else {
+            d.sort_keys.reserve(capacity);
+            d.sorted_keys.reserve(capacity);
+            d.temp.reserve(std::max(scan_bytes, sort_pair_keys_temp_bytes(capacity, 32 + significant_bits(bins))));
+        }
+    });
+    StageTimer timer(d.stream);
+    timer.mark("start");
+    // 1-2: counts and their scan; the total goes to the host after the frame, never in between.
+    launch_cull_and_count(d.device_circles(), frame, d.records(), d.big(), d.pair_counts.data(), d.stream);
+    timer.mark("cull+count");
+    exclusive_scan(d.pair_counts.data(), d.pair_offsets.data(), d.circles, Sum<std::uint64_t>{}, d.temp.data(),
+                   scan_bytes, d.stream, kDefaultScanAlgorithm, d.pair_total.data());
+    timer.mark("scan");
+    TS_CUDA_CHECK(cudaMemcpyAsync(d.host_total, d.pair_total.data(), sizeof(std::uint64_t), cudaMemcpyDeviceToHost,
+                                  d.stream));
+    // 3-4: emit pairs in circle order into `capacity` slots, then bin them by tile.
+    if (binning_ == Binning::scan) {
+        launch_emit_pairs(frame, d.records(), d.circles, d.big(), d.pair_offsets.data(), d.pair_total.data(), capacity,
+                          d.pair_tiles.data(), d.pair_circles.data(), d.stream);
+        timer.mark("emit");
+        ordered_binning(d.pair_tiles.data(), d.pair_circles.data(), capacity, bins, d.tile_circles.data(),
+                        d.tile_offsets.data(), d.temp.data(), d.temp.bytes(), d.stream);
+        timer.mark("bin");
+    } else {
+        launch_emit_sort_keys(frame, d.records(), d.circles, d.big(), d.pair_offsets.data(), d.pair_total.data(),
+                              capacity, d.sort_keys.data(), d.stream);
+        timer.mark("emit");
+        sort_pair_keys(d.sort_keys.data(), d.sorted_keys.data(), capacity, 32 + significant_bits(bins), d.temp.data(),
+                       d.temp.bytes(), d.stream);
+        launch_split_sort_keys(d.sorted_keys.data(), capacity, band_tiles, d.tile_circles.data(), d.tile_offsets.data(),
+                               d.stream);
+        timer.mark("bin");
+    }
+    // 5: shade the band's tiles.
+    launch_shade_tiles(frame, d.records(), d.tile_offsets.data(), d.tile_circles.data(), d.image.data(), blends,
+                       d.stream);
+    timer.mark("shade");
+    TS_CUDA_CHECK(cudaStreamSynchronize(d.stream));
+    RenderStats stats;
+    stats.stages = timer.stages();
+    stats.pairs = d.circles ? *d.host_total : 0;
+    return stats;
+}
+
+// The frame in tile-row bands that each fit the budget (renderer/tile_bands.h), when all of its
+// pairs at once would not.
+RenderStats CudaBackend::bin_and_shade_in_bands(const FrameParams& frame, unsigned long long* blends) {
+    Buffers& d = *buffers_;
+    with_out_of_memory_message("allocating the row totals", [&] { d.row_pairs.reserve(frame.grid.tiles_y); });
+    launch_count_row_pairs(frame, d.records(), d.circles, d.row_pairs.data(), d.stream);
+    std::vector<std::uint64_t> row_pairs(frame.grid.tiles_y);
+    TS_CUDA_CHECK(cudaMemcpyAsync(row_pairs.data(), d.row_pairs.data(), row_pairs.size() * sizeof(std::uint64_t),
+                                  cudaMemcpyDeviceToHost, d.stream));
+    TS_CUDA_CHECK(cudaStreamSynchronize(d.stream));
+    const std::uint64_t per_pair = bytes_per_pair(binning_);
+    const std::vector<TileBand> bands = plan_tile_bands(row_pairs, per_pair, max_band_pairs() * per_pair);
+    RenderStats stats;
+    for (const TileBand& band : bands) {
+        FrameParams band_frame = frame;
+        band_frame.band_first_row = band.first_row;
+        band_frame.band_end_row = band.end_row;
+        const RenderStats pass = bin_and_shade(band_frame, band.pairs, blends);
+        add_stages(stats.stages, pass.stages);
+        stats.pairs += pass.pairs;
+    }
+    stats.bands = static_cast<std::uint32_t>(bands.size());
+    return stats;
+}
+
 RenderStats CudaBackend::render_uploaded(int width, int height, bool count_blends) {
     Buffers& d = *buffers_;
     const FrameParams frame = frame_params(width, height, d.shading, d.background);
-    const std::uint32_t tiles = std::uint32_t(frame.grid.tiles_x) * std::uint32_t(frame.grid.tiles_y);
     const std::size_t pixels = std::size_t(width) * height;
     count_blends = count_blends && binning_ != Binning::naive;  // the naive kernel does not count
     with_out_of_memory_message("allocating the image", [&] { d.image.reserve(pixels * 4); });
     d.width = width;
     d.height = height;
-    if (count_blends) TS_CUDA_CHECK(cudaMemsetAsync(d.blends.data(), 0, sizeof(unsigned long long), d.stream));
     unsigned long long* blends = count_blends ? d.blends.data() : nullptr;
-
-    StageTimer timer(d.stream);
-    timer.mark("start");
+    const auto reset_blends = [&] {
+        if (count_blends) TS_CUDA_CHECK(cudaMemsetAsync(d.blends.data(), 0, sizeof(unsigned long long), d.stream));
+    };
+    reset_blends();
     RenderStats stats;
     if (binning_ == Binning::naive) {
+        StageTimer timer(d.stream);
+        timer.mark("start");
         launch_cull_and_count(d.device_circles(), frame, d.records(), d.big(), d.pair_counts.data(), d.stream);
         timer.mark("cull+count");
         launch_naive_render(frame, d.records(), d.circles, d.image.data(), d.stream);
         timer.mark("bin+shade");
-    } else {
-        // 1-2: counts and their scan; the total decides the pair buffers' size.
-        launch_cull_and_count(d.device_circles(), frame, d.records(), d.big(), d.pair_counts.data(), d.stream);
-        timer.mark("cull+count");
-        const std::size_t scan_bytes = scan_temp_bytes<std::uint32_t, std::uint64_t>(d.circles);
-        with_out_of_memory_message("allocating scan storage", [&] { d.temp.reserve(scan_bytes); });
-        exclusive_scan(d.pair_counts.data(), d.pair_offsets.data(), d.circles, Sum<std::uint64_t>{}, d.temp.data(),
-                       scan_bytes, d.stream, kDefaultScanAlgorithm, d.pair_total.data());
-        timer.mark("scan");
-        *d.host_total = 0;
-        if (d.circles)
-            TS_CUDA_CHECK(cudaMemcpyAsync(d.host_total, d.pair_total.data(), sizeof(std::uint64_t),
-                                          cudaMemcpyDeviceToHost, d.stream));
         TS_CUDA_CHECK(cudaStreamSynchronize(d.stream));
-        const std::uint64_t pairs = *d.host_total;
-        stats.pairs = pairs;
-        d.tile_offsets.reserve(std::size_t(tiles) + 1);
-        with_out_of_memory_message("allocating the tile bins", [&] {
-            d.tile_circles.reserve(pairs);
-            if (binning_ == Binning::scan) {
-                d.pair_tiles.reserve(pairs);
-                d.pair_circles.reserve(pairs);
-                d.temp.reserve(ordered_binning_temp_bytes(pairs, tiles));
+        stats.stages = timer.stages();
+    } else {
+        // Pair buffers sized by the last frame, so a frame runs without a host round trip; a frame
+        // with more pairs runs again with room for them, or in bands beyond the budget (the stats
+        // then describe the pass that made the image).
+        stats = bin_and_shade(frame, d.pair_capacity, blends);
+        stats.bands = 1;
+        if (stats.pairs > d.pair_capacity) {
+            reset_blends();
+            if (stats.pairs <= max_band_pairs()) {
+                const std::uint64_t headroom = d.pair_capacity > 0 ? stats.pairs / 8 : 0;  // growing scenes
+                d.pair_capacity = std::min(max_band_pairs(), stats.pairs + headroom);
+                stats = bin_and_shade(frame, d.pair_capacity, blends);
+                stats.bands = 1;
             } else {
-                d.sort_keys.reserve(pairs);
-                d.sorted_keys.reserve(pairs);
-                d.temp.reserve(sort_pair_keys_temp_bytes(pairs, 32 + significant_bits(tiles)));
+                stats = bin_and_shade_in_bands(frame, blends);
             }
-        });
-        // 3-4: emit pairs in circle order, then bin them by tile.
-        if (binning_ == Binning::scan) {
-            launch_emit_pairs(frame, d.records(), d.circles, d.big(), d.pair_offsets.data(), d.pair_tiles.data(),
-                              d.pair_circles.data(), d.stream);
-            timer.mark("emit");
-            ordered_binning(d.pair_tiles.data(), d.pair_circles.data(), pairs, tiles, d.tile_circles.data(),
-                            d.tile_offsets.data(), d.temp.data(), d.temp.bytes(), d.stream);
-            timer.mark("bin");
-        } else {
-            launch_emit_sort_keys(frame, d.records(), d.circles, d.big(), d.pair_offsets.data(), d.sort_keys.data(),
-                                  d.stream);
-            timer.mark("emit");
-            sort_pair_keys(d.sort_keys.data(), d.sorted_keys.data(), pairs, 32 + significant_bits(tiles), d.temp.data(),
-                           d.temp.bytes(), d.stream);
-            launch_split_sort_keys(d.sorted_keys.data(), pairs, tiles, d.tile_circles.data(), d.tile_offsets.data(),
-                                   d.stream);
-            timer.mark("bin");
         }
-        // 5: shade.
-        launch_shade_tiles(frame, d.records(), d.tile_offsets.data(), d.tile_circles.data(), d.image.data(), blends,
-                           d.stream);
-        timer.mark("shade");
     }
-    TS_CUDA_CHECK(cudaStreamSynchronize(d.stream));
-    stats.stages = timer.stages();
     for (const StageTime& stage : stats.stages) stats.total_ms += stage.ms;
     if (count_blends) {
         unsigned long long total = 0;

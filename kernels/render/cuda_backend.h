@@ -6,6 +6,11 @@
 //   3. emit          per circle: (tile, circle) pairs in circle order
 //   4. bin           ordered binning (primitives) -> per-tile circle lists in draw order
 //   5. shade         one block per tile, pixels in registers, each written once
+// A frame runs without a host round trip: the pair buffers keep the size the last frame needed,
+// emission drops what does not fit, and the host, reading the pair total after the frame, runs it
+// again with room for every pair (once per scene for still scenes, rarely for animated ones). A
+// frame whose pairs exceed the bin-memory budget is binned and shaded in bands of tile rows
+// (renderer/tile_bands.h), with the same bits.
 // Two peers share the code for honest comparison: Binning::sort bins with 64-bit keys through
 // cub::DeviceRadixSort, Binning::naive lets every tile block test every circle. All three give the
 // `ref` image bit for bit. Stage times come from CUDA events on the backend's stream.
@@ -21,13 +26,16 @@
 
 namespace tilescan {
 
+struct FrameParams;
+
 enum class Binning { scan, sort, naive };
 Binning parse_binning(const std::string& name);  // "scan" | "sort" | "naive", else InputError
 const char* binning_name(Binning binning);
 
 class CudaBackend : public Backend {
 public:
-    explicit CudaBackend(Binning binning = Binning::scan);
+    // max_bin_bytes: the bin-memory budget (--max-bin-memory); 0 = half of the free device memory.
+    explicit CudaBackend(Binning binning = Binning::scan, std::uint64_t max_bin_bytes = 0);
     ~CudaBackend() override;
 
     std::string name() const override { return "cuda"; }
@@ -45,7 +53,12 @@ public:
 
 private:
     struct Buffers;
+    RenderStats bin_and_shade(const FrameParams& frame, std::uint64_t capacity, unsigned long long* blends);
+    RenderStats bin_and_shade_in_bands(const FrameParams& frame, unsigned long long* blends);
+    std::uint64_t max_band_pairs() const;
+
     Binning binning_;
+    std::uint64_t bin_budget_;
     std::unique_ptr<Buffers> buffers_;
 };
 

@@ -16,7 +16,15 @@ struct FrameParams {
     TileGrid grid;
     ShadingKind shading;
     BackgroundParams background;
+    // The tile rows [band_first_row, band_end_row) one pass bins and shades (renderer/tile_bands.h):
+    // all rows unless the frame's pairs exceed the bin-memory budget. Tile ids in the pair arrays,
+    // bins and shading grid count from the band's first tile.
+    int band_first_row, band_end_row;
 };
+
+inline std::uint32_t band_tile_count(const FrameParams& f) {
+    return std::uint32_t(f.band_end_row - f.band_first_row) * std::uint32_t(f.grid.tiles_x);
+}
 
 // The scene's structure of arrays on the device, [count] each.
 struct DeviceCircles {

@@ -16,36 +16,49 @@
 
 namespace tilescan {
 
-// Packs every circle's records and counts the tiles it really touches (0 when culled). Circles
-// whose tile rectangle is large are listed in `big` and counted a warp per circle.
+// Packs every circle's records and counts the tiles of the frame's band it really touches (0 when
+// culled). Circles whose tile rectangle is large are listed in `big` and counted a warp per circle.
 void launch_cull_and_count(const DeviceCircles& circles, const FrameParams& frame, const CircleRecords& records,
                            const BigCircles& big,
                            std::uint32_t* pair_counts,  // [circles]
                            cudaStream_t stream);
 
-// Writes circle i's (tile, circle) pairs from slot pair_offsets[i] on, tiles in row-major order.
+// Writes circle i's (band tile, circle) pairs from slot pair_offsets[i] on, tiles in row-major
+// order, into `capacity` slots: pairs past the capacity are dropped (the caller compares
+// *pair_total with it after the frame), slots [*pair_total, capacity) get the sentinel tile
+// band_tile_count(frame), which bins after every real tile.
 void launch_emit_pairs(const FrameParams& frame, const CircleRecords& records, std::uint32_t circles,
                        const BigCircles& big,
                        const std::uint64_t* pair_offsets,  // [circles]
-                       std::uint32_t* pair_tiles,          // [pairs]
-                       std::uint32_t* pair_circles,        // [pairs]
+                       const std::uint64_t* pair_total,    // [1], on the device
+                       std::uint64_t capacity,
+                       std::uint32_t* pair_tiles,    // [capacity]
+                       std::uint32_t* pair_circles,  // [capacity]
                        cudaStream_t stream);
 
-// The sort peer's emission: one 64-bit key (tile << 32 | circle) per pair.
+// The sort peer's emission: one 64-bit key (tile << 32 | circle) per pair, the same capacity rule
+// (padding keys: sentinel tile << 32).
 void launch_emit_sort_keys(const FrameParams& frame, const CircleRecords& records, std::uint32_t circles,
-                           const BigCircles& big, const std::uint64_t* pair_offsets, std::uint64_t* pair_keys,
-                           cudaStream_t stream);
+                           const BigCircles& big, const std::uint64_t* pair_offsets, const std::uint64_t* pair_total,
+                           std::uint64_t capacity, std::uint64_t* pair_keys, cudaStream_t stream);
 
-// From keys sorted by (tile, circle): the circle ids in order and each tile's [begin, end).
+// row_pairs[ty] = the (tile, circle) pairs of tile row ty over the whole grid, for the band
+// planner (renderer/tile_bands.h). Needs the records of launch_cull_and_count.
+void launch_count_row_pairs(const FrameParams& frame, const CircleRecords& records, std::uint32_t circles,
+                            unsigned long long* row_pairs,  // [tiles_y]
+                            cudaStream_t stream);
+
+// From keys sorted by (tile, circle): the circle ids in order and each tile's [begin, end); the
+// sentinel tile's padding sorts last and is cut off by tile_offsets[tiles].
 void launch_split_sort_keys(const std::uint64_t* sorted_keys, std::size_t pairs, std::uint32_t tiles,
                             std::uint32_t* tile_circles,  // [pairs]
                             std::uint64_t* tile_offsets,  // [tiles + 1]
                             cudaStream_t stream);
 
-// One block per tile, one thread per pixel: clears, blends the tile's circles in list order,
-// writes each pixel once. `blends`, when not null, accumulates the number of blends.
+// One block per tile of the frame's band: clears, blends the tile's circles in list order, writes
+// each pixel once. `blends`, when not null, accumulates the number of blends.
 void launch_shade_tiles(const FrameParams& frame, const CircleRecords& records,
-                        const std::uint64_t* tile_offsets,  // [tiles + 1]
+                        const std::uint64_t* tile_offsets,  // [band tiles + 1]
                         const std::uint32_t* tile_circles,  // [pairs]
                         float* image,                       // [height][width][4], row 0 = bottom
                         unsigned long long* blends, cudaStream_t stream);

@@ -47,6 +47,11 @@ struct StagedCircles {
     std::uint32_t box_mask[kBatch];
 };
 
+// The grid-wide id of the band's first tile (the shading grid counts from it).
+__device__ __forceinline__ std::uint32_t band_first_tile(const FrameParams& f) {
+    return std::uint32_t(f.band_first_row) * std::uint32_t(f.grid.tiles_x);
+}
+
 // The pixels this thread owns in the block's tile: one column, kPixelsPerThread rows.
 struct TilePixels {
     int column;              // in the image
@@ -172,12 +177,12 @@ __global__ void __launch_bounds__(kShadeThreads)
                        const std::uint32_t* __restrict__ tile_circles, float* __restrict__ image,
                        unsigned long long* blends) {
     __shared__ StagedCircles staged[2];
-    const std::uint32_t tile = blockIdx.x;
+    const std::uint32_t tile = band_first_tile(f) + blockIdx.x;
     const TilePixels p = tile_pixels(f, tile);
     Rgba pixels[kPixelsPerThread];
     clear_pixels(f, p, pixels);
-    const std::uint64_t begin = tile_offsets[tile];
-    const std::uint64_t end = tile_offsets[tile + 1];
+    const std::uint64_t begin = tile_offsets[blockIdx.x];
+    const std::uint64_t end = tile_offsets[blockIdx.x + 1];
     const auto batch_size = [&](std::uint64_t first) { return end - first < kBatch ? int(end - first) : kBatch; };
     CircleInFlight next{};
     if (begin + threadIdx.x < end) next = fetch_circle(records, tile_circles[begin + threadIdx.x]);
@@ -250,10 +255,10 @@ void launch_shade_tiles(const FrameParams& frame, const CircleRecords& records, 
                         cudaStream_t stream) {
     if (frame.shading == kShadingSnow)
         shade_tiles_kernel<kShadingSnow>
-            <<<tile_count(frame), kShadeThreads, 0, stream>>>(frame, records, tile_offsets, tile_circles, image, blends);
+            <<<band_tile_count(frame), kShadeThreads, 0, stream>>>(frame, records, tile_offsets, tile_circles, image, blends);
     else
         shade_tiles_kernel<kShadingFlat>
-            <<<tile_count(frame), kShadeThreads, 0, stream>>>(frame, records, tile_offsets, tile_circles, image, blends);
+            <<<band_tile_count(frame), kShadeThreads, 0, stream>>>(frame, records, tile_offsets, tile_circles, image, blends);
     TS_CUDA_CHECK_LAUNCH();
 }
 

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 #include <map>
 #include <random>
+#include <tuple>
 
 #include "device_copies.h"
 #include "kernels/cuda_check.h"
@@ -12,6 +13,7 @@
 #include "kernels/primitives/ordered_binning_cpu.h"
 #include "kernels/render/cuda_backend.h"
 #include "render_cases.h"
+#include "renderer/errors.h"
 
 using namespace tilescan;
 using namespace tilescan::testing;
@@ -63,6 +65,42 @@ TEST_CASE("cuda renders animated frames like ref, reusing its buffers", "[gpu][r
                 CHECK(renders_like_ref(backend, builtin.scene, 320, 240, name + "_" + std::to_string(frame)));
         }
     }
+}
+
+TEST_CASE("cuda under a small bin-memory budget renders in bands like ref", "[gpu][render][bands]") {
+    // A budget of 10 bytes per pair of the frame holds well under half of its pairs (a pair costs
+    // over 20 bytes of bin memory), so the frame is cut into several bands of tile rows.
+    for (const auto& [name, width, height] : {std::tuple{"rand10k", 256, 256}, {"biglittle", 200, 160},
+                                              {"snowsingle", 333, 197}, {"pattern", 256, 256}}) {
+        const Scene scene = builtin_frame(name);
+        Image expected(width, height);
+        render_reference(scene, expected);
+        for (const Binning binning : {Binning::scan, Binning::sort}) {
+            Image actual(width, height);
+            const std::uint64_t pairs = CudaBackend(binning).render(scene, actual).pairs;
+            CudaBackend backend(binning, pairs * 10);
+            const RenderStats stats = backend.render(scene, actual);
+            INFO(name << " " << binning_name(binning) << " bands " << stats.bands << " pairs " << stats.pairs);
+            CHECK(stats.bands > 2);
+            CHECK(stats.pairs == pairs);
+            CHECK(images_match(expected, actual, 0.0f, std::string("bands_") + binning_name(binning) + "_" + name));
+        }
+    }
+}
+
+TEST_CASE("cuda refuses a tile row that alone exceeds the bin-memory budget", "[gpu][render][bands]") {
+    CudaBackend backend(Binning::scan, 64);  // not even one pair per row
+    Image image(64, 64);
+    CHECK_THROWS_AS(backend.render(builtin_frame("rgb"), image), InputError);
+}
+
+TEST_CASE("cuda grows its pair buffers when a frame has more pairs than the last", "[gpu][render][sanitize]") {
+    // Small scene first, then a larger one on the same backend: the second frame's first pass drops
+    // pairs, and the backend re-runs it with room for all of them.
+    CudaBackend backend;
+    CHECK(renders_like_ref(backend, builtin_frame("rgb"), 128, 128, "grow_small"));
+    CHECK(renders_like_ref(backend, builtin_frame("rand10k"), 128, 128, "grow_large"));
+    CHECK(renders_like_ref(backend, builtin_frame("rgb"), 128, 128, "grow_small_again"));
 }
 
 namespace {
