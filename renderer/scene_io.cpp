@@ -406,9 +406,6 @@ Scene read_binary_scene(std::FILE* file, const unsigned char* header, const std:
 
     // The size must match the count exactly, and is checked before the count sizes any allocation.
     const std::uint64_t count = get<std::uint64_t>(header, kCountOffset);
-    if (count > kMaxCircles)
-        fail("the header says " + std::to_string(count) + " circles, more than the " + std::to_string(kMaxCircles) +
-             " a scene may hold");
     const std::uint64_t payload = file_size - kHeaderBytes;
     if (count > payload / kBytesPerCircle)
         fail("truncated binary scene: the header says " + std::to_string(count) + " circles but the file (" +
@@ -416,6 +413,9 @@ Scene read_binary_scene(std::FILE* file, const unsigned char* header, const std:
     if (payload != count * kBytesPerCircle)
         fail(std::to_string(payload - count * kBytesPerCircle) + " stray bytes after the last of " +
              std::to_string(count) + " circles");
+    if (count > kMaxCircles)
+        fail("the header says " + std::to_string(count) + " circles, more than the " + std::to_string(kMaxCircles) +
+             " a scene may hold");
 
     scene.resize(count);
     for (const auto field : kFields) {

@@ -108,11 +108,12 @@ int run_soak(const SoakOptions& options) {
         std::fflush(stdout);
     }
     const bool flat = host_growth <= options.tolerance_mib && device_growth <= options.tolerance_mib;
-    std::printf("soak %s %s %dx%d, %ld frames: %s, memory %s (largest growth after the first check: host %.2f MiB, "
-                "device %.2f MiB; tolerance %.0f MiB)\n",
-                backend->name().c_str(), options.scene.c_str(), options.width, options.height, options.frames,
-                exact ? "every checked frame exact" : "SOME FRAMES DIFFER FROM REF", flat ? "flat" : "GREW",
-                host_growth, device_growth, options.tolerance_mib);
+    std::printf(
+        "soak %s %s %dx%d, %ld frames: %s, memory %s (largest growth after the first check: host %.2f MiB, "
+        "device %.2f MiB; tolerance %.0f MiB)\n",
+        backend->name().c_str(), options.scene.c_str(), options.width, options.height, options.frames,
+        exact ? "every checked frame exact" : "SOME FRAMES DIFFER FROM REF", flat ? "flat" : "GREW", host_growth,
+        device_growth, options.tolerance_mib);
     return exact && flat ? 0 : 1;
 }
 
