@@ -1,8 +1,9 @@
 // The primitives benchmark: tilescan's compaction, partition, find_repeats, histogram and radix
 // sort, and ordered binning side by side with cub::DeviceSelect / DevicePartition, cub::DeviceRunLengthEncode
 // (NonTrivialRuns, for find_repeats), cub::DeviceHistogram, cub::DeviceRadixSort (also as the
-// sort-based binning peer, on 64-bit (bin, index) keys) and thrust::sort, in one run, following shared/design/performance.md: inputs generated on the
-// device (random, never zeros), CUDA events around each call, 3 warm-ups, median of 20 (10 with
+// sort-based binning peer, on 64-bit (bin, index) keys) and thrust::sort, in one run, following
+// shared/design/performance.md: inputs generated on the device (random, never zeros), CUDA events around each call, 3
+// warm-ups, median of 20 (10 with
 // --quick), every timed output checked (against CUB's output on the device, find_repeats against
 // the multi-threaded CPU version).
 //
@@ -283,8 +284,8 @@ void bench_sorts(std::size_t n) {
 
 // ---- ordered binning --------------------------------------------------------------------------
 
-__global__ void binning_input_kernel(std::uint32_t* bins, std::uint32_t* values, std::uint64_t* pair_keys, std::size_t n,
-                                     std::uint32_t num_bins) {
+__global__ void binning_input_kernel(std::uint32_t* bins, std::uint32_t* values, std::uint64_t* pair_keys,
+                                     std::size_t n, std::uint32_t num_bins) {
     for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
          i += std::size_t(gridDim.x) * blockDim.x) {
         bins[i] = std::uint32_t(bench::mix(i) % num_bins);
@@ -311,21 +312,24 @@ void bench_binning(std::size_t n, std::uint32_t num_bins) {
     while ((1u << bin_bits) < num_bins) ++bin_bits;
     const int end_bit = 32 + bin_bits;
     std::size_t cub_bytes = 0;
-    TS_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(nullptr, cub_bytes, pair_keys.data(), sorted_keys.data(), n, 0, end_bit));
+    TS_CUDA_CHECK(
+        cub::DeviceRadixSort::SortKeys(nullptr, cub_bytes, pair_keys.data(), sorted_keys.data(), n, 0, end_bit));
     const std::size_t ours_bytes = ordered_binning_temp_bytes(n, num_bins);
     DeviceBuffer<unsigned char> temp(std::max(cub_bytes, ours_bytes));
     const double cub_ms = median_ms([&] {
-        TS_CUDA_CHECK(
-            cub::DeviceRadixSort::SortKeys(temp.data(), cub_bytes, pair_keys.data(), sorted_keys.data(), n, 0, end_bit));
+        TS_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(temp.data(), cub_bytes, pair_keys.data(), sorted_keys.data(), n, 0,
+                                                     end_bit));
     });
     const double ours = median_ms([&] {
-        ordered_binning(bins.data(), values.data(), n, num_bins, binned.data(), offsets.data(), temp.data(), ours_bytes);
+        ordered_binning(bins.data(), values.data(), n, num_bins, binned.data(), offsets.data(), temp.data(),
+                        ours_bytes);
     });
     low_words_kernel<<<1024, 256>>>(sorted_keys.data(), peer_values.data(), n);
     TS_CUDA_CHECK_LAUNCH();
     const bool ok = bench::count_mismatches(binned.data(), peer_values.data(), n) == 0;
     add_row({"ordered binning, " + std::to_string(num_bins) + " bins",
-             "vs CUB sort of u64 (bin, index) keys, bits [0," + std::to_string(end_bit) + ")", n, ours, cub_ms, -1, ok});
+             "vs CUB sort of u64 (bin, index) keys, bits [0," + std::to_string(end_bit) + ")", n, ours, cub_ms, -1,
+             ok});
 }
 
 }  // namespace

@@ -13,12 +13,14 @@ bool cuda_device_available();
 /// One line describing device 0 ("NVIDIA H200, sm_90, 139 GiB"), or why there is none.
 std::string cuda_device_description();
 
-// Device 0's free and total memory (cudaMemGetInfo): the cuda backend's default bin budget
-// derives from `free`, and the soak test checks it stays flat. False when there is no device.
+/// Device 0's free and total memory, as cudaMemGetInfo reports them.
 struct DeviceMemory {
-    std::uint64_t free_bytes = 0;
-    std::uint64_t total_bytes = 0;
+    std::uint64_t free_bytes = 0;   ///< free now
+    std::uint64_t total_bytes = 0;  ///< the device's memory
 };
+/// Fills `memory` for device 0: the cuda backend's default bin budget derives from `free_bytes`,
+/// and the soak test checks that the memory in use stays flat. Returns false when there is no
+/// device (or no CUDA in the build); throws CudaError when the query itself fails.
 bool cuda_device_memory(DeviceMemory& memory);
 
 }  // namespace tilescan

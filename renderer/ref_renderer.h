@@ -18,9 +18,10 @@ void clear_image(const BackgroundParams& background, Image& image);
 /// Clears `image` and draws every circle of `scene` into it. Returns the number of blends.
 std::uint64_t render_reference(const Scene& scene, Image& image);
 
-// The pixels inside `window` of the width x height image render_reference would draw, into `crop`
-// (already sized to the window; crop pixel (0, 0) is image pixel (window.x0, window.y0)): the same
-// operations per pixel, so a part of a render too large for the serial oracle can still be checked.
+/// The pixels inside `window` of the width x height image render_reference would draw, into `crop`
+/// (already sized to the window; crop pixel (0, 0) is image pixel (window.x0, window.y0)): the same
+/// operations per pixel, so a part of a render too large for the serial oracle can still be checked.
+/// Returns the number of blends inside the window.
 std::uint64_t render_reference_window(const Scene& scene, int width, int height, const PixelBox& window, Image& crop);
 
 }  // namespace tilescan

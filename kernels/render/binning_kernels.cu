@@ -190,8 +190,8 @@ __global__ void count_row_pairs_kernel(FrameParams frame, CircleRecords records,
     for (int ty = rect.ty0; ty < rect.ty1; ++ty) {
         unsigned long long count = 0;
         for (int tx = rect.tx0; tx < rect.tx1; ++tx)
-            count += circle_touches_tile(c, tx, ty, frame.width, frame.height, frame.inverse_width,
-                                         frame.inverse_height);
+            count +=
+                circle_touches_tile(c, tx, ty, frame.width, frame.height, frame.inverse_width, frame.inverse_height);
         if (count) atomicAdd(&row_pairs[ty], count);
     }
 }

@@ -3,9 +3,11 @@
 
 #include <algorithm>
 #include <chrono>
+#include <stdexcept>
 #include <vector>
 
 #include "kernels/cuda_check.h"
+#include "kernels/cuda_device.h"
 #include "kernels/device_buffer.h"
 #include "kernels/primitives/ordered_binning.h"
 #include "kernels/render/render_launch.h"
@@ -120,9 +122,10 @@ namespace {
 // --max-bin-memory, or half of the device memory free when the backend starts (tile_bands.h).
 std::uint64_t bin_budget(std::uint64_t max_bin_bytes) {
     if (max_bin_bytes > 0) return max_bin_bytes;
-    std::size_t free_bytes = 0, total_bytes = 0;
-    TS_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-    return default_bin_budget(free_bytes);
+    DeviceMemory memory;
+    if (!cuda_device_memory(memory))
+        throw std::runtime_error("cannot read the device's free memory for the bin budget");
+    return default_bin_budget(memory.free_bytes);
 }
 
 }  // namespace
@@ -136,8 +139,7 @@ namespace {
 // The whole frame as one band of tile rows.
 FrameParams frame_params(int width, int height, ShadingKind shading, const BackgroundParams& background) {
     const TileGrid grid = tile_grid(width, height);
-    return {width,   height,     1.0f / (float)width, 1.0f / (float)height, grid, shading,
-            background, 0, grid.tiles_y};
+    return {width, height, 1.0f / (float)width, 1.0f / (float)height, grid, shading, background, 0, grid.tiles_y};
 }
 
 int significant_bits(std::uint64_t value) {
@@ -248,8 +250,8 @@ RenderStats CudaBackend::bin_and_shade(const FrameParams& frame, std::uint64_t c
     exclusive_scan(d.pair_counts.data(), d.pair_offsets.data(), d.circles, Sum<std::uint64_t>{}, d.temp.data(),
                    scan_bytes, d.stream, kDefaultScanAlgorithm, d.pair_total.data());
     timer.mark("scan");
-    TS_CUDA_CHECK(cudaMemcpyAsync(d.host_total, d.pair_total.data(), sizeof(std::uint64_t), cudaMemcpyDeviceToHost,
-                                  d.stream));
+    TS_CUDA_CHECK(
+        cudaMemcpyAsync(d.host_total, d.pair_total.data(), sizeof(std::uint64_t), cudaMemcpyDeviceToHost, d.stream));
     // 3-4: emit pairs in circle order into `capacity` slots, then bin them by tile.
     if (binning_ == Binning::scan) {
         launch_emit_pairs(frame, d.records(), d.circles, d.big(), d.pair_offsets.data(), d.pair_total.data(), capacity,

@@ -54,9 +54,9 @@ __device__ __forceinline__ std::uint32_t band_first_tile(const FrameParams& f) {
 
 // The pixels this thread owns in the block's tile: one column, kPixelsPerThread rows.
 struct TilePixels {
-    int column;              // in the image
+    int column;  // in the image
     int row[kPixelsPerThread];
-    int local_x;             // in the tile
+    int local_x;  // in the tile
     int local_y[kPixelsPerThread];
     float px;
     float py[kPixelsPerThread];
@@ -254,11 +254,11 @@ void launch_shade_tiles(const FrameParams& frame, const CircleRecords& records, 
                         const std::uint32_t* tile_circles, float* image, unsigned long long* blends,
                         cudaStream_t stream) {
     if (frame.shading == kShadingSnow)
-        shade_tiles_kernel<kShadingSnow>
-            <<<band_tile_count(frame), kShadeThreads, 0, stream>>>(frame, records, tile_offsets, tile_circles, image, blends);
+        shade_tiles_kernel<kShadingSnow><<<band_tile_count(frame), kShadeThreads, 0, stream>>>(
+            frame, records, tile_offsets, tile_circles, image, blends);
     else
-        shade_tiles_kernel<kShadingFlat>
-            <<<band_tile_count(frame), kShadeThreads, 0, stream>>>(frame, records, tile_offsets, tile_circles, image, blends);
+        shade_tiles_kernel<kShadingFlat><<<band_tile_count(frame), kShadeThreads, 0, stream>>>(
+            frame, records, tile_offsets, tile_circles, image, blends);
     TS_CUDA_CHECK_LAUNCH();
 }
 

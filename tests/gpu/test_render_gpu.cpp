@@ -70,8 +70,8 @@ TEST_CASE("cuda renders animated frames like ref, reusing its buffers", "[gpu][r
 TEST_CASE("cuda under a small bin-memory budget renders in bands like ref", "[gpu][render][bands]") {
     // A budget of 10 bytes per pair of the frame holds well under half of its pairs (a pair costs
     // over 20 bytes of bin memory), so the frame is cut into several bands of tile rows.
-    for (const auto& [name, width, height] : {std::tuple{"rand10k", 256, 256}, {"biglittle", 200, 160},
-                                              {"snowsingle", 333, 197}, {"pattern", 256, 256}}) {
+    for (const auto& [name, width, height] :
+         {std::tuple{"rand10k", 256, 256}, {"biglittle", 200, 160}, {"snowsingle", 333, 197}, {"pattern", 256, 256}}) {
         const Scene scene = builtin_frame(name);
         Image expected(width, height);
         render_reference(scene, expected);
