@@ -345,6 +345,10 @@ RenderStats CudaBackend::render_uploaded(int width, int height, bool count_blend
             } else {
                 stats = bin_and_shade_in_bands(frame, blends);
             }
+        } else if (stats.pairs < d.pair_capacity / 2) {
+            // Padding is binned too: after a much busier frame (another scene in the viewer), bin
+            // only what this one needs from the next frame on; the memory stays allocated.
+            d.pair_capacity = stats.pairs + stats.pairs / 8;
         }
     }
     for (const StageTime& stage : stats.stages) stats.total_ms += stage.ms;

@@ -96,11 +96,13 @@ TEST_CASE("cuda refuses a tile row that alone exceeds the bin-memory budget", "[
 
 TEST_CASE("cuda grows its pair buffers when a frame has more pairs than the last", "[gpu][render][sanitize]") {
     // Small scene first, then a larger one on the same backend: the second frame's first pass drops
-    // pairs, and the backend re-runs it with room for all of them.
+    // pairs, and the backend re-runs it with room for all of them. Back to the small scene: a frame
+    // binned with padding, then the capacity shrinks for the next one.
     CudaBackend backend;
     CHECK(renders_like_ref(backend, builtin_frame("rgb"), 128, 128, "grow_small"));
     CHECK(renders_like_ref(backend, builtin_frame("rand10k"), 128, 128, "grow_large"));
-    CHECK(renders_like_ref(backend, builtin_frame("rgb"), 128, 128, "grow_small_again"));
+    CHECK(renders_like_ref(backend, builtin_frame("rgb"), 128, 128, "grow_padded"));
+    CHECK(renders_like_ref(backend, builtin_frame("rgb"), 128, 128, "grow_shrunk"));
 }
 
 namespace {
