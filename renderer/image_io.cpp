@@ -247,10 +247,10 @@ const Bytes& screen_png(const Bytes& bytes, Bytes& copy, const std::string& path
     std::uint64_t idat_bytes = 0;
     bool empty_idat = false;
     std::size_t offset = 8;
-    while (offset + 12 <= bytes.size()) {
+    while (offset + 8 <= bytes.size()) {  // a chunk's length and type are there: all of it must be
         const std::uint64_t length = big_endian_u32(offset);
         const std::string type(reinterpret_cast<const char*>(&bytes[offset + 4]), 4);
-        if (length > bytes.size() - offset - 12)
+        if (bytes.size() - offset < 12 || length > bytes.size() - offset - 12)
             fail_corrupt(path, "not a readable PNG (chunk '" + printable(type) + "' of " + std::to_string(length) +
                                    " bytes runs past the end of the file: truncated or corrupt)");
         if (type == "IDAT") {
@@ -270,7 +270,7 @@ const Bytes& screen_png(const Bytes& bytes, Bytes& copy, const std::string& path
     if (!empty_idat) return bytes;
 
     copy.assign(bytes.begin(), bytes.begin() + 8);
-    for (offset = 8; offset + 12 <= bytes.size();) {
+    for (offset = 8; offset + 8 <= bytes.size();) {
         const std::size_t chunk_bytes = 12 + static_cast<std::size_t>(big_endian_u32(offset));
         const bool is_empty_idat = chunk_bytes == 12 && std::memcmp(&bytes[offset + 4], "IDAT", 4) == 0;
         if (!is_empty_idat) copy.insert(copy.end(), bytes.begin() + offset, bytes.begin() + offset + chunk_bytes);
@@ -278,6 +278,7 @@ const Bytes& screen_png(const Bytes& bytes, Bytes& copy, const std::string& path
         offset += chunk_bytes;
         if (is_end) break;
     }
+    copy.insert(copy.end(), bytes.begin() + offset, bytes.end());  // what follows IEND, or a short tail
     return copy;
 }
 

@@ -331,6 +331,13 @@ TEST_CASE("PNG chunk and header sizes are checked before stb_image allocates", "
     write_text(dir + "/long_chunk.png", long_chunk);
     CHECK_THAT(read_error(dir + "/long_chunk.png"),
                Catch::Contains("long_chunk.png: not a readable PNG (chunk 'IDAT' of 1929434176 bytes runs past the end"));
+    // Found by the 5-minute run: the same with the file ending 3 bytes into the chunk's data, so
+    // that not even its CRC is there (44 bytes; malloc(1073741845) before the first check saw it).
+    write_text(dir + "/cut_chunk.png", long_chunk.substr(0, idat + 7));
+    CHECK_THAT(read_error(dir + "/cut_chunk.png"),
+               Catch::Contains("cut_chunk.png: not a readable PNG (chunk 'IDAT' of 1929434176 bytes runs past the end"));
+    write_text(dir + "/cut_length.png", long_chunk.substr(0, idat + 2));  // half a chunk header: stb_image's
+    CHECK_THAT(read_error(dir + "/cut_length.png"), Catch::Contains("cut_length.png: not a readable PNG"));
 
     std::string big = png;
     big.replace(16, 8, std::string("\x00\x00\x3e\x80\x00\x00\x3e\x80", 8));  // 16000 x 16000
