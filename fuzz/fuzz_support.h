@@ -33,7 +33,8 @@ inline const std::string& temp_dir() {
         to_remove = pattern;
         std::atexit([] {
             std::string command = "rm -rf '" + to_remove + "'";
-            if (std::system(command.c_str()) != 0) std::fprintf(stderr, "tilescan fuzz: could not remove %s\n", to_remove.c_str());
+            if (std::system(command.c_str()) != 0)
+                std::fprintf(stderr, "tilescan fuzz: could not remove %s\n", to_remove.c_str());
         });
         return pattern;
     }();
@@ -52,12 +53,12 @@ inline std::string write_input(const std::uint8_t* data, std::size_t size, const
 }
 
 // A broken invariant on accepted input: report it and abort, so libFuzzer keeps the input.
-#define FUZZ_REQUIRE(condition)                                                                      \
-    do {                                                                                             \
-        if (!(condition)) {                                                                          \
+#define FUZZ_REQUIRE(condition)                                                                    \
+    do {                                                                                           \
+        if (!(condition)) {                                                                        \
             std::fprintf(stderr, "%s:%d: invariant failed: %s\n", __FILE__, __LINE__, #condition); \
-            std::abort();                                                                            \
-        }                                                                                            \
+            std::abort();                                                                          \
+        }                                                                                          \
     } while (0)
 
 // Runs `read`; InputError (the readers' way to reject input) is the only exception let through.

@@ -180,8 +180,8 @@ public:
         char* end = nullptr;
         const long value = std::strtol(word.c_str(), &end, 10);
         if (*end != '\0' || !std::isdigit(static_cast<unsigned char>(word[0])) || value < lowest || value > limit)
-            fail_corrupt(path_, "bad " + std::string(what) + " '" + printable(word) + "' (expected " + std::to_string(lowest) +
-                                    " to " + std::to_string(limit) + ")");
+            fail_corrupt(path_, "bad " + std::string(what) + " '" + printable(word) + "' (expected " +
+                                    std::to_string(lowest) + " to " + std::to_string(limit) + ")");
         return static_cast<int>(value);
     }
 
@@ -363,7 +363,8 @@ Image decode_pfm(const Bytes& bytes, const std::string& path) {
     char* end = nullptr;
     const float scale = std::strtof(scale_word.c_str(), &end);
     if (*end != '\0' || !std::isfinite(scale) || scale == 0.0f)
-        fail_corrupt(path, "bad scale '" + printable(scale_word) + "' (a non-zero number whose sign gives the byte order)");
+        fail_corrupt(path,
+                     "bad scale '" + printable(scale_word) + "' (a non-zero number whose sign gives the byte order)");
     const bool big_endian = scale > 0.0f;
     const std::size_t offset = header.data_offset();
     require_data_size(bytes, offset, pixel_count(width, height) * channels * sizeof(float), path);

@@ -1,5 +1,6 @@
 // Scene model helpers and the validity rules of scene-format.md (finite numbers, radius >= 0,
-// 0 <= alpha <= 1, positions and radii at most kMaxCircleExtent in magnitude), shared by the file readers, the generators and library callers.
+// 0 <= alpha <= 1, positions and radii at most kMaxCircleExtent in magnitude), shared by the file
+// readers, the generators and library callers.
 #include "renderer/scene.h"
 
 #include <cmath>
@@ -70,16 +71,23 @@ std::string circle_problem(const Circle& c) {
         if (std::isnan(field.value)) return std::string("NaN is not allowed (field ") + field.name + ")";
         if (std::isinf(field.value)) return std::string("infinity is not allowed (field ") + field.name + ")";
     }
-    const bool within_extent = std::fabs(c.x) <= kMaxCircleExtent && std::fabs(c.y) <= kMaxCircleExtent &&
-                               c.radius <= kMaxCircleExtent;
+    const bool within_extent =
+        std::fabs(c.x) <= kMaxCircleExtent && std::fabs(c.y) <= kMaxCircleExtent && c.radius <= kMaxCircleExtent;
     if (c.radius >= 0.0f && within_extent && c.a >= 0.0f && c.a <= 1.0f) return std::string();
     std::ostringstream problem;
     if (c.radius < 0.0f) {
         problem << "radius is negative (" << c.radius << ")";
     } else if (!within_extent) {
-        const char* field = std::fabs(c.x) > kMaxCircleExtent ? "x" : std::fabs(c.y) > kMaxCircleExtent ? "y" : "radius";
-        const float value = field[0] == 'x' ? c.x : field[0] == 'y' ? c.y : c.radius;
-        problem << field << " " << value << " is too large (positions and radii are at most " << kMaxCircleExtent
+        const char* name = "radius";
+        float value = c.radius;
+        if (std::fabs(c.x) > kMaxCircleExtent) {
+            name = "x";
+            value = c.x;
+        } else if (std::fabs(c.y) > kMaxCircleExtent) {
+            name = "y";
+            value = c.y;
+        }
+        problem << name << " " << value << " is too large (positions and radii are at most " << kMaxCircleExtent
                 << " in magnitude)";
     } else if (c.a < 0.0f || c.a > 1.0f) {
         problem << "alpha " << c.a << " is outside [0, 1]";
@@ -96,8 +104,7 @@ bool circle_is_valid(const Scene& scene, std::size_t i) {
     bool finite = true;
     for (const float v : values) finite &= std::isfinite(v);
     return finite && std::fabs(scene.x[i]) <= kMaxCircleExtent && std::fabs(scene.y[i]) <= kMaxCircleExtent &&
-           scene.radius[i] >= 0.0f && scene.radius[i] <= kMaxCircleExtent && scene.a[i] >= 0.0f &&
-           scene.a[i] <= 1.0f;
+           scene.radius[i] >= 0.0f && scene.radius[i] <= kMaxCircleExtent && scene.a[i] >= 0.0f && scene.a[i] <= 1.0f;
 }
 
 }  // namespace

@@ -329,13 +329,15 @@ TEST_CASE("PNG chunk and header sizes are checked before stb_image allocates", "
     std::string long_chunk = png;
     long_chunk.replace(idat - 4, 4, std::string("\x73\x00\xd4\x40", 4));
     write_text(dir + "/long_chunk.png", long_chunk);
-    CHECK_THAT(read_error(dir + "/long_chunk.png"),
-               Catch::Contains("long_chunk.png: not a readable PNG (chunk 'IDAT' of 1929434176 bytes runs past the end"));
+    CHECK_THAT(
+        read_error(dir + "/long_chunk.png"),
+        Catch::Contains("long_chunk.png: not a readable PNG (chunk 'IDAT' of 1929434176 bytes runs past the end"));
     // Found by the 5-minute run: the same with the file ending 3 bytes into the chunk's data, so
     // that not even its CRC is there (44 bytes; malloc(1073741845) before the first check saw it).
     write_text(dir + "/cut_chunk.png", long_chunk.substr(0, idat + 7));
-    CHECK_THAT(read_error(dir + "/cut_chunk.png"),
-               Catch::Contains("cut_chunk.png: not a readable PNG (chunk 'IDAT' of 1929434176 bytes runs past the end"));
+    CHECK_THAT(
+        read_error(dir + "/cut_chunk.png"),
+        Catch::Contains("cut_chunk.png: not a readable PNG (chunk 'IDAT' of 1929434176 bytes runs past the end"));
     write_text(dir + "/cut_length.png", long_chunk.substr(0, idat + 2));  // half a chunk header: stb_image's
     CHECK_THAT(read_error(dir + "/cut_length.png"), Catch::Contains("cut_length.png: not a readable PNG"));
 
@@ -346,10 +348,14 @@ TEST_CASE("PNG chunk and header sizes are checked before stb_image allocates", "
                Catch::Contains("big.png: not a readable PNG (its header announces 16000x16000 pixels, more than its"));
     big.replace(16, 8, std::string("\x00\x01\x00\x00\x00\x01\x00\x00", 8));  // 65536 x 65536
     write_text(dir + "/huge.png", big);
-    CHECK_THAT(read_error(dir + "/huge.png"), Catch::Contains("huge.png: 65536x65536 is more pixels than tilescan reads"));
+    CHECK_THAT(read_error(dir + "/huge.png"),
+               Catch::Contains("huge.png: 65536x65536 is more pixels than tilescan reads"));
 
-    write_text(dir + "/unknown.png", with_chunk_before_idat(png, png_chunk("\x1b" "ABC", "x")));
-    CHECK_THAT(read_error(dir + "/unknown.png"), Catch::Contains("unknown.png: not a readable PNG (\\x1bABC PNG chunk not known)"));
+    write_text(dir + "/unknown.png", with_chunk_before_idat(png, png_chunk("\x1b"
+                                                                           "ABC",
+                                                                           "x")));
+    CHECK_THAT(read_error(dir + "/unknown.png"),
+               Catch::Contains("unknown.png: not a readable PNG (\\x1bABC PNG chunk not known)"));
 }
 
 TEST_CASE("truncated and corrupt gzip files are errors, not short images", "[image_io]") {

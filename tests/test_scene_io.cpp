@@ -348,7 +348,8 @@ TEST_CASE("NaN, infinity and positions or radii beyond kMaxCircleExtent are refu
     const float m = tilescan::kMaxCircleExtent;
     CHECK(tilescan::circle_problem({-m, m, -FLT_MAX, m, FLT_MAX, -FLT_MAX, 1e30f, 1}).empty());
 
-    CHECK_THAT(parse_error(kHeader + "0 0 0 1e19 1 1 1 1\n"), Catch::Contains("bad.scene:3: radius 1e+19 is too large"));
+    CHECK_THAT(parse_error(kHeader + "0 0 0 1e19 1 1 1 1\n"),
+               Catch::Contains("bad.scene:3: radius 1e+19 is too large"));
     CHECK_THAT(parse_error(kHeader + "-2e18 0 0 1 1 1 1 1\n"), Catch::Contains("bad.scene:3: x -2e+18 is too large"));
     CHECK(parse_error(kHeader + "1e18 -1e18 -3e38 1e18 3e38 -3e38 0 1\n") == "");
 
@@ -363,7 +364,8 @@ TEST_CASE("NaN, infinity and positions or radii beyond kMaxCircleExtent are refu
     CHECK_THAT(read_error(dir + "/huge.tsb"), Catch::Contains("huge.tsb: circle 0: radius 1e+20 is too large"));
     bytes.replace(48 + 4 * 3, 4, reinterpret_cast<const char*>(&inf), 4);
     write_text(dir + "/inf.tsb", bytes);
-    CHECK_THAT(read_error(dir + "/inf.tsb"), Catch::Contains("inf.tsb: circle 0: infinity is not allowed (field radius)"));
+    CHECK_THAT(read_error(dir + "/inf.tsb"),
+               Catch::Contains("inf.tsb: circle 0: infinity is not allowed (field radius)"));
 }
 
 // The largest values the rules allow reach binning and shading: nothing there may overflow, and the
@@ -373,10 +375,10 @@ TEST_CASE("the most extreme valid circles render the same on ref and cpu, with f
     for (const auto shading : {tilescan::kShadingFlat, tilescan::kShadingSnow}) {
         Scene scene;
         scene.shading = shading;
-        scene.push_back({m, m, 0, m, 1, 0, 0, 0.5f});           // far away, reaching back over the image
-        scene.push_back({-m, 0.5f, -FLT_MAX, m, 0, 1, 0, 1});   // z and colours have no bound
+        scene.push_back({m, m, 0, m, 1, 0, 0, 0.5f});          // far away, reaching back over the image
+        scene.push_back({-m, 0.5f, -FLT_MAX, m, 0, 1, 0, 1});  // z and colours have no bound
         scene.push_back({0.5f, 0.5f, FLT_MAX, m, 0, 0, 1, 0.5f});
-        scene.push_back({0.5f, 0.5f, 0, 1e-45f, 1, 1, 1, 1});   // a denormal radius
+        scene.push_back({0.5f, 0.5f, 0, 1e-45f, 1, 1, 1, 1});  // a denormal radius
         scene.push_back({0.3f, 0.6f, 0.5f, 0.2f, FLT_MAX, -FLT_MAX, 0, 0.75f});
         tilescan::validate_scene(scene, "extreme");
         tilescan::Image expected(37, 21), actual(37, 21);
