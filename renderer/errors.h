@@ -6,8 +6,10 @@
 /// Internal failures (a CUDA call, a bug) are other std::exception types.
 #pragma once
 
+#include <cstdio>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 namespace tilescan {
 
@@ -17,5 +19,21 @@ public:
     /// `message`: one line, e.g. "scene.txt:7: radius is negative (-1)".
     explicit InputError(const std::string& message) : std::runtime_error(message) {}
 };
+
+// Bytes of an input file made fit to quote in a one-line message: anything outside printable ASCII
+// (a newline, a terminal escape, a NUL) is shown as \xNN.
+inline std::string printable(std::string_view bytes) {
+    std::string text;
+    for (const char c : bytes) {
+        if (c >= ' ' && c <= '~') {
+            text += c;
+        } else {
+            char escaped[5];
+            std::snprintf(escaped, sizeof escaped, "\\x%02x", static_cast<unsigned char>(c));
+            text += escaped;
+        }
+    }
+    return text;
+}
 
 }  // namespace tilescan

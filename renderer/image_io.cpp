@@ -103,6 +103,13 @@ std::string gzip_error(gzFile gz) {
     return code == Z_ERRNO ? std::strerror(errno) : message;
 }
 
+// The most pixels an image file may hold: the README's largest image, 16384 x 16384 (4 GiB as float
+// RGBA). Checked against the header's size before any pixel memory is allocated.
+constexpr std::uint64_t kMaxPixels = std::uint64_t(1) << 28;
+// No image file tilescan reads is larger than this (a P3 text PPM of kMaxPixels pixels needs at most
+// 12 bytes a pixel, raw float RGBA 16), so a gzip stream that inflates beyond it is refused as it is read.
+constexpr std::uint64_t kMaxDecompressedBytes = kMaxPixels * 16 + (1 << 16);
+
 // zlib reports a gzip stream cut short only as Z_BUF_ERROR from gzerror/gzclose, never from gzread,
 // so both are checked: a truncated .gz must not pass for a short image.
 Bytes read_gzip_file(const std::string& path) {
@@ -111,7 +118,14 @@ Bytes read_gzip_file(const std::string& path) {
     Bytes bytes;
     unsigned char chunk[1 << 16];
     int got;
-    while ((got = gzread(gz, chunk, sizeof chunk)) > 0) bytes.insert(bytes.end(), chunk, chunk + got);
+    while ((got = gzread(gz, chunk, sizeof chunk)) > 0) {
+        if (bytes.size() + static_cast<std::size_t>(got) > kMaxDecompressedBytes) {
+            gzclose_r(gz);
+            fail_to_read(path, "decompresses to more than " + std::to_string(kMaxDecompressedBytes) +
+                                   " bytes, larger than any image tilescan reads");
+        }
+        bytes.insert(bytes.end(), chunk, chunk + got);
+    }
     int code = Z_OK;
     gzerror(gz, &code);
     if (got < 0 || code != Z_OK) {
@@ -139,11 +153,16 @@ public:
     std::string next() {
         skip_space_and_comments();
         std::string word;
-        while (position_ < bytes_.size() && !std::isspace(bytes_[position_]) && word.size() < kMaxWord)
+        while (position_ < bytes_.size() && !std::isspace(bytes_[position_])) {
+            if (word.size() == kMaxWord) fail_corrupt(path_, "bad header: '" + printable(word) + "...' is too long");
             word += static_cast<char>(bytes_[position_++]);
+        }
         if (word.empty()) fail_corrupt(path_, "truncated header");
         return word;
     }
+
+    // Bytes from the current position to the end of the file.
+    std::size_t remaining() const { return bytes_.size() - position_; }
 
     bool at_end() {
         skip_space_and_comments();
@@ -161,13 +180,13 @@ public:
         char* end = nullptr;
         const long value = std::strtol(word.c_str(), &end, 10);
         if (*end != '\0' || !std::isdigit(static_cast<unsigned char>(word[0])) || value < lowest || value > limit)
-            fail_corrupt(path_, "bad " + std::string(what) + " '" + word + "' (expected " + std::to_string(lowest) +
-                                    " to " + std::to_string(limit) + ")");
+            fail_corrupt(path_, "bad " + std::string(what) + " '" + printable(word) + "' (expected " +
+                                    std::to_string(lowest) + " to " + std::to_string(limit) + ")");
         return static_cast<int>(value);
     }
 
 private:
-    static constexpr std::size_t kMaxWord = 64;  // longer words are garbage; stop before they cost memory
+    static constexpr std::size_t kMaxWord = 64;  // longer words are garbage: refused before they cost memory
 
     void skip_space_and_comments() {
         while (position_ < bytes_.size()) {
@@ -200,13 +219,79 @@ void require_data_size(const Bytes& bytes, std::size_t offset, std::size_t expec
         fail_corrupt(path, std::to_string(available - expected) + " stray bytes after the pixel data");
 }
 
-Image decode_png(const Bytes& bytes, const std::string& path) {
-    if (bytes.size() > static_cast<std::size_t>(INT32_MAX)) fail_corrupt(path, "PNG file too large");
+void require_pixel_count(std::uint64_t width, std::uint64_t height, const std::string& path) {
+    if (width * height > kMaxPixels)
+        fail_corrupt(path, std::to_string(width) + "x" + std::to_string(height) +
+                               " is more pixels than tilescan reads (16384x16384 at most)");
+}
+
+// stb_image trusts a PNG's sizes before it has seen the data behind them: it grows its buffer to a
+// chunk's declared length before reading the chunk, and sizes its inflate buffer from the header's
+// width and height, so a corrupt file of a few dozen bytes could make it allocate gigabytes. Checked
+// here first, up to IEND (where stb_image stops): every chunk must lie inside the file, and the
+// pixel data the header announces (bits per pixel from the colour type and depth, a filter byte a
+// row) must fit in the IDAT bytes there are, deflate shrinking data at most 1032 to 1.
+// Returns the bytes to decode: `bytes`, or `copy` holding them without empty IDAT chunks (legal,
+// but stb_image then copies zero bytes to a null buffer, which is undefined behaviour).
+const Bytes& screen_png(const Bytes& bytes, Bytes& copy, const std::string& path) {
+    static const unsigned char kSignature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+    if (bytes.size() < 33 || std::memcmp(bytes.data(), kSignature, 8) != 0 || std::memcmp(&bytes[12], "IHDR", 4) != 0)
+        return bytes;  // stb_image reports what is wrong
+    const auto big_endian_u32 = [&](std::size_t offset) {
+        return std::uint64_t(bytes[offset]) << 24 | std::uint64_t(bytes[offset + 1]) << 16 |
+               std::uint64_t(bytes[offset + 2]) << 8 | std::uint64_t(bytes[offset + 3]);
+    };
+    const std::uint64_t width = big_endian_u32(16), height = big_endian_u32(20);
+    require_pixel_count(width, height, path);
+
+    std::uint64_t idat_bytes = 0;
+    bool empty_idat = false;
+    std::size_t offset = 8;
+    while (offset + 8 <= bytes.size()) {  // a chunk's length and type are there: all of it must be
+        const std::uint64_t length = big_endian_u32(offset);
+        const std::string type(reinterpret_cast<const char*>(&bytes[offset + 4]), 4);
+        if (bytes.size() - offset < 12 || length > bytes.size() - offset - 12)
+            fail_corrupt(path, "not a readable PNG (chunk '" + printable(type) + "' of " + std::to_string(length) +
+                                   " bytes runs past the end of the file: truncated or corrupt)");
+        if (type == "IDAT") {
+            idat_bytes += length;
+            empty_idat |= length == 0;
+        }
+        offset += 12 + static_cast<std::size_t>(length);
+        if (type == "IEND") break;
+    }
+    const unsigned depth = bytes[24], colour_type = bytes[25];
+    const unsigned channels = colour_type == 2 ? 3 : colour_type == 4 ? 2 : colour_type == 6 ? 4 : 1;
+    const std::uint64_t data_bytes = height * ((width * channels * depth + 7) / 8 + 1);
+    if (data_bytes > 1032 * idat_bytes + 64)
+        fail_corrupt(path, "not a readable PNG (its header announces " + std::to_string(width) + "x" +
+                               std::to_string(height) + " pixels, more than its " + std::to_string(idat_bytes) +
+                               " bytes of image data can hold: truncated or corrupt)");
+    if (!empty_idat) return bytes;
+
+    copy.assign(bytes.begin(), bytes.begin() + 8);
+    for (offset = 8; offset + 8 <= bytes.size();) {
+        const std::size_t chunk_bytes = 12 + static_cast<std::size_t>(big_endian_u32(offset));
+        const bool is_empty_idat = chunk_bytes == 12 && std::memcmp(&bytes[offset + 4], "IDAT", 4) == 0;
+        if (!is_empty_idat) copy.insert(copy.end(), bytes.begin() + offset, bytes.begin() + offset + chunk_bytes);
+        const bool is_end = std::memcmp(&bytes[offset + 4], "IEND", 4) == 0;
+        offset += chunk_bytes;
+        if (is_end) break;
+    }
+    copy.insert(copy.end(), bytes.begin() + offset, bytes.end());  // what follows IEND, or a short tail
+    return copy;
+}
+
+Image decode_png(const Bytes& file_bytes, const std::string& path) {
+    if (file_bytes.size() > static_cast<std::size_t>(INT32_MAX)) fail_corrupt(path, "PNG file too large");
+    Bytes copy;
+    const Bytes& bytes = screen_png(file_bytes, copy, path);
     int width = 0, height = 0, channels = 0;
     const std::unique_ptr<stbi_uc, void (*)(void*)> rgba(
         stbi_load_from_memory(bytes.data(), static_cast<int>(bytes.size()), &width, &height, &channels, 4),
         &stbi_image_free);
-    if (!rgba) fail_corrupt(path, std::string("not a readable PNG (") + stbi_failure_reason() + ")");
+    // stb_image's reason may quote the file's bytes (an unknown chunk's type): escape them.
+    if (!rgba) fail_corrupt(path, "not a readable PNG (" + printable(stbi_failure_reason()) + ")");
     const bool has_alpha = channels == 2 || channels == 4;
     Image image(width, height);
     for (int y = 0; y < height; ++y) {
@@ -222,16 +307,24 @@ Image decode_png(const Bytes& bytes, const std::string& path) {
 Image decode_ppm(const Bytes& bytes, const std::string& path) {
     HeaderWords header(bytes, path);
     const std::string magic = header.next();
-    if (magic != "P6" && magic != "P3") fail_corrupt(path, "not a PPM file (expected P6 or P3, found '" + magic + "')");
+    if (magic != "P6" && magic != "P3")
+        fail_corrupt(path, "not a PPM file (expected P6 or P3, found '" + printable(magic) + "')");
     const int width = header.next_integer("width", 1, kMaxSide);
     const int height = header.next_integer("height", 1, kMaxSide);
     const int maxval = header.next_integer("maxval", 1, 255);
+    require_pixel_count(width, height, path);
     const std::size_t samples = pixel_count(width, height) * 3;
 
+    // The file must hold the samples before they are allocated: one byte each in P6, and in P3 at
+    // least a digit and a separator each (the last one's separator may be missing).
+    if (magic == "P6") require_data_size(bytes, header.data_offset(), samples, path);
+    if (magic == "P3" && samples > (header.remaining() + 1) / 2)
+        fail_corrupt(path, "truncated: " + std::to_string(header.remaining()) + " bytes cannot hold the " +
+                               std::to_string(samples) + " samples of a " + std::to_string(width) + "x" +
+                               std::to_string(height) + " image");
     std::vector<float> values(samples);
     if (magic == "P6") {
         const std::size_t offset = header.data_offset();
-        require_data_size(bytes, offset, samples, path);
         for (std::size_t i = 0; i < samples; ++i) values[i] = bytes[offset + i] / static_cast<float>(maxval);
     } else {
         for (std::size_t i = 0; i < samples; ++i)
@@ -260,15 +353,18 @@ float read_float(const unsigned char* p, bool big_endian) {
 Image decode_pfm(const Bytes& bytes, const std::string& path) {
     HeaderWords header(bytes, path);
     const std::string magic = header.next();
-    if (magic != "PF" && magic != "Pf") fail_corrupt(path, "not a PFM file (expected PF or Pf, found '" + magic + "')");
+    if (magic != "PF" && magic != "Pf")
+        fail_corrupt(path, "not a PFM file (expected PF or Pf, found '" + printable(magic) + "')");
     const int channels = magic == "PF" ? 3 : 1;
     const int width = header.next_integer("width", 1, kMaxSide);
     const int height = header.next_integer("height", 1, kMaxSide);
+    require_pixel_count(width, height, path);
     const std::string scale_word = header.next();
     char* end = nullptr;
     const float scale = std::strtof(scale_word.c_str(), &end);
     if (*end != '\0' || !std::isfinite(scale) || scale == 0.0f)
-        fail_corrupt(path, "bad scale '" + scale_word + "' (a non-zero number whose sign gives the byte order)");
+        fail_corrupt(path,
+                     "bad scale '" + printable(scale_word) + "' (a non-zero number whose sign gives the byte order)");
     const bool big_endian = scale > 0.0f;
     const std::size_t offset = header.data_offset();
     require_data_size(bytes, offset, pixel_count(width, height) * channels * sizeof(float), path);

@@ -1,5 +1,6 @@
 // Scene model helpers and the validity rules of scene-format.md (finite numbers, radius >= 0,
-// 0 <= alpha <= 1), shared by the file readers, the generators and library callers.
+// 0 <= alpha <= 1, positions and radii at most kMaxCircleExtent in magnitude), shared by the file
+// readers, the generators and library callers.
 #include "renderer/scene.h"
 
 #include <cmath>
@@ -70,10 +71,24 @@ std::string circle_problem(const Circle& c) {
         if (std::isnan(field.value)) return std::string("NaN is not allowed (field ") + field.name + ")";
         if (std::isinf(field.value)) return std::string("infinity is not allowed (field ") + field.name + ")";
     }
-    if (c.radius >= 0.0f && c.a >= 0.0f && c.a <= 1.0f) return std::string();
+    const bool within_extent =
+        std::fabs(c.x) <= kMaxCircleExtent && std::fabs(c.y) <= kMaxCircleExtent && c.radius <= kMaxCircleExtent;
+    if (c.radius >= 0.0f && within_extent && c.a >= 0.0f && c.a <= 1.0f) return std::string();
     std::ostringstream problem;
     if (c.radius < 0.0f) {
         problem << "radius is negative (" << c.radius << ")";
+    } else if (!within_extent) {
+        const char* name = "radius";
+        float value = c.radius;
+        if (std::fabs(c.x) > kMaxCircleExtent) {
+            name = "x";
+            value = c.x;
+        } else if (std::fabs(c.y) > kMaxCircleExtent) {
+            name = "y";
+            value = c.y;
+        }
+        problem << name << " " << value << " is too large (positions and radii are at most " << kMaxCircleExtent
+                << " in magnitude)";
     } else if (c.a < 0.0f || c.a > 1.0f) {
         problem << "alpha " << c.a << " is outside [0, 1]";
     }
@@ -82,13 +97,14 @@ std::string circle_problem(const Circle& c) {
 
 namespace {
 
-// The common case, checked without building strings: every value finite, radius >= 0, alpha in [0, 1].
+// The common case, checked without building strings: every value finite, radius in [0, kMaxCircleExtent],
+// |x| and |y| at most kMaxCircleExtent (false for NaN), alpha in [0, 1].
 bool circle_is_valid(const Scene& scene, std::size_t i) {
-    const float values[] = {scene.x[i], scene.y[i], scene.z[i], scene.r[i], scene.g[i], scene.b[i]};
+    const float values[] = {scene.z[i], scene.r[i], scene.g[i], scene.b[i]};
     bool finite = true;
     for (const float v : values) finite &= std::isfinite(v);
-    return finite && scene.radius[i] >= 0.0f && std::isfinite(scene.radius[i]) && scene.a[i] >= 0.0f &&
-           scene.a[i] <= 1.0f;
+    return finite && std::fabs(scene.x[i]) <= kMaxCircleExtent && std::fabs(scene.y[i]) <= kMaxCircleExtent &&
+           scene.radius[i] >= 0.0f && scene.radius[i] <= kMaxCircleExtent && scene.a[i] >= 0.0f && scene.a[i] <= 1.0f;
 }
 
 }  // namespace

@@ -128,11 +128,12 @@ private:
     std::vector<std::string_view> words_;
 };
 
-// A word quoted for an error message, shortened so the message stays one readable line.
+// A word quoted for an error message, shortened and with unprintable bytes escaped so the message
+// stays one readable line.
 std::string quoted(std::string_view word) {
     constexpr std::size_t kMaxShown = 40;
-    if (word.size() > kMaxShown) return "'" + std::string(word.substr(0, kMaxShown)) + "...'";
-    return "'" + std::string(word) + "'";
+    if (word.size() > kMaxShown) return "'" + printable(word.substr(0, kMaxShown)) + "...'";
+    return "'" + printable(word) + "'";
 }
 
 // The whole word as the nearest binary32 (values too small for a normal float round to a denormal
@@ -403,6 +404,9 @@ Scene read_binary_scene(std::FILE* file, const unsigned char* header, const std:
     scene.default_height = get<std::int32_t>(header, kHeightOffset);
     const std::string problem = header_problem(scene);
     if (!problem.empty()) fail(problem);
+    // The colour is stored whatever the kind, but only a solid background has one: give the others
+    // the text reader's (1, 1, 1), so the scene is the same whichever form it was read from.
+    if (scene.background.kind != kBackgroundSolid) scene.background.r = scene.background.g = scene.background.b = 1.0f;
 
     // The size must match the count exactly, and is checked before the count sizes any allocation.
     const std::uint64_t count = get<std::uint64_t>(header, kCountOffset);

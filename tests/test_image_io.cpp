@@ -257,6 +257,107 @@ TEST_CASE("malformed image files name the file and the problem", "[image_io]") {
                       Catch::Contains("wide.f32: 128 bytes, but a 4x4 RGBA float32 image has 256"));
 }
 
+// Found by fuzzing (fuzz_image_ppm): the PPM reader allocated its samples from the header's size
+// before checking that the file holds them, so "P3 1048576 1048576 255" (28 bytes) asked for 12 TiB
+// (std::bad_alloc, or an ASan allocation-size-too-big abort) and "P6 10000 10000" for 1.2 GB. Sizes
+// are now checked against the pixel limit and the file's remaining bytes before any allocation.
+TEST_CASE("image headers cannot make the readers allocate what the file does not hold", "[image_io]") {
+    const std::string dir = tilescan::testing::scratch_dir("image_header_sizes");
+    struct Case {
+        const char* name;
+        std::string content;
+        const char* message;
+    };
+    const Case cases[] = {
+        {"huge_p3.ppm", "P3\n1048576 1048576\n255\n1 2 3\n",
+         "huge_p3.ppm: 1048576x1048576 is more pixels than tilescan reads (16384x16384 at most)"},
+        {"big_p3.ppm", "P3\n4000 4000\n255\n1 2 3\n",
+         "big_p3.ppm: truncated: 7 bytes cannot hold the 48000000 samples of a 4000x4000 image"},
+        {"big_p6.ppm", "P6\n10000 10000\n255\n" + std::string(12, 'x'),
+         "big_p6.ppm: truncated: 12 bytes of pixel data, expected 300000000"},
+        {"huge.pfm", "PF\n20000 20000\n-1\n" + std::string(12, 'x'),
+         "huge.pfm: 20000x20000 is more pixels than tilescan reads"},
+        {"long_word.ppm", "P6\n" + std::string(100, '1') + " 1\n255\nabc", "long_word.ppm: bad header: '1111"},
+        // Found by fuzzing: header words were quoted raw.
+        {"escape.ppm", "\x1b[2J 1 1 255 abc", "escape.ppm: not a PPM file (expected P6 or P3, found '\\x1b[2J')"},
+        {"escape.pfm", "PF 1 1 \x01 abcdefghijkl", "escape.pfm: bad scale '\\x01'"},
+    };
+    for (const Case& c : cases) {
+        INFO(c.name);
+        write_text(dir + "/" + c.name, c.content);
+        CHECK_THAT(read_error(dir + "/" + c.name), Catch::Contains(c.message));
+    }
+}
+
+namespace {
+
+std::string png_chunk(const std::string& type, const std::string& data) {
+    std::string chunk;
+    for (const int shift : {24, 16, 8, 0}) chunk += static_cast<char>((data.size() >> shift) & 0xff);
+    chunk += type + data;
+    const unsigned long crc = crc32(crc32(0, reinterpret_cast<const Bytef*>(type.data()), 4),
+                                    reinterpret_cast<const Bytef*>(data.data()), static_cast<uInt>(data.size()));
+    for (const int shift : {24, 16, 8, 0}) chunk += static_cast<char>((crc >> shift) & 0xff);
+    return chunk;
+}
+
+// `png` with `chunk` inserted before its first IDAT chunk.
+std::string with_chunk_before_idat(const std::string& png, const std::string& chunk) {
+    const std::size_t idat = png.find("IDAT");
+    REQUIRE(idat != std::string::npos);
+    return png.substr(0, idat - 4) + chunk + png.substr(idat - 4);
+}
+
+}  // namespace
+
+// Found by fuzzing (fuzz_image_png, fuzz_image_gz). stb_image trusts a PNG's sizes: a chunk whose
+// length field says 1.9 GB made it grow its buffer to that before reading the chunk (libFuzzer:
+// out-of-memory, malloc(1929434176), from 77 bytes); a header announcing 16000x16000 made it size its
+// inflate buffer from that; an empty IDAT chunk (legal) made it memcpy zero bytes to a null pointer
+// (UBSan: null pointer passed as argument 1); and an unknown chunk's type reached the message raw.
+TEST_CASE("PNG chunk and header sizes are checked before stb_image allocates", "[image_io]") {
+    const std::string dir = tilescan::testing::scratch_dir("image_png_sizes");
+    const Image image = gradient_image(8, 8);
+    tilescan::write_image(image, dir + "/good.png");
+    const std::string png = file_text(dir + "/good.png");
+    const std::size_t idat = png.find("IDAT");
+
+    // An empty IDAT chunk before the real one: still the same image.
+    write_text(dir + "/empty_idat.png", with_chunk_before_idat(png, png_chunk("IDAT", "")));
+    CHECK(same_bits(tilescan::read_image(dir + "/empty_idat.png"), quantised(image)));
+
+    std::string long_chunk = png;
+    long_chunk.replace(idat - 4, 4, std::string("\x73\x00\xd4\x40", 4));
+    write_text(dir + "/long_chunk.png", long_chunk);
+    CHECK_THAT(
+        read_error(dir + "/long_chunk.png"),
+        Catch::Contains("long_chunk.png: not a readable PNG (chunk 'IDAT' of 1929434176 bytes runs past the end"));
+    // Found by the 5-minute run: the same with the file ending 3 bytes into the chunk's data, so
+    // that not even its CRC is there (44 bytes; malloc(1073741845) before the first check saw it).
+    write_text(dir + "/cut_chunk.png", long_chunk.substr(0, idat + 7));
+    CHECK_THAT(
+        read_error(dir + "/cut_chunk.png"),
+        Catch::Contains("cut_chunk.png: not a readable PNG (chunk 'IDAT' of 1929434176 bytes runs past the end"));
+    write_text(dir + "/cut_length.png", long_chunk.substr(0, idat + 2));  // half a chunk header: stb_image's
+    CHECK_THAT(read_error(dir + "/cut_length.png"), Catch::Contains("cut_length.png: not a readable PNG"));
+
+    std::string big = png;
+    big.replace(16, 8, std::string("\x00\x00\x3e\x80\x00\x00\x3e\x80", 8));  // 16000 x 16000
+    write_text(dir + "/big.png", big);
+    CHECK_THAT(read_error(dir + "/big.png"),
+               Catch::Contains("big.png: not a readable PNG (its header announces 16000x16000 pixels, more than its"));
+    big.replace(16, 8, std::string("\x00\x01\x00\x00\x00\x01\x00\x00", 8));  // 65536 x 65536
+    write_text(dir + "/huge.png", big);
+    CHECK_THAT(read_error(dir + "/huge.png"),
+               Catch::Contains("huge.png: 65536x65536 is more pixels than tilescan reads"));
+
+    write_text(dir + "/unknown.png", with_chunk_before_idat(png, png_chunk("\x1b"
+                                                                           "ABC",
+                                                                           "x")));
+    CHECK_THAT(read_error(dir + "/unknown.png"),
+               Catch::Contains("unknown.png: not a readable PNG (\\x1bABC PNG chunk not known)"));
+}
+
 TEST_CASE("truncated and corrupt gzip files are errors, not short images", "[image_io]") {
     const std::string dir = tilescan::testing::scratch_dir("image_gzip_errors");
     tilescan::write_image(gradient_image(16, 16), dir + "/a.f32");

@@ -3,6 +3,7 @@
 // re-formatted byte for byte.
 #include <catch2/catch.hpp>
 #include <cfloat>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
@@ -12,6 +13,7 @@
 #include <sstream>
 #include <string>
 
+#include "renderer/backend.h"
 #include "renderer/errors.h"
 #include "renderer/scene_io.h"
 #include "test_support.h"
@@ -40,6 +42,12 @@ float random_finite(std::mt19937& rng) {
     }
 }
 
+// Positions and radii beyond the rules' bound scaled by 2^-70 (exactly, keeping every mantissa bit):
+// FLT_MAX becomes 2.9e17, inside kMaxCircleExtent.
+float within_extent(float value) {
+    return std::fabs(value) <= tilescan::kMaxCircleExtent ? value : std::ldexp(value, -70);
+}
+
 // A valid scene whose numbers are as awkward as the rules allow.
 Scene awkward_scene(std::size_t n) {
     const float specials[] = {
@@ -64,10 +72,10 @@ Scene awkward_scene(std::size_t n) {
         const float s = special ? specials[i] : 0.0f;
         const float alpha = special ? std::fabs(s) : std::uniform_real_distribution<float>(0, 1)(rng);
         Circle c{};
-        c.x = special ? s : random_finite(rng);
-        c.y = special ? -s : random_finite(rng);
+        c.x = within_extent(special ? s : random_finite(rng));
+        c.y = within_extent(special ? -s : random_finite(rng));
         c.z = random_finite(rng);
-        c.radius = std::fabs(special ? s : random_finite(rng));
+        c.radius = within_extent(std::fabs(special ? s : random_finite(rng)));
         c.r = random_finite(rng);
         c.g = random_finite(rng);
         c.b = special ? s : random_finite(rng);
@@ -236,6 +244,9 @@ TEST_CASE("malformed text scenes name the file, the line and the problem", "[sce
         {"circlescene 1\ncount 1\n0 0 0 -0.5 0 0 0 0\n", "bad.scene:3: radius is negative (-0.5)"},
         {"circlescene 1\ncount 1\n0 0 0 1 0 0 0 1.5\n", "bad.scene:3: alpha 1.5 is outside [0, 1]"},
         {"circlescene 1\ncount 1\n0 0 0 1 0 0 0 -0.25\n", "bad.scene:3: alpha -0.25 is outside [0, 1]"},
+        // Found by fuzzing: the file's bytes were quoted raw, so a message could hold a terminal escape.
+        {"circlescene 1\ncount 1\n0 0 \x1b[2J 0 0 0 0 0\n", "bad.scene:3: '\\x1b[2J' is not a number"},
+        {"circlescene\x7f 1\n", "found 'circlescene\\x7f'"},
     };
     for (const Case& c : cases) {
         INFO("input: " << c.text);
@@ -294,6 +305,105 @@ TEST_CASE("unreadable and malformed binary scene files", "[scene_io]") {
                Catch::Contains("radius.tsb: circle 3: radius is negative (-1)"));
     CHECK_THAT(with("nan.tsb", patched(48 + 40, &nan, 4)),
                Catch::Contains("nan.tsb: circle 0: NaN is not allowed (field y)"));
+}
+
+// Found by fuzzing (fuzz_scene_text, seed "extremes"): finite but huge positions and radii overflowed
+// the coverage test's squares to infinity, so a snow flake's t = d / r was infinite and its ramp
+// index (int)(4 t) undefined behaviour (UBSan: "inf is outside the range of representable values of
+// type 'int'" in circle_math.h), and a far circle with r * r = inf covered every pixel. Such values
+// are now refused before any binning, like NaN and infinity.
+TEST_CASE("NaN, infinity and positions or radii beyond kMaxCircleExtent are refused", "[scene_io]") {
+    const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+    const float beyond = std::nextafter(tilescan::kMaxCircleExtent, inf);
+    const Circle good{0.5f, 0.5f, 0.5f, 0.25f, 1, 0, 0, 0.5f};
+    CHECK(tilescan::circle_problem(good).empty());
+    for (int field = 0; field < 8; ++field) {
+        INFO("field " << field);
+        for (const float bad : {nan, inf, -inf}) {
+            Circle c = good;
+            (&c.x)[field] = bad;
+            CHECK(!tilescan::circle_problem(c).empty());
+            Scene scene;
+            scene.push_back(good);
+            scene.push_back(c);
+            CHECK_THROWS_WITH(tilescan::validate_scene(scene, "where"), Catch::StartsWith("where: circle 1: "));
+        }
+    }
+    struct Case {
+        Circle circle;
+        const char* message;
+    };
+    const Case cases[] = {
+        {{beyond, 0.5f, 0, 0.25f, 1, 0, 0, 1}, "x 1e+18 is too large (positions and radii are at most 1e+18"},
+        {{0.5f, -1e30f, 0, 0.25f, 1, 0, 0, 1}, "y -1e+30 is too large"},
+        {{0.5f, 0.5f, 0, FLT_MAX, 1, 0, 0, 1}, "radius 3.40282e+38 is too large"},
+    };
+    for (const Case& c : cases) {
+        CHECK_THAT(tilescan::circle_problem(c.circle), Catch::Contains(c.message));
+        Scene scene;
+        scene.push_back(c.circle);
+        CHECK_THROWS_AS(tilescan::validate_scene(scene, "where"), InputError);
+    }
+    // The bound itself is allowed, and z and the colours have none.
+    const float m = tilescan::kMaxCircleExtent;
+    CHECK(tilescan::circle_problem({-m, m, -FLT_MAX, m, FLT_MAX, -FLT_MAX, 1e30f, 1}).empty());
+
+    CHECK_THAT(parse_error(kHeader + "0 0 0 1e19 1 1 1 1\n"),
+               Catch::Contains("bad.scene:3: radius 1e+19 is too large"));
+    CHECK_THAT(parse_error(kHeader + "-2e18 0 0 1 1 1 1 1\n"), Catch::Contains("bad.scene:3: x -2e+18 is too large"));
+    CHECK(parse_error(kHeader + "1e18 -1e18 -3e38 1e18 3e38 -3e38 0 1\n") == "");
+
+    const std::string dir = tilescan::testing::scratch_dir("scene_extent");
+    Scene scene;
+    scene.push_back(good);
+    tilescan::write_scene_file(scene, dir + "/good.tsb");
+    std::string bytes = file_text(dir + "/good.tsb");
+    const float huge = 1e20f;
+    bytes.replace(48 + 4 * 3, 4, reinterpret_cast<const char*>(&huge), 4);  // circle 0's radius
+    write_text(dir + "/huge.tsb", bytes);
+    CHECK_THAT(read_error(dir + "/huge.tsb"), Catch::Contains("huge.tsb: circle 0: radius 1e+20 is too large"));
+    bytes.replace(48 + 4 * 3, 4, reinterpret_cast<const char*>(&inf), 4);
+    write_text(dir + "/inf.tsb", bytes);
+    CHECK_THAT(read_error(dir + "/inf.tsb"),
+               Catch::Contains("inf.tsb: circle 0: infinity is not allowed (field radius)"));
+}
+
+// The largest values the rules allow reach binning and shading: nothing there may overflow, and the
+// tile backend must still match the reference bit for bit.
+TEST_CASE("the most extreme valid circles render the same on ref and cpu, with finite pixels", "[scene_io]") {
+    const float m = tilescan::kMaxCircleExtent;
+    for (const auto shading : {tilescan::kShadingFlat, tilescan::kShadingSnow}) {
+        Scene scene;
+        scene.shading = shading;
+        scene.push_back({m, m, 0, m, 1, 0, 0, 0.5f});          // far away, reaching back over the image
+        scene.push_back({-m, 0.5f, -FLT_MAX, m, 0, 1, 0, 1});  // z and colours have no bound
+        scene.push_back({0.5f, 0.5f, FLT_MAX, m, 0, 0, 1, 0.5f});
+        scene.push_back({0.5f, 0.5f, 0, 1e-45f, 1, 1, 1, 1});  // a denormal radius
+        scene.push_back({0.3f, 0.6f, 0.5f, 0.2f, FLT_MAX, -FLT_MAX, 0, 0.75f});
+        tilescan::validate_scene(scene, "extreme");
+        tilescan::Image expected(37, 21), actual(37, 21);
+        tilescan::make_backend("ref")->render(scene, expected);
+        tilescan::make_backend("cpu", tilescan::BackendOptions{"scan", 2})->render(scene, actual);
+        CHECK(std::memcmp(expected.data(), actual.data(), expected.pixels.size() * sizeof(tilescan::Rgba)) == 0);
+        for (const auto& p : expected.pixels) REQUIRE((std::isfinite(p.r) && std::isfinite(p.g) && std::isfinite(p.b)));
+    }
+}
+
+// Found by fuzzing (fuzz_scene_binary, seed snow.tsb): the binary form stores a background colour
+// for every kind and the reader kept it, while the text form has none for white or snow-gradient and
+// reads (1, 1, 1); the same scene then compared unequal after a trip through text.
+TEST_CASE("a binary scene's unused background colour is read as the text form's (1, 1, 1)", "[scene_io]") {
+    const std::string dir = tilescan::testing::scratch_dir("scene_background_colour");
+    Scene scene = awkward_scene(3);
+    scene.background = {tilescan::kBackgroundSnowGradient, 1.0f, 1.0f, 1.0f};
+    tilescan::write_scene_file(scene, dir + "/gradient.tsb");
+    std::string bytes = file_text(dir + "/gradient.tsb");
+    const float zeros[3] = {0.0f, -0.0f, 7.0f};
+    bytes.replace(20, 12, reinterpret_cast<const char*>(zeros), 12);
+    write_text(dir + "/stored.tsb", bytes);
+    const Scene read = tilescan::read_scene_file(dir + "/stored.tsb");
+    CHECK(read == scene);
+    CHECK(tilescan::parse_scene_text(tilescan::format_scene_text(read), "text") == read);
 }
 
 TEST_CASE("invalid scenes and unwritable paths are refused without leaving a file", "[scene_io]") {
