@@ -193,11 +193,17 @@ void CudaBackend::upload(const Scene& scene) {
 
 namespace {
 
-// Device bytes the scan or sort binning holds for `pairs` pairs: pair arrays, binned circle ids and
-// the binning's temporary storage.
+// The sort peer's keys hold the tile above the circle id: bits [0, 32 + bits of the tile ids).
+int sort_key_bits(std::uint32_t bins) { return 32 + significant_bits(bins); }
+
+// Device bytes the scan or sort binning holds for `pairs` pairs, as bin_and_shade reserves them:
+// the emitted pairs, the binned circle ids and the binning's temporary storage.
 std::uint64_t binning_bytes(Binning binning, std::uint64_t pairs, std::uint32_t bins) {
-    if (binning == Binning::scan) return pairs * 12 + ordered_binning_temp_bytes(pairs, bins);
-    return pairs * 20 + sort_pair_keys_temp_bytes(pairs, 32 + significant_bits(bins));
+    constexpr std::uint64_t kId = sizeof(std::uint32_t), kKey = sizeof(std::uint64_t);
+    if (binning == Binning::scan)  // pair_tiles, pair_circles, tile_circles
+        return pairs * 3 * kId + ordered_binning_temp_bytes(pairs, bins);
+    // sort_keys, sorted_keys, tile_circles
+    return pairs * (2 * kKey + kId) + sort_pair_keys_temp_bytes(pairs, sort_key_bits(bins));
 }
 
 // The band planner's bytes per pair: binning_bytes of a large frame per pair, rounded up.
@@ -239,7 +245,7 @@ RenderStats CudaBackend::bin_and_shade(const FrameParams& frame, std::uint64_t c
         } else {
             d.sort_keys.reserve(capacity);
             d.sorted_keys.reserve(capacity);
-            d.temp.reserve(std::max(scan_bytes, sort_pair_keys_temp_bytes(capacity, 32 + significant_bits(bins))));
+            d.temp.reserve(std::max(scan_bytes, sort_pair_keys_temp_bytes(capacity, sort_key_bits(bins))));
         }
     });
     StageTimer timer(d.stream);
@@ -264,7 +270,7 @@ RenderStats CudaBackend::bin_and_shade(const FrameParams& frame, std::uint64_t c
         launch_emit_sort_keys(frame, d.records(), d.circles, d.big(), d.pair_offsets.data(), d.pair_total.data(),
                               capacity, d.sort_keys.data(), d.stream);
         timer.mark("emit");
-        sort_pair_keys(d.sort_keys.data(), d.sorted_keys.data(), capacity, 32 + significant_bits(bins), d.temp.data(),
+        sort_pair_keys(d.sort_keys.data(), d.sorted_keys.data(), capacity, sort_key_bits(bins), d.temp.data(),
                        d.temp.bytes(), d.stream);
         launch_split_sort_keys(d.sorted_keys.data(), capacity, band_tiles, d.tile_circles.data(), d.tile_offsets.data(),
                                d.stream);
