@@ -94,6 +94,18 @@ TEST_CASE("cuda refuses a tile row that alone exceeds the bin-memory budget", "[
     CHECK_THROWS_AS(backend.render(builtin_frame("rgb"), image), InputError);
 }
 
+TEST_CASE("cuda reports a device out of memory in one line and goes on rendering", "[gpu][render][oom]") {
+    // A 200000 x 200000 float image needs 640 GB of device memory: the allocation fails, the backend
+    // says so as an InputError (the one-line, exit-2 kind), and the same backend then renders a
+    // frame that fits exactly.
+    CudaBackend backend;
+    const Scene scene = builtin_frame("rand10k");
+    backend.upload(scene);
+    CHECK_THROWS_WITH(backend.render_uploaded(200000, 200000, false),
+                      Catch::StartsWith("GPU out of memory while allocating the image"));
+    CHECK(renders_like_ref(backend, scene, 256, 256, "after_out_of_memory"));
+}
+
 TEST_CASE("cuda grows its pair buffers when a frame has more pairs than the last", "[gpu][render][sanitize]") {
     // Small scene first, then a larger one on the same backend: the second frame's first pass drops
     // pairs, and the backend re-runs it with room for all of them. Back to the small scene: a frame
