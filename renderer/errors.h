@@ -20,8 +20,8 @@ public:
     explicit InputError(const std::string& message) : std::runtime_error(message) {}
 };
 
-// Bytes of an input file made fit to quote in a one-line message: anything outside printable ASCII
-// (a newline, a terminal escape, a NUL) is shown as \xNN.
+/// Bytes of an input file made fit to quote in a one-line message: anything outside printable ASCII
+/// (a newline, a terminal escape, a NUL) is shown as \\xNN.
 inline std::string printable(std::string_view bytes) {
     std::string text;
     for (const char c : bytes) {
