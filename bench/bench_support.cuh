@@ -7,7 +7,10 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <ctime>
+#include <cub/version.cuh>
 #include <functional>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -101,6 +104,25 @@ inline std::string git_commit() {
     std::string commit = ok ? line : "";
     while (!commit.empty() && (commit.back() == '\n' || commit.back() == '\r')) commit.pop_back();
     return commit.empty() ? "unknown" : commit;
+}
+
+// The lines every results table starts with: when, which commit, which device and CUDA.
+inline std::string environment_lines(const std::string& commit) {
+    cudaDeviceProp prop{};
+    TS_CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
+    int runtime = 0, driver = 0;
+    TS_CUDA_CHECK(cudaRuntimeGetVersion(&runtime));
+    TS_CUDA_CHECK(cudaDriverGetVersion(&driver));
+    char date[32];
+    const std::time_t now = std::time(nullptr);
+    std::strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", std::gmtime(&now));
+    std::ostringstream lines;
+    lines << "- date: " << date << "\n- commit: " << commit << "\n- device: " << prop.name << " ("
+          << prop.multiProcessorCount << " SMs, " << (prop.l2CacheSize >> 20) << " MB L2, "
+          << (prop.totalGlobalMem >> 30) << " GiB)\n- CUDA runtime " << runtime / 1000 << "." << (runtime % 1000) / 10
+          << ", driver " << driver / 1000 << "." << (driver % 1000) / 10 << ", CUB " << CUB_VERSION / 100000 << "."
+          << (CUB_VERSION / 100) % 1000 << "." << CUB_VERSION % 100 << "\n";
+    return lines.str();
 }
 
 }  // namespace tilescan::bench

@@ -17,7 +17,6 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
-#include <ctime>
 #include <cub/device/device_histogram.cuh>
 #include <cub/device/device_partition.cuh>
 #include <cub/device/device_radix_sort.cuh>
@@ -357,21 +356,10 @@ int main(int argc, char** argv) {
     try {
         if (quick) g_runs = 10;
         if (commit.empty()) commit = bench::git_commit();
-        cudaDeviceProp prop{};
-        TS_CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
-        int runtime = 0, driver = 0;
-        TS_CUDA_CHECK(cudaRuntimeGetVersion(&runtime));
-        TS_CUDA_CHECK(cudaDriverGetVersion(&driver));
-        char date[32];
-        const std::time_t now = std::time(nullptr);
-        std::strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", std::gmtime(&now));
         std::ostringstream header;
         header << "# Primitives benchmark: tilescan vs CUB (and thrust::sort)\n\n"
-               << "- date: " << date << "\n- commit: " << commit << "\n- device: " << prop.name << " ("
-               << prop.multiProcessorCount << " SMs, " << (prop.l2CacheSize >> 20) << " MB L2)\n- CUDA runtime "
-               << runtime / 1000 << "." << (runtime % 1000) / 10 << ", driver " << driver / 1000 << "."
-               << (driver % 1000) / 10 << ", CUB " << CUB_VERSION / 100000 << "." << (CUB_VERSION / 100) % 1000 << "."
-               << CUB_VERSION % 100 << "\n- method: CUDA events around each call, 3 warm-ups, median of " << g_runs
+               << bench::environment_lines(commit) << "- method: CUDA events around each call, 3 warm-ups, median of "
+               << g_runs
                << "; inputs generated on the device; outputs checked against CUB's (find_repeats against the CPU "
                   "version)\n- ratio = CUB time / our time (> 1: we are faster); thrust ms includes one "
                   "device-to-device copy of "

@@ -12,7 +12,6 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
-#include <ctime>
 #include <cub/device/device_scan.cuh>
 #include <fstream>
 #include <functional>
@@ -252,22 +251,10 @@ int main(int argc, char** argv) {
     }
     try {
         if (commit.empty()) commit = bench::git_commit();
-        cudaDeviceProp prop{};
-        TS_CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
-        int runtime = 0, driver = 0;
-        TS_CUDA_CHECK(cudaRuntimeGetVersion(&runtime));
-        TS_CUDA_CHECK(cudaDriverGetVersion(&driver));
-        char date[32];
-        const std::time_t now = std::time(nullptr);
-        std::strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", std::gmtime(&now));
         std::ostringstream header;
         header << "# Scan benchmark: tilescan vs cub::DeviceScan vs cudaMemcpy\n\n"
-               << "- date: " << date << "\n- commit: " << commit << "\n- device: " << prop.name << " ("
-               << prop.multiProcessorCount << " SMs, " << (prop.l2CacheSize >> 20) << " MB L2, "
-               << (prop.totalGlobalMem >> 30) << " GiB)\n- CUDA runtime " << runtime / 1000 << "."
-               << (runtime % 1000) / 10 << ", driver " << driver / 1000 << "." << (driver % 1000) / 10 << ", CUB "
-               << CUB_VERSION / 100000 << "." << (CUB_VERSION / 100) % 1000 << "." << CUB_VERSION % 100
-               << "\n- method: exclusive scans; CUDA events around each call, 3 warm-ups, median of 20 (5 when a "
+               << bench::environment_lines(commit)
+               << "- method: exclusive scans; CUDA events around each call, 3 warm-ups, median of 20 (5 when a "
                   "call exceeds 10 ms)"
                << (quick ? " [--quick: median of 10, fewer sizes]" : "")
                << "; inputs generated on the device; every timed output compared bit for bit with CUB's, CUB's "
