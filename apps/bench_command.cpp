@@ -7,8 +7,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <ctime>
 #include <filesystem>
-#include <fstream>
 #include <functional>
 #include <iostream>
 #include <sstream>
@@ -16,6 +16,7 @@
 #include "apps/command_line.h"
 #include "apps/commands.h"
 #include "kernels/cuda_device.h"
+#include "renderer/atomic_file.h"
 #include "renderer/cpu_backend.h"
 #include "renderer/errors.h"
 #include "renderer/image_diff.h"
@@ -35,6 +36,7 @@ const std::vector<OptionSpec> kBenchOptions = {
     {"--repeats", "", true, "N", "timed GPU frames per binning (default 20)"},
     {"--quick", "", false, "", "3 timed frames, no cpu/ref timing beyond the oracle"},
     {"--max-bin-memory", "", true, "BYTES", "bin-memory budget, e.g. 512M or 2G (default: half the free memory)"},
+    {"--commit", "", true, "HASH", "the commit the binary was built from, for the table's header"},
     {"--help", "-h", false, "", "show this help"},
 };
 
@@ -76,6 +78,7 @@ struct SceneResult {
     std::string stages;  // scan binning's median stage times
 };
 
+#if defined(TILESCAN_HAVE_CUDA_BACKEND)
 std::string stage_summary(const std::vector<std::vector<StageTime>>& runs) {
     std::ostringstream text;
     for (std::size_t s = 0; !runs.empty() && s < runs.front().size(); ++s) {
@@ -88,7 +91,6 @@ std::string stage_summary(const std::vector<std::vector<StageTime>>& runs) {
     return text.str();
 }
 
-#if defined(TILESCAN_HAVE_CUDA_BACKEND)
 Timing time_cuda(CudaBackend& backend, Binning binning, const BenchCase& c, const Image& oracle, int repeats,
                  std::string* stages) {
     backend.set_binning(binning);
@@ -122,7 +124,7 @@ double wall_ms(const std::function<void()>& body) {
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 }
 
-SceneResult run_case(const BenchCase& c, int repeats, bool quick, std::uint64_t max_bin_bytes) {
+SceneResult run_case(const BenchCase& c, [[maybe_unused]] int repeats, bool quick, std::uint64_t max_bin_bytes) {
     SceneResult result;
     result.bench_case = c;
     BuiltinScene builtin = make_builtin_scene(c.scene, 0);
@@ -216,6 +218,26 @@ std::vector<BenchCase> selected_cases(const ParsedArguments& parsed) {
     return cases;
 }
 
+// What a results table under bench/results/ must say about itself: when, from which commit, on
+// which device, measured how.
+std::string header(const std::string& commit, int repeats, bool quick) {
+    char date[32];
+    const std::time_t now = std::time(nullptr);
+    std::strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", std::gmtime(&now));
+    std::ostringstream text;
+    text << "# tilescan bench (render)\n\n- date: " << date << "\n- commit: " << (commit.empty() ? "not given" : commit)
+         << "\n- device: " << cuda_device_description() << "\n- method: GPU ms = median of " << repeats
+         << " frames after 3 warm-up frames (naive: median of " << std::max(3, repeats / 4)
+         << "), CUDA events around every stage, circles already on the device; "
+         << (quick ? "--quick: no cpu timing" : "cpu = median of 3 renders on all cores")
+         << "; ref = one render on one core; every timed image compared with ref bit for bit\n\n";
+    return text.str();
+}
+
+void write_text(const std::string& path, const std::string& text) {
+    write_file_atomically(path, [&](std::FILE* file) { write_bytes(file, text.data(), text.size()); });
+}
+
 }  // namespace
 
 int run_bench_command(const std::vector<std::string>& arguments) {
@@ -246,8 +268,8 @@ int run_bench_command(const std::vector<std::string>& arguments) {
     const std::string markdown = table(results);
     std::cout << markdown;
     if (!out.empty()) {
-        std::ofstream(out + "/render_bench.md") << markdown;
-        std::ofstream(out + "/render_bench.csv") << csv(results);
+        write_text(out + "/render_bench.md", header(parsed.value("--commit"), repeats, quick) + markdown);
+        write_text(out + "/render_bench.csv", csv(results));
     }
     return all_exact ? 0 : 1;
 }
