@@ -106,6 +106,39 @@ inline std::string git_commit() {
     return commit.empty() ? "unknown" : commit;
 }
 
+// The command line both drivers share: --out DIR (or --out=DIR), --quick, --commit HASH (default:
+// git_commit()), and, where a driver has one, --only VALUE. Anything else prints `usage` and makes
+// `ok` false (the driver exits 2).
+struct Arguments {
+    std::string out_dir, commit, only;
+    bool quick = false;
+    bool ok = true;
+};
+
+inline Arguments parse_arguments(int argc, char** argv, const char* usage, bool has_only) {
+    Arguments args;
+    for (int i = 1; i < argc; ++i) {
+        const std::string arg = argv[i];
+        if (arg == "--out" && i + 1 < argc)
+            args.out_dir = argv[++i];
+        else if (arg.rfind("--out=", 0) == 0)
+            args.out_dir = arg.substr(6);
+        else if (arg == "--commit" && i + 1 < argc)
+            args.commit = argv[++i];
+        else if (arg == "--quick")
+            args.quick = true;
+        else if (has_only && arg == "--only" && i + 1 < argc)
+            args.only = argv[++i];
+        else {
+            std::fprintf(stderr, "unknown argument %s\nusage: %s\n", arg.c_str(), usage);
+            args.ok = false;
+            return args;
+        }
+    }
+    if (args.commit.empty()) args.commit = git_commit();
+    return args;
+}
+
 // The lines every results table starts with: when, which commit, which device and CUDA.
 inline std::string environment_lines(const std::string& commit) {
     cudaDeviceProp prop{};

@@ -334,28 +334,14 @@ void bench_binning(std::size_t n, std::uint32_t num_bins) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    std::string out_dir, commit;
-    bool quick = false;
-    for (int i = 1; i < argc; ++i) {
-        const std::string arg = argv[i];
-        if (arg == "--out" && i + 1 < argc)
-            out_dir = argv[++i];
-        else if (arg.rfind("--out=", 0) == 0)
-            out_dir = arg.substr(6);
-        else if (arg == "--commit" && i + 1 < argc)
-            commit = argv[++i];
-        else if (arg == "--quick")
-            quick = true;
-        else {
-            std::fprintf(
-                stderr, "unknown argument %s\nusage: tilescan_primitives_bench [--out DIR] [--quick] [--commit HASH]\n",
-                arg.c_str());
-            return 2;
-        }
-    }
+    const bench::Arguments args =
+        bench::parse_arguments(argc, argv, "tilescan_primitives_bench [--out DIR] [--quick] [--commit HASH]", false);
+    if (!args.ok) return 2;
+    const std::string& out_dir = args.out_dir;
+    const std::string& commit = args.commit;
+    const bool quick = args.quick;
     try {
         if (quick) g_runs = 10;
-        if (commit.empty()) commit = bench::git_commit();
         std::ostringstream header;
         header << "# Primitives benchmark: tilescan vs CUB (and thrust::sort)\n\n"
                << bench::environment_lines(commit) << "- method: CUDA events around each call, 3 warm-ups, median of "

@@ -226,31 +226,15 @@ void work_experiment(const std::vector<std::size_t>& sizes, bool quick, std::ost
 }  // namespace
 
 int main(int argc, char** argv) {
-    std::string out_dir, commit;
-    std::string only;  // "type-op", e.g. int32-sum: that case alone, no work table (tuning runs)
-    bool quick = false;
-    for (int i = 1; i < argc; ++i) {
-        const std::string arg = argv[i];
-        if (arg == "--out" && i + 1 < argc)
-            out_dir = argv[++i];
-        else if (arg.rfind("--out=", 0) == 0)
-            out_dir = arg.substr(6);
-        else if (arg == "--commit" && i + 1 < argc)
-            commit = argv[++i];
-        else if (arg == "--quick")
-            quick = true;
-        else if (arg == "--only" && i + 1 < argc)
-            only = argv[++i];
-        else {
-            std::fprintf(stderr,
-                         "unknown argument %s\nusage: tilescan_scan_bench [--out DIR] [--quick] [--commit HASH] "
-                         "[--only TYPE-OP]\n",
-                         arg.c_str());
-            return 2;
-        }
-    }
+    // --only TYPE-OP, e.g. int32-sum: that case alone, no work table (tuning runs)
+    const bench::Arguments args = bench::parse_arguments(
+        argc, argv, "tilescan_scan_bench [--out DIR] [--quick] [--commit HASH] [--only TYPE-OP]", true);
+    if (!args.ok) return 2;
+    const std::string& out_dir = args.out_dir;
+    const std::string& commit = args.commit;
+    const std::string& only = args.only;
+    const bool quick = args.quick;
     try {
-        if (commit.empty()) commit = bench::git_commit();
         std::ostringstream header;
         header << "# Scan benchmark: tilescan vs cub::DeviceScan vs cudaMemcpy\n\n"
                << bench::environment_lines(commit)
