@@ -307,9 +307,7 @@ void bench_binning(std::size_t n, std::uint32_t num_bins) {
     DeviceBuffer<std::uint64_t> offsets(num_bins + 1), pair_keys(n), sorted_keys(n);
     binning_input_kernel<<<1024, 256>>>(bins.data(), values.data(), pair_keys.data(), n, num_bins);
     TS_CUDA_CHECK_LAUNCH();
-    int bin_bits = 0;
-    while ((1u << bin_bits) < num_bins) ++bin_bits;
-    const int end_bit = 32 + bin_bits;
+    const int end_bit = 32 + ordered_binning_bin_bits(num_bins);
     std::size_t cub_bytes = 0;
     TS_CUDA_CHECK(
         cub::DeviceRadixSort::SortKeys(nullptr, cub_bytes, pair_keys.data(), sorted_keys.data(), n, 0, end_bit));

@@ -13,13 +13,6 @@ namespace tilescan {
 
 namespace {
 
-// The bits a bin id below num_bins needs: the sort's bit range [0, bin_bits).
-int bin_bits(std::uint32_t num_bins) {
-    int bits = 0;
-    while (bits < 32 && (std::uint64_t(1) << bits) < num_bins) ++bits;
-    return bits;
-}
-
 // offsets[b] = the first position of the sorted bins holding a bin >= b (offsets[num_bins] = n).
 __global__ void bin_offsets_kernel(const std::uint32_t* __restrict__ sorted_bins, std::size_t n, std::uint32_t num_bins,
                                    std::uint64_t* __restrict__ offsets) {
@@ -51,7 +44,7 @@ void ordered_binning(const std::uint32_t* d_bins, const std::uint32_t* d_values,
     auto* sorted_bins = static_cast<std::uint32_t*>(d_temp);
     unsigned char* sort_temp = static_cast<unsigned char*>(d_temp) + sorted_bins_bytes(n);
     radix_sort_pairs(d_bins, sorted_bins, d_values, d_binned, n, sort_temp, needed - sorted_bins_bytes(n), stream, 0,
-                     bin_bits(num_bins));
+                     ordered_binning_bin_bits(num_bins));
     const unsigned offset_blocks = static_cast<unsigned>((std::uint64_t(num_bins) + 1 + 255) / 256);
     bin_offsets_kernel<<<offset_blocks, 256, 0, stream>>>(sorted_bins, n, num_bins, d_offsets);
     TS_CUDA_CHECK_LAUNCH();

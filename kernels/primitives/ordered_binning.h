@@ -28,6 +28,13 @@ namespace tilescan {
 /// Elements one call bins at most (exclusive): positions inside the radix sort are 32-bit.
 constexpr std::size_t kOrderedBinningMaxElements = std::size_t(1) << 32;
 
+/// The bits a bin id below num_bins needs (0 for one bin): ordered_binning sorts bits [0, that).
+inline int ordered_binning_bin_bits(std::uint32_t num_bins) {
+    int bits = 0;
+    while (bits < 32 && (std::uint64_t(1) << bits) < num_bins) ++bits;
+    return bits;
+}
+
 /// Bytes of temporary device storage ordered_binning of n elements into num_bins bins needs; depends
 /// on n only.
 std::size_t ordered_binning_temp_bytes(std::size_t n, std::uint32_t num_bins);

@@ -142,12 +142,6 @@ FrameParams frame_params(int width, int height, ShadingKind shading, const Backg
     return {width, height, 1.0f / (float)width, 1.0f / (float)height, grid, shading, background, 0, grid.tiles_y};
 }
 
-int significant_bits(std::uint64_t value) {
-    int bits = 0;
-    while (bits < 64 && (std::uint64_t(1) << bits) < value) ++bits;
-    return bits;
-}
-
 // Turns a device allocation failure into the one-line user error of the bad-input contract.
 template <typename Body>
 auto with_out_of_memory_message(const char* what, Body body) -> decltype(body()) {
@@ -194,7 +188,7 @@ void CudaBackend::upload(const Scene& scene) {
 namespace {
 
 // The sort peer's keys hold the tile above the circle id: bits [0, 32 + bits of the tile ids).
-int sort_key_bits(std::uint32_t bins) { return 32 + significant_bits(bins); }
+int sort_key_bits(std::uint32_t bins) { return 32 + ordered_binning_bin_bits(bins); }
 
 // Device bytes the scan or sort binning holds for `pairs` pairs, as bin_and_shade reserves them:
 // the emitted pairs, the binned circle ids and the binning's temporary storage.
