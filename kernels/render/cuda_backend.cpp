@@ -31,24 +31,38 @@ const char* binning_name(Binning binning) {
 
 namespace {
 
-// Events around each stage of one frame; read after the frame's stream synchronizes.
+// Events around each stage of one frame; read after the frame's stream synchronizes. The events
+// are kept and reused frame after frame; recorded during a stream capture they become event nodes
+// of the frame's graph (cudaEventRecordExternal), so a replayed graph times its stages too.
 class StageTimer {
 public:
     explicit StageTimer(cudaStream_t stream) : stream_(stream) {}
     ~StageTimer() {
         for (cudaEvent_t e : events_) TS_CUDA_CHECK_NOTHROW(cudaEventDestroy(e));
     }
+    StageTimer(const StageTimer&) = delete;
+    StageTimer& operator=(const StageTimer&) = delete;
+    // Starts a new sequence of marks; the events are reused.
+    void restart() {
+        names_.clear();
+        used_ = 0;
+    }
     void mark(const char* stage_that_ends) {
-        cudaEvent_t e;
-        TS_CUDA_CHECK(cudaEventCreate(&e));
-        TS_CUDA_CHECK(cudaEventRecord(e, stream_));
-        events_.push_back(e);
+        if (used_ == events_.size()) {
+            cudaEvent_t e;
+            TS_CUDA_CHECK(cudaEventCreate(&e));
+            events_.push_back(e);
+        }
+        cudaStreamCaptureStatus capturing = cudaStreamCaptureStatusNone;
+        TS_CUDA_CHECK(cudaStreamIsCapturing(stream_, &capturing));
+        const unsigned flags = capturing == cudaStreamCaptureStatusActive ? cudaEventRecordExternal : 0;
+        TS_CUDA_CHECK(cudaEventRecordWithFlags(events_[used_++], stream_, flags));
         names_.push_back(stage_that_ends);
     }
     // Stage times between consecutive marks (the first mark starts the clock).
     std::vector<StageTime> stages() const {
         std::vector<StageTime> result;
-        for (std::size_t k = 1; k < events_.size(); ++k) {
+        for (std::size_t k = 1; k < used_; ++k) {
             float ms = 0;
             TS_CUDA_CHECK(cudaEventElapsedTime(&ms, events_[k - 1], events_[k]));
             result.push_back({names_[k], ms});
@@ -59,7 +73,65 @@ public:
 private:
     cudaStream_t stream_;
     std::vector<cudaEvent_t> events_;
+    std::size_t used_ = 0;
     std::vector<std::string> names_;
+};
+
+// What a captured frame graph bakes in: replaying it is right only while all of these are unchanged
+// (kernel arguments, sizes and every device pointer the launches were given).
+struct FrameGraphKey {
+    Binning binning;
+    int width, height, band_first_row, band_end_row;
+    ShadingKind shading;
+    BackgroundParams background;
+    std::uint64_t capacity;
+    std::uint32_t circles;
+    const unsigned long long* blends;
+    std::vector<const void*> buffers;
+
+    bool operator==(const FrameGraphKey& o) const {
+        return binning == o.binning && width == o.width && height == o.height && band_first_row == o.band_first_row &&
+               band_end_row == o.band_end_row && shading == o.shading && background.kind == o.background.kind &&
+               background.r == o.background.r && background.g == o.background.g && background.b == o.background.b &&
+               capacity == o.capacity && circles == o.circles && blends == o.blends && buffers == o.buffers;
+    }
+};
+
+// The binned frame as a CUDA graph: captured when its key changes, replayed otherwise, so its
+// ~25 launches, copies and events cost the GPU about a microsecond each instead of waiting for the
+// host to issue them one by one (small scenes are bound by exactly that).
+class FrameGraph {
+public:
+    ~FrameGraph() { reset(); }
+    bool matches(const FrameGraphKey& key) const { return exec_ != nullptr && key_ == key; }
+    // Captures what `enqueue` puts on `stream` (ending the capture if it throws) and instantiates it.
+    template <typename Enqueue>
+    void capture(cudaStream_t stream, const FrameGraphKey& key, Enqueue enqueue) {
+        reset();
+        TS_CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeRelaxed));
+        cudaGraph_t graph = nullptr;
+        try {
+            enqueue();
+        } catch (...) {
+            TS_CUDA_CHECK_NOTHROW(cudaStreamEndCapture(stream, &graph));
+            if (graph) TS_CUDA_CHECK_NOTHROW(cudaGraphDestroy(graph));
+            throw;
+        }
+        TS_CUDA_CHECK(cudaStreamEndCapture(stream, &graph));
+        const cudaError_t instantiated = cudaGraphInstantiate(&exec_, graph, 0);
+        TS_CUDA_CHECK_NOTHROW(cudaGraphDestroy(graph));
+        TS_CUDA_CHECK(instantiated);
+        key_ = key;
+    }
+    void launch(cudaStream_t stream) const { TS_CUDA_CHECK(cudaGraphLaunch(exec_, stream)); }
+    void reset() {
+        if (exec_) TS_CUDA_CHECK_NOTHROW(cudaGraphExecDestroy(exec_));
+        exec_ = nullptr;
+    }
+
+private:
+    cudaGraphExec_t exec_ = nullptr;
+    FrameGraphKey key_{};
 };
 
 template <typename T>
@@ -91,10 +163,13 @@ struct CudaBackend::Buffers {
     DeviceBuffer<unsigned long long> row_pairs;  // [tiles_y], for the band planner
     std::uint64_t* host_total = nullptr;         // pinned, for the pair total
     std::uint64_t pair_capacity = 0;             // pairs the pair buffers hold (grow-only)
+    std::unique_ptr<StageTimer> timer;           // the binned frame's stage events (in its graph)
+    FrameGraph frame_graph;                      // the binned frame, captured
     int width = 0, height = 0;
 
     Buffers() {
         TS_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+        timer = std::make_unique<StageTimer>(stream);
         TS_CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&host_total), sizeof(std::uint64_t)));
         pair_total.reserve(1);
         big_count.reserve(1);
@@ -110,6 +185,34 @@ struct CudaBackend::Buffers {
     }
     CircleRecords records() { return {geometry.data(), paint.data(), box.data()}; }
     BigCircles big() { return {big_circles.data(), big_count.data()}; }
+    // Every device (and pinned host) pointer the binned frame's launches take.
+    std::vector<const void*> frame_pointers() const {
+        return {x.data(),
+                y.data(),
+                z.data(),
+                radius.data(),
+                r.data(),
+                g.data(),
+                b.data(),
+                a.data(),
+                geometry.data(),
+                paint.data(),
+                box.data(),
+                pair_counts.data(),
+                big_circles.data(),
+                big_count.data(),
+                pair_offsets.data(),
+                pair_total.data(),
+                pair_tiles.data(),
+                pair_circles.data(),
+                tile_circles.data(),
+                tile_offsets.data(),
+                sort_keys.data(),
+                sorted_keys.data(),
+                temp.data(),
+                image.data(),
+                host_total};
+    }
     std::uint64_t bin_bytes() const {
         return bytes_of(pair_counts) + bytes_of(pair_offsets) + bytes_of(pair_tiles) + bytes_of(pair_circles) +
                bytes_of(tile_circles) + bytes_of(tile_offsets) + bytes_of(sort_keys) + bytes_of(sorted_keys) +
@@ -224,31 +327,20 @@ std::uint64_t CudaBackend::max_band_pairs() const {
     return std::min<std::uint64_t>(by_budget, kOrderedBinningMaxElements - 2);  // room for the sentinel bin
 }
 
-RenderStats CudaBackend::bin_and_shade(const FrameParams& frame, std::uint64_t capacity, unsigned long long* blends) {
+// Stages 1-5 over the frame's band, onto the stream (bin_and_shade captures them as a graph).
+void CudaBackend::enqueue_bin_and_shade(const FrameParams& frame, std::uint64_t capacity, unsigned long long* blends) {
     Buffers& d = *buffers_;
     const std::uint32_t band_tiles = band_tile_count(frame);
     const std::uint32_t bins = band_tiles + 1;  // the band's tiles and the padding's sentinel
-    const std::size_t scan_bytes = scan_temp_bytes<std::uint32_t, std::uint64_t>(d.circles);
-    with_out_of_memory_message("allocating the tile bins", [&] {
-        d.tile_offsets.reserve(std::size_t(bins) + 1);
-        d.tile_circles.reserve(capacity);
-        if (binning_ == Binning::scan) {
-            d.pair_tiles.reserve(capacity);
-            d.pair_circles.reserve(capacity);
-            d.temp.reserve(std::max(scan_bytes, ordered_binning_temp_bytes(capacity, bins)));
-        } else {
-            d.sort_keys.reserve(capacity);
-            d.sorted_keys.reserve(capacity);
-            d.temp.reserve(std::max(scan_bytes, sort_pair_keys_temp_bytes(capacity, sort_key_bits(bins))));
-        }
-    });
-    StageTimer timer(d.stream);
+    StageTimer& timer = *d.timer;
+    timer.restart();
     timer.mark("start");
     // 1-2: counts and their scan; the total goes to the host after the frame, never in between.
     launch_cull_and_count(d.device_circles(), frame, d.records(), d.big(), d.pair_counts.data(), d.stream);
     timer.mark("cull+count");
     exclusive_scan(d.pair_counts.data(), d.pair_offsets.data(), d.circles, Sum<std::uint64_t>{}, d.temp.data(),
-                   scan_bytes, d.stream, kDefaultScanAlgorithm, d.pair_total.data());
+                   scan_temp_bytes<std::uint32_t, std::uint64_t>(d.circles), d.stream, kDefaultScanAlgorithm,
+                   d.pair_total.data());
     timer.mark("scan");
     TS_CUDA_CHECK(
         cudaMemcpyAsync(d.host_total, d.pair_total.data(), sizeof(std::uint64_t), cudaMemcpyDeviceToHost, d.stream));
@@ -274,9 +366,34 @@ RenderStats CudaBackend::bin_and_shade(const FrameParams& frame, std::uint64_t c
     launch_shade_tiles(frame, d.records(), d.tile_offsets.data(), d.tile_circles.data(), d.image.data(), blends,
                        d.stream);
     timer.mark("shade");
+}
+
+RenderStats CudaBackend::bin_and_shade(const FrameParams& frame, std::uint64_t capacity, unsigned long long* blends) {
+    Buffers& d = *buffers_;
+    const std::uint32_t bins = band_tile_count(frame) + 1;
+    const std::size_t scan_bytes = scan_temp_bytes<std::uint32_t, std::uint64_t>(d.circles);
+    with_out_of_memory_message("allocating the tile bins", [&] {
+        d.tile_offsets.reserve(std::size_t(bins) + 1);
+        d.tile_circles.reserve(capacity);
+        if (binning_ == Binning::scan) {
+            d.pair_tiles.reserve(capacity);
+            d.pair_circles.reserve(capacity);
+            d.temp.reserve(std::max(scan_bytes, ordered_binning_temp_bytes(capacity, bins)));
+        } else {
+            d.sort_keys.reserve(capacity);
+            d.sorted_keys.reserve(capacity);
+            d.temp.reserve(std::max(scan_bytes, sort_pair_keys_temp_bytes(capacity, sort_key_bits(bins))));
+        }
+    });
+    const FrameGraphKey key{binning_,           frame.width,   frame.height,      frame.band_first_row,
+                            frame.band_end_row, frame.shading, frame.background,  capacity,
+                            d.circles,          blends,        d.frame_pointers()};
+    if (!d.frame_graph.matches(key))
+        d.frame_graph.capture(d.stream, key, [&] { enqueue_bin_and_shade(frame, capacity, blends); });
+    d.frame_graph.launch(d.stream);
     TS_CUDA_CHECK(cudaStreamSynchronize(d.stream));
     RenderStats stats;
-    stats.stages = timer.stages();
+    stats.stages = d.timer->stages();
     stats.pairs = d.circles ? *d.host_total : 0;
     return stats;
 }
@@ -321,7 +438,7 @@ RenderStats CudaBackend::render_uploaded(int width, int height, bool count_blend
     reset_blends();
     RenderStats stats;
     if (binning_ == Binning::naive) {
-        StageTimer timer(d.stream);
+        StageTimer timer(d.stream);  // not the binned frame's: its graph keeps that one's marks
         timer.mark("start");
         launch_cull_and_count(d.device_circles(), frame, d.records(), d.big(), d.pair_counts.data(), d.stream);
         timer.mark("cull+count");

@@ -54,6 +54,7 @@ public:
 private:
     struct Buffers;
     RenderStats bin_and_shade(const FrameParams& frame, std::uint64_t capacity, unsigned long long* blends);
+    void enqueue_bin_and_shade(const FrameParams& frame, std::uint64_t capacity, unsigned long long* blends);
     RenderStats bin_and_shade_in_bands(const FrameParams& frame, unsigned long long* blends);
     std::uint64_t max_band_pairs() const;
 
