@@ -89,4 +89,37 @@ bool images_match(const Image& expected, const Image& actual, float tolerance, c
     return false;
 }
 
+// The circle's edge lies 1.2 px inside the image at mid-height and, with its sag of 0.5 px (radius
+// 1000), 0.7 px at the top and bottom: always past the first pixel centre (0.5 px), never reaching
+// the second (1.5 px), whatever the rounding of the centre (0.125 px at most).
+Scene edge_column_circles(std::size_t circles, int width) {
+    Scene scene;
+    scene.resize(circles);
+    const float radius = 1000.0f;
+    const float inside = 1.2f / width;
+    for (std::size_t k = 0; k < circles; ++k) {
+        const float x = k % 2 ? 1 + radius - inside : inside - radius;
+        scene.set_circle(
+            k, {x, 0.5f, 0, radius, (k % 7) / 6.0f, (k % 11) / 10.0f, (k % 13) / 12.0f, 0.05f + (k % 17) / 20.0f});
+    }
+    return scene;
+}
+
+void print_limit_stats(const RenderStats& stats, double seconds) {
+    std::printf("pairs %llu (2^31 = %llu, 2^32 = %llu), bands %u, blends %llu, bin memory %.2f GiB, %.1f s;",
+                static_cast<unsigned long long>(stats.pairs), 1ull << 31, 1ull << 32, stats.bands,
+                static_cast<unsigned long long>(stats.blends), stats.bin_bytes / 1073741824.0, seconds);
+    for (const StageTime& stage : stats.stages) std::printf(" %s %.3f s", stage.name.c_str(), stage.ms / 1000);
+    std::printf("\n");
+}
+
+bool window_matches_ref(const Scene& scene, const Image& image, const PixelBox& window, const std::string& name) {
+    Image expected(window.x1 - window.x0, window.y1 - window.y0), actual(expected.width, expected.height);
+    render_reference_window(scene, image.width, image.height, window, expected);
+    for (int row = window.y0; row < window.y1; ++row)
+        for (int column = window.x0; column < window.x1; ++column)
+            actual.at(column - window.x0, row - window.y0) = image.at(column, row);
+    return images_match(expected, actual, 0.0f, name);
+}
+
 }  // namespace tilescan::testing

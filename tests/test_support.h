@@ -4,7 +4,10 @@
 
 #include <string>
 
+#include "renderer/backend.h"
 #include "renderer/image.h"
+#include "renderer/ref_renderer.h"
+#include "renderer/scene.h"
 
 namespace tilescan::testing {
 
@@ -34,5 +37,18 @@ std::string sha256_of_file(const std::string& path);  // hex digest by sha256sum
 // On failure it writes `<name>_actual.pfm` and `<name>_diff.png` under the build tree and
 // prints the first differing pixel and how many differ.
 bool images_match(const Image& expected, const Image& actual, float tolerance, const std::string& name);
+
+// The size-limit scene (tests/test_limits.cpp, tests/gpu/test_limits_gpu.cpp): circles so large and
+// so far to the side that each covers exactly one pixel column, the image's first or last, over its
+// whole height. Every circle touches one whole column of tiles (height / 16 pairs) with only 16
+// blends per pair, so pair totals above 2^31 or 2^32 cost minutes, not hours, of shading.
+Scene edge_column_circles(std::size_t circles, int width);
+
+// Prints one line for the limits tests' logs: pairs, bands, blends, bin memory, time, stages.
+void print_limit_stats(const RenderStats& stats, double seconds);
+
+// True when `window` of `image` equals `ref` rendering that window alone, bit for bit (the serial
+// oracle is too slow for a whole large image).
+bool window_matches_ref(const Scene& scene, const Image& image, const PixelBox& window, const std::string& name);
 
 }  // namespace tilescan::testing
