@@ -115,11 +115,19 @@ TS_HD inline float exp_portable(float x) {
     return p * two_to_k.value;
 }
 
+// Entry k of the snow sprite's radial colour ramp: (1, 1, 1), (1, 1, 1), (.8, .9, 1), (.8, .9, 1),
+// (.8, .8, 1). Selects, not a table: a table indexed at run time lives in local memory on the GPU,
+// where filling and reading it made the snow shading 2.7x slower (snowsingle 1024x1024 on the H200:
+// shade 0.589 -> 0.217 ms).
+TS_HD inline void snow_ramp(int k, float rgb[3]) {
+    rgb[0] = k < 2 ? 1.0f : 0.8f;
+    rgb[1] = k < 2 ? 1.0f : (k < 4 ? 0.9f : 0.8f);
+    rgb[2] = 1.0f;
+}
+
 // The snow sprite: colour from a 5-entry radial ramp at s = 4t, alpha falling off as e^(-4 t^2),
 // scaled by depth (nearer flakes, smaller z, are more opaque). t = distance / radius in [0, 1].
 TS_HD inline void snow_colour_and_alpha(float squared_dist, float radius, float z, float rgb[3], float* alpha) {
-    const float kRamp[5][3] = {
-        {1.0f, 1.0f, 1.0f}, {1.0f, 1.0f, 1.0f}, {0.8f, 0.9f, 1.0f}, {0.8f, 0.9f, 1.0f}, {0.8f, 0.8f, 1.0f}};
     // A zero-radius flake covers only a pixel centre exactly on it (d = 0): take t = 0 there
     // instead of 0/0, which the course leaves undefined.
     const float t = squared_dist > 0.0f ? sqrtf(squared_dist) / radius : 0.0f;
@@ -128,7 +136,10 @@ TS_HD inline void snow_colour_and_alpha(float squared_dist, float radius, float 
     const int next = k < 4 ? k + 1 : 4;  // at t = 1, k = 4 and w = 0: T[5] is read as T[4]
     const float w = s - (float)k;
     const float one_minus_w = 1.0f - w;
-    for (int c = 0; c < 3; ++c) rgb[c] = (one_minus_w * kRamp[k][c]) + (w * kRamp[next][c]);
+    float ramp_k[3], ramp_next[3];
+    snow_ramp(k, ramp_k);
+    snow_ramp(next, ramp_next);
+    for (int c = 0; c < 3; ++c) rgb[c] = (one_minus_w * ramp_k[c]) + (w * ramp_next[c]);
     const float max_alpha = 0.5f * clamp_float(0.6f + 0.4f * (1.0f - z), 0.0f, 1.0f);
     *alpha = max_alpha * exp_portable(-1.0f * 4.0f * t * t);
 }
