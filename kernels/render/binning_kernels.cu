@@ -26,10 +26,12 @@ constexpr int kThreads = 256;
 
 unsigned blocks_for(std::size_t n) { return static_cast<unsigned>((n + kThreads - 1) / kThreads); }
 
-// Rectangles of more tiles than this are counted and emitted by a warp per circle (the
-// *_big_circles kernels), so a few huge circles do not serialize the stage on a few threads.
+// Rectangles of more tiles than this are counted and emitted by a block per circle (the
+// *_big_circles kernels), kThreads tiles at a time, so a few huge circles do not serialize the stage
+// on a few threads (a warp per circle took 18 us to count rgb's three circles of ~1300 tiles each).
 constexpr int kSmallRectTiles = 16;
-constexpr unsigned kBigCircleBlocks = 528;  // 4 per SM of an H200; a grid-stride loop covers any count
+constexpr unsigned kBigCircleBlocks = 1056;  // 8 per SM of an H200; a grid-stride loop covers any count
+constexpr int kWarpsPerBlock = kThreads / 32;
 
 __device__ __forceinline__ int rect_tiles(const TileRect& r) {
     return r.ty1 > r.ty0 ? (r.tx1 - r.tx0) * (r.ty1 - r.ty0) : 0;
@@ -69,24 +71,35 @@ __global__ void cull_and_count_kernel(DeviceCircles circles, FrameParams frame, 
     pair_counts[i] = count;
 }
 
-__global__ void count_big_circles_kernel(FrameParams f, CircleRecords records,
-                                         const std::uint32_t* __restrict__ big_circles,
-                                         const std::uint32_t* __restrict__ big_count,
-                                         std::uint32_t* __restrict__ pair_counts) {
-    const int lane = threadIdx.x & 31;
-    const std::uint32_t warps = gridDim.x * (blockDim.x / 32);
-    for (std::uint32_t w = (blockIdx.x * blockDim.x + threadIdx.x) / 32; w < *big_count; w += warps) {
-        const std::uint32_t i = big_circles[w];
+// The block's sum of one value per thread; every thread gets it. `warp_sums` is reused by the next
+// call only after the barrier at the end.
+__device__ __forceinline__ std::uint32_t block_sum(std::uint32_t value, std::uint32_t (&warp_sums)[kWarpsPerBlock]) {
+    value = __reduce_add_sync(0xffffffffu, value);
+    if ((threadIdx.x & 31) == 0) warp_sums[threadIdx.x >> 5] = value;
+    __syncthreads();
+    std::uint32_t total = 0;
+    for (int w = 0; w < kWarpsPerBlock; ++w) total += warp_sums[w];
+    __syncthreads();
+    return total;
+}
+
+__global__ void __launch_bounds__(kThreads)
+    count_big_circles_kernel(FrameParams f, CircleRecords records, const std::uint32_t* __restrict__ big_circles,
+                             const std::uint32_t* __restrict__ big_count, std::uint32_t* __restrict__ pair_counts) {
+    __shared__ std::uint32_t warp_sums[kWarpsPerBlock];
+    const std::uint32_t circles = *big_count;
+    for (std::uint32_t b = blockIdx.x; b < circles; b += gridDim.x) {
+        const std::uint32_t i = big_circles[b];
         const CircleFootprint c = footprint_of(records.geometry[i], records.box[i]);
         const TileRect rect = clip_to_band(tile_rect_of_box(c.box), f);
         std::uint32_t count = 0;
-        for (int t = lane; t < rect_tiles(rect); t += 32) {
+        for (int t = threadIdx.x; t < rect_tiles(rect); t += kThreads) {
             int tx, ty;
             tile_in_rect(rect, t, f, &tx, &ty);
             count += circle_touches_tile(c, tx, ty, f.width, f.height, f.inverse_width, f.inverse_height);
         }
-        count = __reduce_add_sync(0xffffffffu, count);
-        if (lane == 0) pair_counts[i] = count;
+        count = block_sum(count, warp_sums);
+        if (threadIdx.x == 0) pair_counts[i] = count;
     }
 }
 
@@ -133,30 +146,40 @@ __global__ void emit_small_circles_kernel(FrameParams frame, CircleRecords recor
     for_each_touched_tile(c, frame, [&](std::uint32_t tile) { output.write(slot++, tile, i); });
 }
 
-// A warp per big circle: 32 tiles of its rectangle at a time, slots by ballot, so the circle's
-// pairs keep row-major tile order.
+// A block per big circle: kThreads tiles of its rectangle at a time, each hit's slot from the
+// warps' ballots, so the circle's pairs keep row-major tile order.
 template <typename Output>
-__global__ void emit_big_circles_kernel(FrameParams f, CircleRecords records,
-                                        const std::uint32_t* __restrict__ big_circles,
-                                        const std::uint32_t* __restrict__ big_count,
-                                        const std::uint64_t* __restrict__ pair_offsets, Output output) {
+__global__ void __launch_bounds__(kThreads)
+    emit_big_circles_kernel(FrameParams f, CircleRecords records, const std::uint32_t* __restrict__ big_circles,
+                            const std::uint32_t* __restrict__ big_count,
+                            const std::uint64_t* __restrict__ pair_offsets, Output output) {
+    __shared__ std::uint32_t warp_hits[kWarpsPerBlock];
     const int lane = threadIdx.x & 31;
+    const int warp = threadIdx.x >> 5;
     const std::uint32_t below = (1u << lane) - 1;
-    const std::uint32_t warps = gridDim.x * (blockDim.x / 32);
-    for (std::uint32_t w = (blockIdx.x * blockDim.x + threadIdx.x) / 32; w < *big_count; w += warps) {
-        const std::uint32_t i = big_circles[w];
+    const std::uint32_t circles = *big_count;
+    for (std::uint32_t b = blockIdx.x; b < circles; b += gridDim.x) {
+        const std::uint32_t i = big_circles[b];
         const CircleFootprint c = footprint_of(records.geometry[i], records.box[i]);
         const TileRect rect = clip_to_band(tile_rect_of_box(c.box), f);
         std::uint64_t slot = pair_offsets[i];
-        for (int first = 0; first < rect_tiles(rect); first += 32) {
-            const int t = first + lane;
+        for (int first = 0; first < rect_tiles(rect); first += kThreads) {
+            const int t = first + int(threadIdx.x);
             int tx = 0, ty = 0;
             const std::uint32_t tile = t < rect_tiles(rect) ? tile_in_rect(rect, t, f, &tx, &ty) : 0;
             const bool hit = t < rect_tiles(rect) &&
                              circle_touches_tile(c, tx, ty, f.width, f.height, f.inverse_width, f.inverse_height);
             const std::uint32_t hits = __ballot_sync(0xffffffffu, hit);
-            if (hit) output.write(slot + __popc(hits & below), tile, i);
-            slot += __popc(hits);
+            if (lane == 0) warp_hits[warp] = __popc(hits);
+            __syncthreads();
+            std::uint32_t before = 0, total = 0;
+            for (int w = 0; w < kWarpsPerBlock; ++w) {
+                before += w < warp ? warp_hits[w] : 0;
+                total += warp_hits[w];
+            }
+            if (hit) output.write(slot + before + __popc(hits & below), tile, i);
+            slot += total;
+            __syncthreads();  // warp_hits is rewritten by the next round
         }
     }
 }

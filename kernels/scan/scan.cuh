@@ -186,6 +186,11 @@ template <typename In, typename Out, typename Op>
 void single_pass(const In* in, Out* out, std::size_t n, Op op, bool exclusive, Out* total, unsigned char* temp,
                  cudaStream_t stream) {
     const std::size_t tiles = (n + FastTile<In, Out>::tile - 1) / FastTile<In, Out>::tile;
+    if (tiles == 1) {  // nothing to look back on: one launch instead of two (small frames count them)
+        launch_tile_scan(ScanAlgorithm::decoupled_lookback, in, out, n, 1, static_cast<const Out*>(nullptr), op,
+                         exclusive, total, stream);
+        return;
+    }
     unsigned* counter = reinterpret_cast<unsigned*>(temp);
     TileStatus<Out> status;
     status.carve(temp + align_bytes(sizeof(unsigned)), tiles);
