@@ -6,16 +6,28 @@
 /// grouped by bin, in input order inside each bin, and bin b owns d_binned[d_offsets[b],
 /// d_offsets[b + 1]) (d_offsets has num_bins + 1 entries, 64-bit).
 ///
-/// How: a stable LSD radix sort of the (bin, value) pairs over the bin id's bits only (radix_sort.h:
-/// per 8-bit digit, counts per partition of the input -> one exclusive scan with the scan library
-/// -> a block-local stable ranking and a scatter of each digit's run), so order comes from input
-/// positions, never from atomics; 4096 bins take two passes. The bin offsets are then found by a
-/// binary search of the sorted bins, also without atomics.
+/// How: two paths, chosen per call; both give the same bits and take order from input positions,
+/// never from atomics.
+/// - Small inputs (n <= kSmallBinningMaxElements and num_bins <= kSmallBinningMaxBins, and the
+///   device grants the shared memory, which the H200 does): one kernel of one block of 8 warps, a
+///   counting sort in shared memory. Warp w owns the w-th eighth of the input, in order. It counts
+///   its eighth into its own counter per bin (equal bins of a warp's 32 elements added once, by one
+///   lane); the block scans the counters bin-major, warp-minor, so counter (b, w) becomes the slot
+///   of warp w's first element of bin b, and counter (b, 0) is bin b's offset; then each warp walks
+///   its eighth again and writes each element to its counter plus its rank among the equal bins of
+///   lower lanes, advancing the counter. One launch, where the radix path takes about ten.
+/// - Otherwise: a stable LSD radix sort of the (bin, value) pairs over the bin id's bits only
+///   (radix_sort.h: per 8-bit digit, counts per partition of the input -> one exclusive scan with
+///   the scan library -> a block-local stable ranking and a scatter of each digit's run); 4096 bins
+///   take two passes. The bin offsets are then found by a binary search of the sorted bins.
 ///
 /// Sizes: n < 2^32 elements per call (kOrderedBinningMaxElements; larger inputs are split by the
 /// caller, as the renderer bands its tile grid), any num_bins >= 1; offsets are 64-bit.
-/// Never allocates: ordered_binning_temp_bytes() tells the temporary storage a call needs.
-/// Asynchronous on `stream`; CUDA failures throw CudaError, bad arguments std::invalid_argument.
+/// Never allocates: ordered_binning_temp_bytes() tells the temporary storage a call needs (the
+/// radix path's, asked of both paths so that the size depends on n only). Asynchronous on `stream`
+/// and capturable in a CUDA graph (the small path also sets its kernel's shared-memory limit, a
+/// host-side attribute, not stream work); CUDA failures throw CudaError, bad arguments
+/// std::invalid_argument.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -27,6 +39,16 @@ namespace tilescan {
 
 /// Elements one call bins at most (exclusive): positions inside the radix sort are 32-bit.
 constexpr std::size_t kOrderedBinningMaxElements = std::size_t(1) << 32;
+
+/// Largest n that ordered_binning bins with the single-block kernel. One block walks the input
+/// twice, so large inputs go to the many-block radix path; where the two cross is to be measured
+/// (this is a starting value).
+constexpr std::size_t kSmallBinningMaxElements = std::size_t(1) << 15;
+
+/// Largest num_bins for the single-block kernel: its 8 warps' 32-bit counters per bin, plus 8 words
+/// of scratch, fit in 160 KiB of shared memory ((160 * 1024 - 32) / 32 bins). The H200 allows
+/// 227 KiB per block; the margin leaves more of the SM's 256 KiB of L1 and shared memory as cache.
+constexpr std::uint32_t kSmallBinningMaxBins = 5119;
 
 /// The bits a bin id below num_bins needs (0 for one bin): ordered_binning sorts bits [0, that).
 inline int ordered_binning_bin_bits(std::uint32_t num_bins) {
@@ -42,8 +64,10 @@ std::size_t ordered_binning_temp_bytes(std::size_t n, std::uint32_t num_bins);
 /// Stable counting sort of n elements by bin, asynchronous on `stream`: d_binned receives d_values
 /// grouped by bin (input order inside a bin), d_offsets[b] the first slot of bin b and
 /// d_offsets[num_bins] = n. All pointers are device memory; d_binned must not alias d_values.
-/// Bins must be < num_bins (not checked on the device). Exact and deterministic: positions come
-/// from scans, never from atomics. Uses radix_sort_pairs over bits [0, ceil(log2 num_bins)).
+/// Bins must be < num_bins (not checked on the device: a larger one corrupts the result, and on the
+/// small path lands outside the kernel's shared counters). Exact and deterministic: positions come
+/// from scans, never from atomics. Small inputs take the single-block kernel, others
+/// radix_sort_pairs over bits [0, ceil(log2 num_bins)) (see the file comment).
 /// @throws std::invalid_argument num_bins == 0, d_binned == d_values, n >= kOrderedBinningMaxElements,
 ///         or too little temporary storage.
 /// @throws CudaError when a CUDA call fails.

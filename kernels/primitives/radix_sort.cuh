@@ -31,6 +31,7 @@
 #include <type_traits>
 
 #include "kernels/cuda_check.h"
+#include "kernels/primitives/block_ranking.cuh"
 #include "kernels/primitives/radix_sort.h"
 #include "kernels/scan/scan.h"  // explicit instantiations (scan_instantiate_32.cu)
 
@@ -64,12 +65,6 @@ __device__ __forceinline__ void partition_tiles(const PassParams& p, std::size_t
                                                 std::size_t& last) {
     first = part * p.tiles / p.partitions;
     last = (part + 1) * p.tiles / p.partitions;
-}
-
-__device__ __forceinline__ unsigned lanemask_lt() {
-    unsigned m;
-    asm("mov.u32 %0, %%lanemask_lt;" : "=r"(m));
-    return m;
 }
 
 // The lanes of the warp whose digit equals mine: one ballot per digit bit (the hardware
@@ -148,24 +143,6 @@ __global__ void __launch_bounds__(kSortThreads) radix_upsweep_kernel(const K* ke
     }
 }
 
-// Exclusive sum over the block's 256 threads (one value each); `scratch` holds kSortWarps words.
-__device__ __forceinline__ std::uint32_t block_exclusive_sum(std::uint32_t value, std::uint32_t* scratch, int lane,
-                                                             int warp) {
-    std::uint32_t incl = value;
-#pragma unroll
-    for (int d = 1; d < 32; d *= 2) {
-        const std::uint32_t t = __shfl_up_sync(kSortFullMask, incl, d);
-        if (lane >= d) incl += t;
-    }
-    if (lane == 31) scratch[warp] = incl;
-    __syncthreads();
-    std::uint32_t before = 0;
-#pragma unroll
-    for (int w = 0; w < kSortWarps; ++w)
-        if (w < warp) before += scratch[w];
-    return before + incl - value;
-}
-
 template <int RADIX_BITS, typename K, typename V>
 struct DownsweepShared {
     static constexpr int RADIX = 1 << RADIX_BITS;
@@ -236,7 +213,7 @@ __global__ void __launch_bounds__(kSortThreads, std::is_same<V, RadixNoValue>::v
                 total += c;
             }
         }
-        const std::uint32_t start = block_exclusive_sum(total, s.scratch, lane, warp);
+        const std::uint32_t start = block_exclusive_sum<kSortWarps>(total, s.scratch, lane, warp);
         if (threadIdx.x < RADIX) {
             s.tile_start[threadIdx.x] = start;
 #pragma unroll

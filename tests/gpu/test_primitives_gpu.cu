@@ -1,6 +1,7 @@
 // GPU tests of the primitives (kernels/primitives): compaction (select by predicate and by flags,
 // both algorithms), partition, find_repeats, histogram, radix sort (keys and pairs, four key
-// types, 4- and 8-bit digits, bit ranges, in place), COO <-> CSR, each against the serial CPU
+// types, 4- and 8-bit digits, bit ranges, in place), COO <-> CSR, ordered binning (both paths, at
+// the edges of the single-block one, and captured in a CUDA graph), each against the serial CPU
 // reference (itself tested against the standard library in tests/test_primitives_cpu.cpp),
 // exactly, at sizes 0, 1, 31-33, one block +-1, one tile +-1, 10^6 + 3 and 2^24, with
 // adversarial inputs. Outputs are poisoned first so unwritten elements fail. [sanitize] marks
@@ -21,6 +22,8 @@
 #include "kernels/primitives/compaction_cpu.h"
 #include "kernels/primitives/find_repeats.h"
 #include "kernels/primitives/histogram.h"
+#include "kernels/primitives/ordered_binning.h"
+#include "kernels/primitives/ordered_binning_cpu.h"
 #include "kernels/primitives/radix_sort.h"
 #include "kernels/primitives/radix_sort_cpu.h"
 #include "kernels/primitives/sparse.h"
@@ -230,6 +233,74 @@ void sort_suite() {
     }
 }
 
+// ---- ordered binning ---------------------------------------------------------------------------
+
+// Which bins the keys fall in: uniformly random; all in the first, the middle or the last bin
+// (every other bin empty); or four in five in the middle bin and the rest random, which mixes
+// groups of equal bins of every size in a warp's 32 elements.
+enum class BinKeys { random, first, middle, last, mostly_middle };
+
+std::vector<std::uint32_t> binning_keys(std::size_t n, std::uint32_t bins, BinKeys kind) {
+    std::vector<std::uint32_t> keys = random_u32(n, 23 + std::uint32_t(n) + bins, bins);
+    for (std::size_t i = 0; i < n; ++i) {
+        if (kind == BinKeys::first) keys[i] = 0;
+        if (kind == BinKeys::middle || (kind == BinKeys::mostly_middle && i % 5)) keys[i] = bins / 2;
+        if (kind == BinKeys::last) keys[i] = bins - 1;
+    }
+    return keys;
+}
+
+// Captures what `enqueue` puts on a new stream into a CUDA graph (relaxed mode, like the
+// renderer's frame graph), replays it once and waits for it.
+template <typename Enqueue>
+void run_as_graph(Enqueue enqueue) {
+    TS_CUDA_CHECK(cudaDeviceSynchronize());  // the inputs' uploads ran on the legacy stream
+    cudaStream_t stream = nullptr;
+    TS_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    TS_CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeRelaxed));
+    enqueue(stream);
+    cudaGraph_t graph = nullptr;
+    TS_CUDA_CHECK(cudaStreamEndCapture(stream, &graph));
+    cudaGraphExec_t exec = nullptr;
+    TS_CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
+    TS_CUDA_CHECK(cudaGraphLaunch(exec, stream));
+    TS_CUDA_CHECK(cudaStreamSynchronize(stream));
+    TS_CUDA_CHECK(cudaGraphExecDestroy(exec));
+    TS_CUDA_CHECK(cudaGraphDestroy(graph));
+    TS_CUDA_CHECK(cudaStreamDestroy(stream));
+}
+
+// Bins `keys` on the GPU (directly, or captured in a CUDA graph and replayed) and compares the
+// binned values and the offsets exactly with the serial reference. Each value is distinct, so a
+// wrong order inside a bin fails too.
+void check_binning(const std::vector<std::uint32_t>& keys, std::uint32_t bins, bool as_graph = false) {
+    const std::size_t n = keys.size();
+    CAPTURE(n, bins, as_graph);
+    std::vector<std::uint32_t> values(n);
+    for (std::size_t i = 0; i < n; ++i) values[i] = std::uint32_t(i) * 2654435761u;  // odd factor: distinct
+    std::vector<std::uint32_t> expected(n);
+    std::vector<std::uint64_t> expected_offsets(std::size_t(bins) + 1);
+    serial_ordered_binning(keys.data(), values.data(), n, bins, expected.data(), expected_offsets.data());
+    DeviceBuffer<std::uint32_t> d_keys = upload(keys), d_values = upload(values);
+    DeviceBuffer<std::uint32_t> d_binned = poisoned<std::uint32_t>(n);
+    DeviceBuffer<std::uint64_t> d_offsets = poisoned<std::uint64_t>(std::size_t(bins) + 1);
+    const std::size_t temp_bytes = ordered_binning_temp_bytes(n, bins);
+    DeviceBuffer<unsigned char> temp(temp_bytes + 1);
+    const auto bin = [&](cudaStream_t stream) {
+        ordered_binning(d_keys.data(), d_values.data(), n, bins, d_binned.data(), d_offsets.data(), temp.data(),
+                        temp_bytes, stream);
+    };
+    if (as_graph)
+        run_as_graph(bin);
+    else
+        bin(nullptr);
+    CHECK(download(d_binned.data(), n) == expected);
+    CHECK(download(d_offsets.data(), std::size_t(bins) + 1) == expected_offsets);
+}
+
+constexpr BinKeys kAllBinKeys[] = {BinKeys::random, BinKeys::first, BinKeys::middle, BinKeys::last,
+                                   BinKeys::mostly_middle};
+
 }  // namespace
 
 TEST_CASE("GPU select and partition at boundary sizes", "[gpu][primitives][compaction]") {
@@ -372,6 +443,36 @@ TEST_CASE("GPU COO -> CSR -> COO against the serial reference", "[gpu][primitive
     }
 }
 
+TEST_CASE("GPU ordered binning at the edges of the single-block path", "[gpu][primitives][binning]") {
+    // Sizes around a warp's round, the block and the threshold (n = 7 leaves a warp's segment
+    // empty); bins past kSmallBinningMaxBins, like n past the threshold, take the radix path.
+    const std::size_t t = kSmallBinningMaxElements;
+    for (const std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(7), std::size_t(31), std::size_t(32),
+                                std::size_t(33), std::size_t(255), std::size_t(256), std::size_t(257), t - 1, t, t + 1})
+        for (const std::uint32_t bins : {1u, 2u, 4097u, kSmallBinningMaxBins, kSmallBinningMaxBins + 1})
+            for (const BinKeys kind : kAllBinKeys) check_binning(binning_keys(n, bins, kind), bins);
+}
+
+TEST_CASE("GPU ordered binning at large sizes and many bins", "[gpu][primitives][binning]") {
+    for (const std::size_t n : {std::size_t(1023), std::size_t(1025), std::size_t(1000003), std::size_t(1) << 24})
+        for (const std::uint32_t bins : {1u, 2u, 300u, 4096u, 1u << 20})
+            for (const BinKeys kind : {BinKeys::random, BinKeys::mostly_middle})
+                check_binning(binning_keys(n, bins, kind), bins);
+}
+
+TEST_CASE("GPU ordered binning captured in a CUDA graph, both paths", "[gpu][primitives][binning]") {
+    for (const std::size_t n : {std::size_t(4000), kSmallBinningMaxElements + 1})
+        check_binning(binning_keys(n, 4097, BinKeys::random), 4097, true);
+}
+
+TEST_CASE("GPU ordered binning, small cases for compute-sanitizer", "[gpu][primitives][binning][sanitize]") {
+    for (const std::size_t n :
+         {std::size_t(0), std::size_t(1), std::size_t(33), std::size_t(257), std::size_t(4097), std::size_t(70001)})
+        for (const std::uint32_t bins : {1u, 300u, 4097u, kSmallBinningMaxBins})
+            for (const BinKeys kind : {BinKeys::random, BinKeys::mostly_middle})
+                check_binning(binning_keys(n, bins, kind), bins);
+}
+
 TEST_CASE("GPU primitives API errors", "[gpu][primitives][sanitize]") {
     DeviceBuffer<std::uint32_t> d(64);
     DeviceBuffer<std::uint64_t> count(1);
@@ -385,6 +486,23 @@ TEST_CASE("GPU primitives API errors", "[gpu][primitives][sanitize]") {
     CHECK_THROWS_AS(radix_sort_keys(d.data(), d.data(), 64, temp.data(), sbytes, nullptr, 0, 40),
                     std::invalid_argument);
     CHECK_THROWS_AS(radix_sort_keys_temp_bytes<std::uint32_t>(64, 5), std::invalid_argument);
+    // ordered_binning checks its arguments before choosing a path: 64 elements in 16 bins would
+    // take the single-block kernel.
+    const std::size_t bbytes = ordered_binning_temp_bytes(64, 16);
+    DeviceBuffer<unsigned char> btemp(bbytes + 1);
+    DeviceBuffer<std::uint32_t> binned(64);
+    DeviceBuffer<std::uint64_t> offsets(17);
+    CHECK_THROWS_AS(ordered_binning(d.data(), d.data(), 64, 0, binned.data(), offsets.data(), btemp.data(), bbytes),
+                    std::invalid_argument);
+    CHECK_THROWS_AS(
+        ordered_binning(d.data(), binned.data(), 64, 16, binned.data(), offsets.data(), btemp.data(), bbytes),
+        std::invalid_argument);
+    CHECK_THROWS_AS(
+        ordered_binning(d.data(), d.data(), 64, 16, binned.data(), offsets.data(), btemp.data(), bbytes - 1),
+        std::invalid_argument);
+    CHECK_THROWS_AS(ordered_binning(d.data(), d.data(), kOrderedBinningMaxElements, 16, binned.data(), offsets.data(),
+                                    btemp.data(), bbytes),
+                    std::invalid_argument);
 }
 
 TEST_CASE("GPU primitives, small cases for compute-sanitizer", "[gpu][primitives][sanitize]") {

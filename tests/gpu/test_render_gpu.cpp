@@ -1,16 +1,10 @@
 // The `cuda` backend equals `ref` bit for bit with all three binnings (scan, sort, naive): every
-// built-in scene at 256x256, 1024x1024 and odd sizes, adversarial scenes, animated frames; and
-// the GPU ordered binning equals the serial reference.
+// built-in scene at 256x256, 1024x1024 and odd sizes, adversarial scenes, animated frames. (The GPU
+// ordered binning itself is tested in test_primitives_gpu.cu.)
 #include <catch2/catch.hpp>
 #include <map>
-#include <random>
 #include <tuple>
 
-#include "device_copies.h"
-#include "kernels/cuda_check.h"
-#include "kernels/device_buffer.h"
-#include "kernels/primitives/ordered_binning.h"
-#include "kernels/primitives/ordered_binning_cpu.h"
 #include "kernels/render/cuda_backend.h"
 #include "render_cases.h"
 #include "renderer/errors.h"
@@ -145,46 +139,6 @@ TEST_CASE("cuda replays its captured frame graph: same bits, stage times, new gr
             if (count_blends) CHECK(stats.blends == blends);
         }
     }
-}
-
-namespace {
-
-// Bins random (or, for odd n, mostly one-bin) keys on the GPU and compares with the serial reference.
-void check_gpu_binning(std::size_t n, std::uint32_t bins, std::mt19937& random) {
-    std::vector<std::uint32_t> keys(n), values(n);
-    for (std::size_t i = 0; i < n; ++i) {
-        keys[i] = (n % 2 && i % 5) ? bins / 2 : random() % bins;
-        values[i] = static_cast<std::uint32_t>(i);
-    }
-    std::vector<std::uint32_t> expected(n);
-    std::vector<std::uint64_t> expected_offsets(bins + 1);
-    serial_ordered_binning(keys.data(), values.data(), n, bins, expected.data(), expected_offsets.data());
-    DeviceBuffer<std::uint32_t> d_keys = upload(keys), d_values = upload(values), d_binned(n + 1);
-    DeviceBuffer<std::uint64_t> d_offsets(bins + 1);
-    const std::size_t temp_bytes = ordered_binning_temp_bytes(n, bins);
-    DeviceBuffer<unsigned char> temp(temp_bytes + 1);
-    ordered_binning(d_keys.data(), d_values.data(), n, bins, d_binned.data(), d_offsets.data(), temp.data(),
-                    temp_bytes);
-    const std::vector<std::uint32_t> actual = download(d_binned.data(), n);
-    const std::vector<std::uint64_t> actual_offsets = download(d_offsets.data(), bins + 1);
-    INFO("n " << n << " bins " << bins);
-    CHECK(expected == actual);
-    CHECK(expected_offsets == actual_offsets);
-}
-
-}  // namespace
-
-TEST_CASE("cuda ordered binning equals the serial reference", "[gpu][binning]") {
-    std::mt19937 random(11);
-    for (const std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(31), std::size_t(33), std::size_t(1023),
-                                std::size_t(1025), std::size_t(1000003), std::size_t(1) << 24})
-        for (const std::uint32_t bins : {1u, 2u, 300u, 4096u, 1u << 20}) check_gpu_binning(n, bins, random);
-}
-
-TEST_CASE("cuda ordered binning, small cases for compute-sanitizer", "[gpu][binning][sanitize]") {
-    std::mt19937 random(5);
-    for (const std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(33), std::size_t(4097), std::size_t(70001)})
-        for (const std::uint32_t bins : {1u, 300u, 4096u}) check_gpu_binning(n, bins, random);
 }
 
 TEST_CASE("cuda reports blends and pairs like the other backends", "[gpu][render][sanitize]") {
