@@ -71,8 +71,9 @@ inline std::vector<AdversarialScene> adversarial_scenes() {
     add("extreme_values", extreme, w, h);
     add("1e5_covering_everything", covering, 48, 40);
     // Radii from 0.002 to 0.6 of a 512 x 384 image (32 x 24 tiles of 16): tile rectangles from one
-    // tile to all of them, so every class of the count and emit stages (a thread, a warp or a block
-    // per circle) meets the others in one frame, interleaved in draw order.
+    // tile to all of them, so every class of circle of the count and emit stages (on the GPU, a
+    // thread per small circle and wider groups for larger ones) meets the others in one frame,
+    // interleaved in draw order.
     std::vector<Circle> sizes;
     for (int k = 0; k < 600; ++k) {
         const float radius = 0.002f * std::pow(300.0f, float((k * 7) % 600) / 599.0f);
