@@ -78,6 +78,23 @@ std::string read_error(const std::string& path) {
     return "";
 }
 
+// A file of `content` that read_image must refuse with an error containing `message`.
+struct BadFile {
+    const char* name;
+    std::string content;
+    const char* message;
+};
+
+// Writes each file into `dir` and checks read_image's error for it.
+template <std::size_t N>
+void check_read_errors(const std::string& dir, const BadFile (&files)[N]) {
+    for (const BadFile& file : files) {
+        INFO(file.name);
+        write_text(dir + "/" + file.name, file.content);
+        CHECK_THAT(read_error(dir + "/" + file.name), Catch::Contains(file.message));
+    }
+}
+
 float read_le_float(const std::string& bytes, std::size_t offset) {
     float value;
     std::memcpy(&value, bytes.data() + offset, sizeof value);
@@ -216,12 +233,7 @@ TEST_CASE("malformed image files name the file and the problem", "[image_io]") {
     tilescan::write_image(gradient_image(8, 8), dir + "/good.f32");
     const std::string f32 = file_text(dir + "/good.f32");
 
-    struct Case {
-        const char* name;
-        std::string content;
-        const char* message;
-    };
-    const Case cases[] = {
+    const BadFile cases[] = {
         {"cut.png", png.substr(0, png.size() / 2), "cut.png: not a readable PNG"},
         {"garbage.png", "not a png at all", "garbage.png: not a readable PNG"},
         {"magic.ppm", "P5\n1 1\n255\n\x01", "magic.ppm: not a PPM file (expected P6 or P3, found 'P5')"},
@@ -240,11 +252,7 @@ TEST_CASE("malformed image files name the file and the problem", "[image_io]") {
         {"empty.f32", "", "empty.f32: 0 bytes is not a square"},
         {"image.bmp", "BM", "cannot read"},
     };
-    for (const Case& c : cases) {
-        INFO(c.name);
-        write_text(dir + "/" + c.name, c.content);
-        CHECK_THAT(read_error(dir + "/" + c.name), Catch::Contains(c.message));
-    }
+    check_read_errors(dir, cases);
     CHECK_THAT(read_error(dir + "/image.bmp"),
                Catch::Contains("unknown extension '.bmp' (supported: .png, .ppm, .pfm, .f32, each optionally .gz)"));
     CHECK_THAT(read_error(dir + "/missing.png"),
@@ -263,12 +271,7 @@ TEST_CASE("malformed image files name the file and the problem", "[image_io]") {
 // are now checked against the pixel limit and the file's remaining bytes before any allocation.
 TEST_CASE("image headers cannot make the readers allocate what the file does not hold", "[image_io]") {
     const std::string dir = tilescan::testing::scratch_dir("image_header_sizes");
-    struct Case {
-        const char* name;
-        std::string content;
-        const char* message;
-    };
-    const Case cases[] = {
+    const BadFile cases[] = {
         {"huge_p3.ppm", "P3\n1048576 1048576\n255\n1 2 3\n",
          "huge_p3.ppm: 1048576x1048576 is more pixels than tilescan reads (16384x16384 at most)"},
         {"big_p3.ppm", "P3\n4000 4000\n255\n1 2 3\n",
@@ -282,11 +285,7 @@ TEST_CASE("image headers cannot make the readers allocate what the file does not
         {"escape.ppm", "\x1b[2J 1 1 255 abc", "escape.ppm: not a PPM file (expected P6 or P3, found '\\x1b[2J')"},
         {"escape.pfm", "PF 1 1 \x01 abcdefghijkl", "escape.pfm: bad scale '\\x01'"},
     };
-    for (const Case& c : cases) {
-        INFO(c.name);
-        write_text(dir + "/" + c.name, c.content);
-        CHECK_THAT(read_error(dir + "/" + c.name), Catch::Contains(c.message));
-    }
+    check_read_errors(dir, cases);
 }
 
 namespace {
