@@ -26,20 +26,25 @@ constexpr int kThreads = 256;
 
 unsigned blocks_for(std::size_t n) { return static_cast<unsigned>((n + kThreads - 1) / kThreads); }
 
-// Rectangles of more tiles than this are counted and emitted by a block per circle (the
-// *_big_circles kernels), kThreads tiles at a time, so a few huge circles do not serialize the stage
-// on a few threads (a warp per circle took 18 us to count rgb's three circles of ~1300 tiles each).
+// Circles of large tile rectangles would serialize the count and emit stages on their threads:
+// those of more than kSmallRectTiles tiles are counted and emitted by a warp each, 32 tiles at a
+// time, and those of more than kHugeRectTiles by a block each, kThreads tiles at a time (a warp took
+// 18 us to count rgb's three circles of ~1300 tiles; a block for every circle of 17+ tiles left most
+// of its threads idle on rand100k and made its count and emit stages twice as slow).
 constexpr int kSmallRectTiles = 16;
-constexpr unsigned kBigCircleBlocks = 1056;  // 8 per SM of an H200; a grid-stride loop covers any count
+constexpr int kHugeRectTiles = 256;
+constexpr unsigned kBigCircleBlocks = 1056;  // 8 per SM of an H200; grid-stride loops cover any count
 constexpr int kWarpsPerBlock = kThreads / 32;
 
 __device__ __forceinline__ int rect_tiles(const TileRect& r) {
     return r.ty1 > r.ty0 ? (r.tx1 - r.tx0) * (r.ty1 - r.ty0) : 0;
 }
 
-__device__ __forceinline__ bool is_big(const CircleFootprint& c) {
-    return !box_is_empty(c.box) && rect_tiles(tile_rect_of_box(c.box)) > kSmallRectTiles;
+__device__ __forceinline__ int box_rect_tiles(const CircleFootprint& c) {
+    return box_is_empty(c.box) ? 0 : rect_tiles(tile_rect_of_box(c.box));
 }
+
+__device__ __forceinline__ bool is_big(const CircleFootprint& c) { return box_rect_tiles(c) > kSmallRectTiles; }
 
 // Tile t (row-major inside the rectangle) of a circle's tile rectangle, as a band tile id.
 __device__ __forceinline__ std::uint32_t tile_in_rect(const TileRect& r, int t, const FrameParams& f, int* tx,
@@ -50,9 +55,25 @@ __device__ __forceinline__ std::uint32_t tile_in_rect(const TileRect& r, int t, 
     return band_tile_index(*tx, *ty, f);
 }
 
+// Whether the circle touches tile t of its (band-clipped) rectangle, and that tile's band id.
+__device__ __forceinline__ bool touches_rect_tile(const CircleFootprint& c, const TileRect& rect, int t,
+                                                  const FrameParams& f, std::uint32_t* tile) {
+    if (t >= rect_tiles(rect)) return false;
+    int tx, ty;
+    *tile = tile_in_rect(rect, t, f, &tx, &ty);
+    return circle_touches_tile(c, tx, ty, f.width, f.height, f.inverse_width, f.inverse_height);
+}
+
+// Tiles of the rectangle touched among t = first, first + stride, ...
+__device__ __forceinline__ std::uint32_t touched_rect_tiles(const CircleFootprint& c, const TileRect& rect, int first,
+                                                            int stride, const FrameParams& f) {
+    std::uint32_t count = 0, tile;
+    for (int t = first; t < rect_tiles(rect); t += stride) count += touches_rect_tile(c, rect, t, f, &tile);
+    return count;
+}
+
 __global__ void cull_and_count_kernel(DeviceCircles circles, FrameParams frame, CircleRecords records,
-                                      std::uint32_t* __restrict__ pair_counts, std::uint32_t* __restrict__ big_circles,
-                                      std::uint32_t* __restrict__ big_count) {
+                                      std::uint32_t* __restrict__ pair_counts, BigCircles big) {
     const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= circles.count) return;
     const float radius = circles.radius[i];
@@ -62,8 +83,13 @@ __global__ void cull_and_count_kernel(DeviceCircles circles, FrameParams frame, 
                            ? CirclePaint{circles.z[i], 0.0f, 0.0f, 0.0f}
                            : CirclePaint{circles.r[i], circles.g[i], circles.b[i], circles.a[i]};
     records.box[i] = render_detail::pack_box(c.box);
-    if (is_big(c)) {  // counted by count_big_circles_kernel; the list's order does not matter
-        big_circles[atomicAdd(big_count, 1u)] = i;
+    const int tiles = box_rect_tiles(c);
+    if (tiles > kHugeRectTiles) {  // counted by count_big_circles_kernel; the lists' order does not matter
+        big.circles[big.capacity - 1 - atomicAdd(&big.count[1], 1u)] = i;
+        return;
+    }
+    if (tiles > kSmallRectTiles) {
+        big.circles[atomicAdd(&big.count[0], 1u)] = i;
         return;
     }
     std::uint32_t count = 0;
@@ -83,23 +109,37 @@ __device__ __forceinline__ std::uint32_t block_sum(std::uint32_t value, std::uin
     return total;
 }
 
+// The circle a block or warp takes: big ones from the list's front, huge ones from its back.
+__device__ __forceinline__ std::uint32_t big_circle(const BigCircles& big, std::uint32_t k) { return big.circles[k]; }
+__device__ __forceinline__ std::uint32_t huge_circle(const BigCircles& big, std::uint32_t k) {
+    return big.circles[big.capacity - 1 - k];
+}
+
+__device__ __forceinline__ TileRect band_rect(const CircleFootprint& c, const FrameParams& f) {
+    return clip_to_band(tile_rect_of_box(c.box), f);
+}
+
+// Huge circles a block each, then big circles a warp each, over grid-stride loops.
 __global__ void __launch_bounds__(kThreads)
-    count_big_circles_kernel(FrameParams f, CircleRecords records, const std::uint32_t* __restrict__ big_circles,
-                             const std::uint32_t* __restrict__ big_count, std::uint32_t* __restrict__ pair_counts) {
+    count_big_circles_kernel(FrameParams f, CircleRecords records, BigCircles big,
+                             std::uint32_t* __restrict__ pair_counts) {
     __shared__ std::uint32_t warp_sums[kWarpsPerBlock];
-    const std::uint32_t circles = *big_count;
-    for (std::uint32_t b = blockIdx.x; b < circles; b += gridDim.x) {
-        const std::uint32_t i = big_circles[b];
+    const std::uint32_t huge_count = big.count[1];
+    for (std::uint32_t k = blockIdx.x; k < huge_count; k += gridDim.x) {
+        const std::uint32_t i = huge_circle(big, k);
         const CircleFootprint c = footprint_of(records.geometry[i], records.box[i]);
-        const TileRect rect = clip_to_band(tile_rect_of_box(c.box), f);
-        std::uint32_t count = 0;
-        for (int t = threadIdx.x; t < rect_tiles(rect); t += kThreads) {
-            int tx, ty;
-            tile_in_rect(rect, t, f, &tx, &ty);
-            count += circle_touches_tile(c, tx, ty, f.width, f.height, f.inverse_width, f.inverse_height);
-        }
-        count = block_sum(count, warp_sums);
+        const std::uint32_t count =
+            block_sum(touched_rect_tiles(c, band_rect(c, f), threadIdx.x, kThreads, f), warp_sums);
         if (threadIdx.x == 0) pair_counts[i] = count;
+    }
+    const std::uint32_t big_count = big.count[0];
+    const std::uint32_t warps = gridDim.x * kWarpsPerBlock;
+    const int lane = threadIdx.x & 31;
+    for (std::uint32_t k = (blockIdx.x * blockDim.x + threadIdx.x) / 32; k < big_count; k += warps) {
+        const std::uint32_t i = big_circle(big, k);
+        const CircleFootprint c = footprint_of(records.geometry[i], records.box[i]);
+        const std::uint32_t count = __reduce_add_sync(0xffffffffu, touched_rect_tiles(c, band_rect(c, f), lane, 32, f));
+        if (lane == 0) pair_counts[i] = count;
     }
 }
 
@@ -146,29 +186,26 @@ __global__ void emit_small_circles_kernel(FrameParams frame, CircleRecords recor
     for_each_touched_tile(c, frame, [&](std::uint32_t tile) { output.write(slot++, tile, i); });
 }
 
-// A block per big circle: kThreads tiles of its rectangle at a time, each hit's slot from the
-// warps' ballots, so the circle's pairs keep row-major tile order.
+// Huge circles a block each, kThreads tiles of the rectangle at a time, then big circles a warp
+// each, 32 at a time; a hit's slot comes from the warps' ballots, so every circle's pairs keep
+// row-major tile order.
 template <typename Output>
 __global__ void __launch_bounds__(kThreads)
-    emit_big_circles_kernel(FrameParams f, CircleRecords records, const std::uint32_t* __restrict__ big_circles,
-                            const std::uint32_t* __restrict__ big_count,
+    emit_big_circles_kernel(FrameParams f, CircleRecords records, BigCircles big,
                             const std::uint64_t* __restrict__ pair_offsets, Output output) {
     __shared__ std::uint32_t warp_hits[kWarpsPerBlock];
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     const std::uint32_t below = (1u << lane) - 1;
-    const std::uint32_t circles = *big_count;
-    for (std::uint32_t b = blockIdx.x; b < circles; b += gridDim.x) {
-        const std::uint32_t i = big_circles[b];
+    const std::uint32_t huge_count = big.count[1];
+    for (std::uint32_t k = blockIdx.x; k < huge_count; k += gridDim.x) {
+        const std::uint32_t i = huge_circle(big, k);
         const CircleFootprint c = footprint_of(records.geometry[i], records.box[i]);
-        const TileRect rect = clip_to_band(tile_rect_of_box(c.box), f);
+        const TileRect rect = band_rect(c, f);
         std::uint64_t slot = pair_offsets[i];
         for (int first = 0; first < rect_tiles(rect); first += kThreads) {
-            const int t = first + int(threadIdx.x);
-            int tx = 0, ty = 0;
-            const std::uint32_t tile = t < rect_tiles(rect) ? tile_in_rect(rect, t, f, &tx, &ty) : 0;
-            const bool hit = t < rect_tiles(rect) &&
-                             circle_touches_tile(c, tx, ty, f.width, f.height, f.inverse_width, f.inverse_height);
+            std::uint32_t tile = 0;
+            const bool hit = touches_rect_tile(c, rect, first + int(threadIdx.x), f, &tile);
             const std::uint32_t hits = __ballot_sync(0xffffffffu, hit);
             if (lane == 0) warp_hits[warp] = __popc(hits);
             __syncthreads();
@@ -180,6 +217,21 @@ __global__ void __launch_bounds__(kThreads)
             if (hit) output.write(slot + before + __popc(hits & below), tile, i);
             slot += total;
             __syncthreads();  // warp_hits is rewritten by the next round
+        }
+    }
+    const std::uint32_t big_count = big.count[0];
+    const std::uint32_t warps = gridDim.x * kWarpsPerBlock;
+    for (std::uint32_t k = (blockIdx.x * blockDim.x + threadIdx.x) / 32; k < big_count; k += warps) {
+        const std::uint32_t i = big_circle(big, k);
+        const CircleFootprint c = footprint_of(records.geometry[i], records.box[i]);
+        const TileRect rect = band_rect(c, f);
+        std::uint64_t slot = pair_offsets[i];
+        for (int first = 0; first < rect_tiles(rect); first += 32) {
+            std::uint32_t tile = 0;
+            const bool hit = touches_rect_tile(c, rect, first + lane, f, &tile);
+            const std::uint32_t hits = __ballot_sync(0xffffffffu, hit);
+            if (hit) output.write(slot + __popc(hits & below), tile, i);
+            slot += __popc(hits);
         }
     }
 }
@@ -196,8 +248,7 @@ void launch_emit(const FrameParams& frame, const CircleRecords& records, std::ui
     emit_small_circles_kernel<<<blocks_for(circles), kThreads, 0, stream>>>(frame, records, circles, pair_offsets,
                                                                             output);
     TS_CUDA_CHECK_LAUNCH();
-    emit_big_circles_kernel<<<kBigCircleBlocks, kThreads, 0, stream>>>(frame, records, big.circles, big.count,
-                                                                       pair_offsets, output);
+    emit_big_circles_kernel<<<kBigCircleBlocks, kThreads, 0, stream>>>(frame, records, big, pair_offsets, output);
     TS_CUDA_CHECK_LAUNCH();
 }
 
@@ -237,13 +288,12 @@ __global__ void sorted_tile_offsets_kernel(const std::uint64_t* __restrict__ sor
 
 void launch_cull_and_count(const DeviceCircles& circles, const FrameParams& frame, const CircleRecords& records,
                            const BigCircles& big, std::uint32_t* pair_counts, cudaStream_t stream) {
-    TS_CUDA_CHECK(cudaMemsetAsync(big.count, 0, sizeof(std::uint32_t), stream));
+    TS_CUDA_CHECK(cudaMemsetAsync(big.count, 0, 2 * sizeof(std::uint32_t), stream));
     if (circles.count == 0) return;
     cull_and_count_kernel<<<blocks_for(circles.count), kThreads, 0, stream>>>(circles, frame, records, pair_counts,
-                                                                              big.circles, big.count);
+                                                                              big);
     TS_CUDA_CHECK_LAUNCH();
-    count_big_circles_kernel<<<kBigCircleBlocks, kThreads, 0, stream>>>(frame, records, big.circles, big.count,
-                                                                        pair_counts);
+    count_big_circles_kernel<<<kBigCircleBlocks, kThreads, 0, stream>>>(frame, records, big, pair_counts);
     TS_CUDA_CHECK_LAUNCH();
 }
 

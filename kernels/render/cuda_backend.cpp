@@ -172,7 +172,7 @@ struct CudaBackend::Buffers {
         timer = std::make_unique<StageTimer>(stream);
         TS_CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&host_total), sizeof(std::uint64_t)));
         pair_total.reserve(1);
-        big_count.reserve(1);
+        big_count.reserve(2);
         blends.reserve(1);
     }
     ~Buffers() {
@@ -184,7 +184,7 @@ struct CudaBackend::Buffers {
         return {x.data(), y.data(), z.data(), radius.data(), r.data(), g.data(), b.data(), a.data(), circles};
     }
     CircleRecords records() { return {geometry.data(), paint.data(), box.data()}; }
-    BigCircles big() { return {big_circles.data(), big_count.data()}; }
+    BigCircles big() { return {big_circles.data(), big_count.data(), circles}; }
     // Every device (and pinned host) pointer the binned frame's launches take.
     std::vector<const void*> frame_pointers() const {
         return {x.data(),

@@ -46,11 +46,13 @@ struct alignas(8) CircleBox {
     std::uint16_t x0, x_last, y0, y_last;
 };
 
-// Circles whose tile rectangle is large: listed by the cull stage, counted and emitted a warp per
-// circle. The list's order does not matter (each circle's pair slots come from the scan).
+// Circles whose tile rectangle is large, listed by the cull stage for the count and emit stages:
+// "big" ones (a warp each) from the front of `circles`, "huge" ones (a block each) from its back.
+// The lists' order does not matter (each circle's pair slots come from the scan).
 struct BigCircles {
-    std::uint32_t* circles;  // [circles]
-    std::uint32_t* count;    // [1], on the device
+    std::uint32_t* circles;  // [capacity]
+    std::uint32_t* count;    // [2] on the device: big, huge
+    std::uint32_t capacity;  // the scene's circle count
 };
 
 // The device buffers of the packed records, [circles] each.
