@@ -8,6 +8,8 @@
 // tile. So the host never synchronizes in the middle of a frame.
 #include <cuda_runtime.h>
 
+#include <algorithm>
+
 #include "kernels/cuda_check.h"
 #include "kernels/primitives/lower_bound.cuh"
 #include "kernels/render/circle_records.cuh"
@@ -35,6 +37,14 @@ constexpr int kSmallRectTiles = 16;
 constexpr int kHugeRectTiles = 256;
 constexpr unsigned kBigCircleBlocks = 1056;  // 8 per SM of an H200; grid-stride loops cover any count
 constexpr int kWarpsPerBlock = kThreads / 32;
+
+// Grids of the grid-stride kernels: full ones for large scenes, but no more blocks than there can
+// be work (a block per circle at most, a thread per padded slot), since launching and retiring a
+// thousand idle blocks costs a small frame microseconds.
+unsigned big_circle_blocks(std::uint32_t circles) { return std::max(1u, std::min(kBigCircleBlocks, circles)); }
+unsigned pad_blocks(std::uint64_t capacity) {
+    return unsigned(std::max<std::uint64_t>(1, std::min<std::uint64_t>(kBigCircleBlocks, blocks_for(capacity))));
+}
 
 __device__ __forceinline__ int rect_tiles(const TileRect& r) {
     return r.ty1 > r.ty0 ? (r.tx1 - r.tx0) * (r.ty1 - r.ty0) : 0;
@@ -241,14 +251,16 @@ void launch_emit(const FrameParams& frame, const CircleRecords& records, std::ui
                  const std::uint64_t* pair_offsets, const std::uint64_t* pair_total, Output output,
                  cudaStream_t stream) {
     if (output.capacity > 0) {
-        pad_pairs_kernel<<<kBigCircleBlocks, kThreads, 0, stream>>>(pair_total, band_tile_count(frame), output);
+        pad_pairs_kernel<<<pad_blocks(output.capacity), kThreads, 0, stream>>>(pair_total, band_tile_count(frame),
+                                                                               output);
         TS_CUDA_CHECK_LAUNCH();
     }
     if (circles == 0) return;
     emit_small_circles_kernel<<<blocks_for(circles), kThreads, 0, stream>>>(frame, records, circles, pair_offsets,
                                                                             output);
     TS_CUDA_CHECK_LAUNCH();
-    emit_big_circles_kernel<<<kBigCircleBlocks, kThreads, 0, stream>>>(frame, records, big, pair_offsets, output);
+    emit_big_circles_kernel<<<big_circle_blocks(circles), kThreads, 0, stream>>>(frame, records, big, pair_offsets,
+                                                                                 output);
     TS_CUDA_CHECK_LAUNCH();
 }
 
@@ -293,7 +305,8 @@ void launch_cull_and_count(const DeviceCircles& circles, const FrameParams& fram
     cull_and_count_kernel<<<blocks_for(circles.count), kThreads, 0, stream>>>(circles, frame, records, pair_counts,
                                                                               big);
     TS_CUDA_CHECK_LAUNCH();
-    count_big_circles_kernel<<<kBigCircleBlocks, kThreads, 0, stream>>>(frame, records, big, pair_counts);
+    count_big_circles_kernel<<<big_circle_blocks(circles.count), kThreads, 0, stream>>>(frame, records, big,
+                                                                                        pair_counts);
     TS_CUDA_CHECK_LAUNCH();
 }
 
