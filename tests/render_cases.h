@@ -3,6 +3,7 @@
 // cuda tests (GPU machine).
 #pragma once
 
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -69,6 +70,18 @@ inline std::vector<AdversarialScene> adversarial_scenes() {
     add("all_in_one_tile", one_tile, w, h);
     add("extreme_values", extreme, w, h);
     add("1e5_covering_everything", covering, 48, 40);
+    // Radii from 0.002 to 0.6 of a 512 x 384 image (32 x 24 tiles of 16): tile rectangles from one
+    // tile to all of them, so every class of circle of the count and emit stages (on the GPU, a
+    // thread per small circle and wider groups for larger ones) meets the others in one frame,
+    // interleaved in draw order.
+    std::vector<Circle> sizes;
+    for (int k = 0; k < 600; ++k) {
+        const float radius = 0.002f * std::pow(300.0f, float((k * 7) % 600) / 599.0f);
+        const float colour = (k % 5) / 4.0f;
+        sizes.push_back({(k * 37 % 512 + 0.5f) / 512, (k * 53 % 384 + 0.5f) / 384, 0, radius, colour, 1 - colour,
+                         (k % 3) / 2.0f, 0.05f + (k % 10) / 20.0f});
+    }
+    add("every_size_class", sizes, 512, 384);
     return scenes;
 }
 

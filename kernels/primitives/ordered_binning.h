@@ -42,9 +42,8 @@ constexpr std::size_t kOrderedBinningMaxElements = std::size_t(1) << 32;
 
 /// Largest n that ordered_binning bins with the single-block kernel. One block walks the input
 /// twice, so large inputs go to the many-block radix path. Measured on the H200 with 4097 bins, in
-/// the renderer: 4162 elements 21 us (radix path 34 us), 9216 elements 38 us (radix path 34 us), so
-/// the crossing lies below this value; lowering it to 2^13 awaits a GPU test run.
-constexpr std::size_t kSmallBinningMaxElements = std::size_t(1) << 14;
+/// the renderer: 4162 elements 21 us (radix path 34 us), 9216 elements 38 us (radix path 34 us).
+constexpr std::size_t kSmallBinningMaxElements = std::size_t(1) << 13;
 
 /// Largest num_bins for the single-block kernel: its 8 warps' 32-bit counters per bin, plus 8 words
 /// of scratch, fit in 160 KiB of shared memory ((160 * 1024 - 32) / 32 bins). The H200 allows
