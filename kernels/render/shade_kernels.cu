@@ -118,29 +118,43 @@ __device__ __forceinline__ void stage_circle(StagedCircles& staged, int slot, co
     staged.box_mask[slot] = tile_box_mask(c.box, tile, f);
 }
 
+// The staged circles among [first, first + 32) whose box meets this warp's pixels, as a bit mask
+// (bit j: circle first + j); the whole warp calls it, lane j testing circle first + j.
+__device__ __forceinline__ std::uint32_t circles_meeting_warp(const StagedCircles& staged, int first, int count,
+                                                              const TilePixels& p) {
+    const int k = first + int(threadIdx.x & 31);
+    const std::uint32_t mask = k < count ? staged.box_mask[k] & p.warp_mask : 0u;
+    return __ballot_sync(0xffffffffu, (mask & 0xffffu) != 0 && (mask >> 16) != 0);
+}
+
 // Blends staged circles [0, count) into the thread's pixels, in order; returns the number of
-// blends. A warp skips circles whose box misses its pixels; a pixel is blended when its centre is
-// covered and it lies in the circle's box (the box matters only where rounding would let a circle
-// cover a pixel centre outside it, which `ref` never visits).
+// blends. A warp first finds, 32 circles at a time, those whose box meets its pixels (one ballot
+// instead of a test per circle: most of a tile's circles miss a given 8x8 block when circles are
+// small), then walks them in increasing order. A pixel is blended when its centre is covered and
+// it lies in the circle's box (the box matters only where rounding would let a circle cover a
+// pixel centre outside it, which `ref` never visits).
 template <ShadingKind kShading>
 __device__ __forceinline__ std::uint32_t blend_staged(const StagedCircles& staged, int count, const TilePixels& p,
                                                       Rgba (&pixels)[kPixelsPerThread]) {
     std::uint32_t blends = 0;
-    for (int k = 0; k < count; ++k) {
-        const std::uint32_t mask = staged.box_mask[k] & p.warp_mask;
-        if ((mask & 0xffffu) == 0 || (mask >> 16) == 0) continue;  // uniform across the warp
-        const CircleGeometry g = staged.geometry[k];
-        const bool in_box_column = (mask >> p.local_x) & 1u;
+    for (int first = 0; first < count; first += 32) {
+        for (std::uint32_t meeting = circles_meeting_warp(staged, first, count, p); meeting != 0;
+             meeting &= meeting - 1) {
+            const int k = first + __ffs(meeting) - 1;  // uniform across the warp
+            const std::uint32_t mask = staged.box_mask[k] & p.warp_mask;
+            const CircleGeometry g = staged.geometry[k];
+            const bool in_box_column = (mask >> p.local_x) & 1u;
 #pragma unroll
-        for (int j = 0; j < kPixelsPerThread; ++j) {
-            const float squared_dist = squared_distance(g.x, g.y, p.px, p.py[j]);
-            if (covers_squared(squared_dist, g.squared_radius) && in_box_column &&
-                ((mask >> (16 + p.local_y[j])) & 1u)) {
-                const CirclePaint paint = staged.paint[k];
-                // For snow, paint.r carries z and the colour arguments are unused (see CirclePaint).
-                shade_covered_pixel(pixels[j], kShading, squared_dist, g.radius, paint.r, paint.r, paint.g, paint.b,
-                                    paint.a);
-                ++blends;
+            for (int j = 0; j < kPixelsPerThread; ++j) {
+                const float squared_dist = squared_distance(g.x, g.y, p.px, p.py[j]);
+                if (covers_squared(squared_dist, g.squared_radius) && in_box_column &&
+                    ((mask >> (16 + p.local_y[j])) & 1u)) {
+                    const CirclePaint paint = staged.paint[k];
+                    // For snow, paint.r carries z and the colour arguments are unused (see CirclePaint).
+                    shade_covered_pixel(pixels[j], kShading, squared_dist, g.radius, paint.r, paint.r, paint.g, paint.b,
+                                        paint.a);
+                    ++blends;
+                }
             }
         }
     }
