@@ -177,9 +177,12 @@ struct SortKeys {
     }
 };
 
-// Slots [*total, capacity) hold the sentinel tile (the band's tile count).
+// Slots [*total, capacity) hold the sentinel tile (the band's tile count), and *host_total gets the
+// total: a store into mapped pinned memory, where a copy node would cost the frame microseconds.
 template <typename Output>
-__global__ void pad_pairs_kernel(const std::uint64_t* __restrict__ total, std::uint32_t sentinel_tile, Output output) {
+__global__ void pad_pairs_kernel(const std::uint64_t* __restrict__ total, std::uint64_t* host_total,
+                                 std::uint32_t sentinel_tile, Output output) {
+    if (blockIdx.x == 0 && threadIdx.x == 0) *host_total = *total;
     for (std::uint64_t slot = *total + std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; slot < output.capacity;
          slot += std::uint64_t(gridDim.x) * blockDim.x)
         output.pad(slot, sentinel_tile);
@@ -248,13 +251,11 @@ __global__ void __launch_bounds__(kThreads)
 
 template <typename Output>
 void launch_emit(const FrameParams& frame, const CircleRecords& records, std::uint32_t circles, const BigCircles& big,
-                 const std::uint64_t* pair_offsets, const std::uint64_t* pair_total, Output output,
-                 cudaStream_t stream) {
-    if (output.capacity > 0) {
-        pad_pairs_kernel<<<pad_blocks(output.capacity), kThreads, 0, stream>>>(pair_total, band_tile_count(frame),
-                                                                               output);
-        TS_CUDA_CHECK_LAUNCH();
-    }
+                 const std::uint64_t* pair_offsets, const std::uint64_t* pair_total, std::uint64_t* host_total,
+                 Output output, cudaStream_t stream) {
+    pad_pairs_kernel<<<pad_blocks(output.capacity), kThreads, 0, stream>>>(pair_total, host_total,
+                                                                           band_tile_count(frame), output);
+    TS_CUDA_CHECK_LAUNCH();
     if (circles == 0) return;
     emit_small_circles_kernel<<<blocks_for(circles), kThreads, 0, stream>>>(frame, records, circles, pair_offsets,
                                                                             output);
@@ -312,16 +313,18 @@ void launch_cull_and_count(const DeviceCircles& circles, const FrameParams& fram
 
 void launch_emit_pairs(const FrameParams& frame, const CircleRecords& records, std::uint32_t circles,
                        const BigCircles& big, const std::uint64_t* pair_offsets, const std::uint64_t* pair_total,
-                       std::uint64_t capacity, std::uint32_t* pair_tiles, std::uint32_t* pair_circles,
-                       cudaStream_t stream) {
-    launch_emit(frame, records, circles, big, pair_offsets, pair_total, PairArrays{pair_tiles, pair_circles, capacity},
-                stream);
+                       std::uint64_t* host_total, std::uint64_t capacity, std::uint32_t* pair_tiles,
+                       std::uint32_t* pair_circles, cudaStream_t stream) {
+    launch_emit(frame, records, circles, big, pair_offsets, pair_total, host_total,
+                PairArrays{pair_tiles, pair_circles, capacity}, stream);
 }
 
 void launch_emit_sort_keys(const FrameParams& frame, const CircleRecords& records, std::uint32_t circles,
                            const BigCircles& big, const std::uint64_t* pair_offsets, const std::uint64_t* pair_total,
-                           std::uint64_t capacity, std::uint64_t* pair_keys, cudaStream_t stream) {
-    launch_emit(frame, records, circles, big, pair_offsets, pair_total, SortKeys{pair_keys, capacity}, stream);
+                           std::uint64_t* host_total, std::uint64_t capacity, std::uint64_t* pair_keys,
+                           cudaStream_t stream) {
+    launch_emit(frame, records, circles, big, pair_offsets, pair_total, host_total, SortKeys{pair_keys, capacity},
+                stream);
 }
 
 void launch_count_row_pairs(const FrameParams& frame, const CircleRecords& records, std::uint32_t circles,

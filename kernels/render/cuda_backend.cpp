@@ -160,17 +160,19 @@ struct CudaBackend::Buffers {
     DeviceBuffer<unsigned char> temp;
     DeviceBuffer<float> image;
     DeviceBuffer<unsigned long long> blends;
-    DeviceBuffer<unsigned long long> row_pairs;  // [tiles_y], for the band planner
-    std::uint64_t* host_total = nullptr;         // pinned, for the pair total
-    std::uint64_t pair_capacity = 0;             // pairs the pair buffers hold (grow-only)
-    std::unique_ptr<StageTimer> timer;           // the binned frame's stage events (in its graph)
-    FrameGraph frame_graph;                      // the binned frame, captured
+    DeviceBuffer<unsigned long long> row_pairs;     // [tiles_y], for the band planner
+    std::uint64_t* host_total = nullptr;            // mapped pinned memory the emit stage copies the pair total to
+    std::uint64_t* host_total_on_device = nullptr;  // its device alias
+    std::uint64_t pair_capacity = 0;                // pairs the pair buffers hold (grow-only)
+    std::unique_ptr<StageTimer> timer;              // the binned frame's stage events (in its graph)
+    FrameGraph frame_graph;                         // the binned frame, captured
     int width = 0, height = 0;
 
     Buffers() {
         TS_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
         timer = std::make_unique<StageTimer>(stream);
-        TS_CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&host_total), sizeof(std::uint64_t)));
+        TS_CUDA_CHECK(cudaHostAlloc(reinterpret_cast<void**>(&host_total), sizeof(std::uint64_t), cudaHostAllocMapped));
+        TS_CUDA_CHECK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&host_total_on_device), host_total, 0));
         pair_total.reserve(1);
         big_count.reserve(2);
         blends.reserve(1);
@@ -342,19 +344,17 @@ void CudaBackend::enqueue_bin_and_shade(const FrameParams& frame, std::uint64_t 
                    scan_temp_bytes<std::uint32_t, std::uint64_t>(d.circles), d.stream, kDefaultScanAlgorithm,
                    d.pair_total.data());
     timer.mark("scan");
-    TS_CUDA_CHECK(
-        cudaMemcpyAsync(d.host_total, d.pair_total.data(), sizeof(std::uint64_t), cudaMemcpyDeviceToHost, d.stream));
     // 3-4: emit pairs in circle order into `capacity` slots, then bin them by tile.
     if (binning_ == Binning::scan) {
-        launch_emit_pairs(frame, d.records(), d.circles, d.big(), d.pair_offsets.data(), d.pair_total.data(), capacity,
-                          d.pair_tiles.data(), d.pair_circles.data(), d.stream);
+        launch_emit_pairs(frame, d.records(), d.circles, d.big(), d.pair_offsets.data(), d.pair_total.data(),
+                          d.host_total_on_device, capacity, d.pair_tiles.data(), d.pair_circles.data(), d.stream);
         timer.mark("emit");
         ordered_binning(d.pair_tiles.data(), d.pair_circles.data(), capacity, bins, d.tile_circles.data(),
                         d.tile_offsets.data(), d.temp.data(), d.temp.bytes(), d.stream);
         timer.mark("bin");
     } else {
         launch_emit_sort_keys(frame, d.records(), d.circles, d.big(), d.pair_offsets.data(), d.pair_total.data(),
-                              capacity, d.sort_keys.data(), d.stream);
+                              d.host_total_on_device, capacity, d.sort_keys.data(), d.stream);
         timer.mark("emit");
         sort_pair_keys(d.sort_keys.data(), d.sorted_keys.data(), capacity, sort_key_bits(bins), d.temp.data(),
                        d.temp.bytes(), d.stream);

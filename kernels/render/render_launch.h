@@ -24,13 +24,15 @@ void launch_cull_and_count(const DeviceCircles& circles, const FrameParams& fram
                            cudaStream_t stream);
 
 // Writes circle i's (band tile, circle) pairs from slot pair_offsets[i] on, tiles in row-major
-// order, into `capacity` slots: pairs past the capacity are dropped (the caller compares
-// *pair_total with it after the frame), slots [*pair_total, capacity) get the sentinel tile
-// band_tile_count(frame), which bins after every real tile.
+// order, into `capacity` slots: pairs past the capacity are dropped (the caller compares the total
+// with it after the frame: *pair_total is copied to *host_total, mapped pinned memory), slots
+// [*pair_total, capacity) get the sentinel tile band_tile_count(frame), which bins after every
+// real tile.
 void launch_emit_pairs(const FrameParams& frame, const CircleRecords& records, std::uint32_t circles,
                        const BigCircles& big,
                        const std::uint64_t* pair_offsets,  // [circles]
                        const std::uint64_t* pair_total,    // [1], on the device
+                       std::uint64_t* host_total,          // [1], the device's alias of mapped pinned memory
                        std::uint64_t capacity,
                        std::uint32_t* pair_tiles,    // [capacity]
                        std::uint32_t* pair_circles,  // [capacity]
@@ -40,7 +42,8 @@ void launch_emit_pairs(const FrameParams& frame, const CircleRecords& records, s
 // (padding keys: sentinel tile << 32).
 void launch_emit_sort_keys(const FrameParams& frame, const CircleRecords& records, std::uint32_t circles,
                            const BigCircles& big, const std::uint64_t* pair_offsets, const std::uint64_t* pair_total,
-                           std::uint64_t capacity, std::uint64_t* pair_keys, cudaStream_t stream);
+                           std::uint64_t* host_total, std::uint64_t capacity, std::uint64_t* pair_keys,
+                           cudaStream_t stream);
 
 // row_pairs[ty] = the (tile, circle) pairs of tile row ty over the whole grid, for the band
 // planner (renderer/tile_bands.h). Needs the records of launch_cull_and_count.

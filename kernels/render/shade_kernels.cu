@@ -127,35 +127,49 @@ __device__ __forceinline__ std::uint32_t circles_meeting_warp(const StagedCircle
     return __ballot_sync(0xffffffffu, (mask & 0xffffu) != 0 && (mask >> 16) != 0);
 }
 
+// Blends staged circle k into the thread's pixels where it covers them; returns the blends. A
+// pixel is blended when its centre is covered and it lies in the circle's box (the box matters
+// only where rounding would let a circle cover a pixel centre outside it, which `ref` never
+// visits).
+template <ShadingKind kShading>
+__device__ __forceinline__ std::uint32_t blend_circle(const StagedCircles& staged, int k, const TilePixels& p,
+                                                      Rgba (&pixels)[kPixelsPerThread]) {
+    std::uint32_t blends = 0;
+    const std::uint32_t mask = staged.box_mask[k] & p.warp_mask;
+    const CircleGeometry g = staged.geometry[k];
+    const bool in_box_column = (mask >> p.local_x) & 1u;
+#pragma unroll
+    for (int j = 0; j < kPixelsPerThread; ++j) {
+        const float squared_dist = squared_distance(g.x, g.y, p.px, p.py[j]);
+        if (covers_squared(squared_dist, g.squared_radius) && in_box_column && ((mask >> (16 + p.local_y[j])) & 1u)) {
+            const CirclePaint paint = staged.paint[k];
+            // For snow, paint.r carries z and the colour arguments are unused (see CirclePaint).
+            shade_covered_pixel(pixels[j], kShading, squared_dist, g.radius, paint.r, paint.r, paint.g, paint.b,
+                                paint.a);
+            ++blends;
+        }
+    }
+    return blends;
+}
+
 // Blends staged circles [0, count) into the thread's pixels, in order; returns the number of
 // blends. A warp first finds, 32 circles at a time, those whose box meets its pixels (one ballot
 // instead of a test per circle: most of a tile's circles miss a given 8x8 block when circles are
-// small), then walks them in increasing order. A pixel is blended when its centre is covered and
-// it lies in the circle's box (the box matters only where rounding would let a circle cover a
-// pixel centre outside it, which `ref` never visits).
+// small), then walks only those. When all 32 meet it (large circles) it walks them in a plain
+// loop instead, which the compiler pipelines: finding set bits one by one made biglittle's
+// shading 9% slower (1.49 -> 1.62 ms on the H200).
 template <ShadingKind kShading>
 __device__ __forceinline__ std::uint32_t blend_staged(const StagedCircles& staged, int count, const TilePixels& p,
                                                       Rgba (&pixels)[kPixelsPerThread]) {
     std::uint32_t blends = 0;
     for (int first = 0; first < count; first += 32) {
-        for (std::uint32_t meeting = circles_meeting_warp(staged, first, count, p); meeting != 0;
-             meeting &= meeting - 1) {
-            const int k = first + __ffs(meeting) - 1;  // uniform across the warp
-            const std::uint32_t mask = staged.box_mask[k] & p.warp_mask;
-            const CircleGeometry g = staged.geometry[k];
-            const bool in_box_column = (mask >> p.local_x) & 1u;
-#pragma unroll
-            for (int j = 0; j < kPixelsPerThread; ++j) {
-                const float squared_dist = squared_distance(g.x, g.y, p.px, p.py[j]);
-                if (covers_squared(squared_dist, g.squared_radius) && in_box_column &&
-                    ((mask >> (16 + p.local_y[j])) & 1u)) {
-                    const CirclePaint paint = staged.paint[k];
-                    // For snow, paint.r carries z and the colour arguments are unused (see CirclePaint).
-                    shade_covered_pixel(pixels[j], kShading, squared_dist, g.radius, paint.r, paint.r, paint.g, paint.b,
-                                        paint.a);
-                    ++blends;
-                }
-            }
+        const std::uint32_t meeting = circles_meeting_warp(staged, first, count, p);
+        if (meeting == 0xffffffffu) {
+#pragma unroll 4
+            for (int k = first; k < first + 32; ++k) blends += blend_circle<kShading>(staged, k, p, pixels);
+        } else {
+            for (std::uint32_t rest = meeting; rest != 0; rest &= rest - 1)
+                blends += blend_circle<kShading>(staged, first + __ffs(rest) - 1, p, pixels);  // uniform in the warp
         }
     }
     return blends;

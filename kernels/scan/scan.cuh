@@ -106,7 +106,11 @@ __global__ void __launch_bounds__(kFastThreads)
     __syncthreads();
     if (agent.warp == 0) {
         const Out aggregate = Agent::warp_prefix(shared, op, kFastWarps);
-        const Out tile_prefix = look_back(status, tile, aggregate, op, agent.lane);
+        Out tile_prefix;
+        if constexpr (regroups_exactly<Out, Op>::value)
+            tile_prefix = look_back_regrouping(status.tiles, tile, aggregate, op, agent.lane);
+        else
+            tile_prefix = look_back(status, tile, aggregate, op, agent.lane);
         if (agent.lane == 0) {
             shared.tile_prefix[0] = tile_prefix;
             if (total != nullptr && (tile + 1) * Agent::kTile >= n) *total = op(tile_prefix, aggregate);

@@ -17,6 +17,13 @@
 // smaller id. Tile ids come from an atomic counter in the order blocks start, so every such tile
 // is running or done: forward progress is safe without co-residency assumptions.
 //
+// Operators that regroup exactly (integer sums, products, min, max and logical and/or, see
+// regroups_exactly in scan_ops.h) give the same bits under any grouping, so they skip the
+// superblocks: the classic single-level look-back (look_back_regrouping) walks back over the 32
+// preceding tiles at a time, combining aggregates until it meets a tile's published inclusive
+// prefix, and publishes its own. A tile then waits for its nearest predecessors only, not for a
+// whole superblock to close.
+//
 // Status slots: a flag (0 = empty, 1 = aggregate, 2 = prefix) with a value. Values of at most 4
 // bytes share one 64-bit word with their flag, written and read with single relaxed atomic
 // accesses (no fence needed between flag and value). Larger values sit in per-flag value arrays,
@@ -161,6 +168,36 @@ __device__ T look_back(const TileStatus<T>& status, std::size_t tile, const T& a
     if (closes_superblock && lane == 0)
         status.superblocks.publish(superblock, kFlagPrefix, op(before, superblock_total));
     return prefix;
+}
+
+// The single-level look-back, for operators that regroup exactly (the result does not depend on
+// which predecessor's prefix a tile happens to find). Called by all 32 lanes of one warp of tile
+// `tile` once its aggregate is known; publishes the aggregate at once and the inclusive prefix
+// when found, and returns the exclusive prefix (identity for tile 0) to every lane.
+template <typename T, typename Op>
+__device__ T look_back_regrouping(const StatusSlots<T>& tiles, std::size_t tile, const T& aggregate, Op op, int lane) {
+    if (tile == 0) {
+        if (lane == 0) tiles.publish(0, kFlagPrefix, aggregate);
+        return op.identity();
+    }
+    if (lane == 0) tiles.publish(tile, kFlagAggregate, aggregate);
+    T exclusive = op.identity();  // the tiles between the window and this one, combined
+    for (long long window_end = (long long)tile;; window_end -= 32) {
+        // Lane l looks at tile window_end - 1 - l; "tile -1" is an empty prefix.
+        const long long t = window_end - 1 - lane;
+        T value = op.identity();
+        unsigned flag = kFlagPrefix;
+        if (t >= 0) {
+            while ((flag = tiles.read(std::size_t(t), value)) == 0) {
+            }
+        }
+        const unsigned prefixes = __ballot_sync(kFullMask, flag == kFlagPrefix);
+        const int newest_prefix = prefixes ? __ffs(prefixes) - 1 : 31;  // lanes beyond it are not needed
+        exclusive = op(chain_lanes(op.identity(), value, newest_prefix + 1, true, op), exclusive);
+        if (prefixes) break;
+    }
+    if (lane == 0) tiles.publish(tile, kFlagPrefix, op(exclusive, aggregate));
+    return exclusive;
 }
 
 }  // namespace tilescan::scan_detail

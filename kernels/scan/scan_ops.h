@@ -96,4 +96,25 @@ struct LogicalOr {
     TS_HD static T identity() { return T(0); }                                              ///< 0
 };
 
+/// Whether Op over T gives the same result under any grouping of its operands, not only up to
+/// rounding: integer sums (wrapping), products, min, max and logical and/or. The GPU's single-pass
+/// scan combines such operators in whatever grouping its look-back meets first (faster, and still
+/// bit-identical run to run); every other operator, user-defined ones included, gets the fixed
+/// order of operations documented in scan_lookback.cuh. Specialize it for a user operator only
+/// when the operator really is exact under regrouping.
+template <typename T, typename Op>
+struct regroups_exactly : std::false_type {};
+template <typename T>
+struct regroups_exactly<T, Sum<T>> : std::is_integral<T> {};
+template <typename T>
+struct regroups_exactly<T, Product<T>> : std::is_integral<T> {};
+template <typename T>
+struct regroups_exactly<T, Min<T>> : std::is_integral<T> {};
+template <typename T>
+struct regroups_exactly<T, Max<T>> : std::is_integral<T> {};
+template <typename T>
+struct regroups_exactly<T, LogicalAnd<T>> : std::is_integral<T> {};
+template <typename T>
+struct regroups_exactly<T, LogicalOr<T>> : std::is_integral<T> {};
+
 }  // namespace tilescan
