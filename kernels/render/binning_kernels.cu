@@ -38,12 +38,15 @@ constexpr int kHugeRectTiles = 256;
 constexpr unsigned kBigCircleBlocks = 1056;  // 8 per SM of an H200; grid-stride loops cover any count
 constexpr int kWarpsPerBlock = kThreads / 32;
 
-// Grids of the grid-stride kernels: full ones for large scenes, but no more blocks than there can
-// be work (a block per circle at most, a thread per padded slot), since launching and retiring a
-// thousand idle blocks costs a small frame microseconds.
+// The big-circle kernels' grid: full for large scenes, but no more blocks than circles, since
+// launching and retiring a thousand idle blocks costs a small frame microseconds.
 unsigned big_circle_blocks(std::uint32_t circles) { return std::max(1u, std::min(kBigCircleBlocks, circles)); }
-unsigned pad_blocks(std::uint64_t capacity) {
-    return unsigned(std::max<std::uint64_t>(1, std::min<std::uint64_t>(kBigCircleBlocks, blocks_for(capacity))));
+
+// The small-circle emission's grid: a thread per circle, and enough threads that none pads more than
+// about 32 slots (the capacity can exceed a shrinking scene's pairs many times over for a frame).
+unsigned emit_blocks(std::uint32_t circles, std::uint64_t capacity) {
+    const unsigned pad_blocks = unsigned(std::min<std::uint64_t>(kBigCircleBlocks, blocks_for(capacity / 32)));
+    return std::max({1u, blocks_for(circles), pad_blocks});
 }
 
 __device__ __forceinline__ int rect_tiles(const TileRect& r) {
@@ -177,22 +180,21 @@ struct SortKeys {
     }
 };
 
-// Slots [*total, capacity) hold the sentinel tile (the band's tile count), and *host_total gets the
-// total: a store into mapped pinned memory, where a copy node would cost the frame microseconds.
-template <typename Output>
-__global__ void pad_pairs_kernel(const std::uint64_t* __restrict__ total, std::uint64_t* host_total,
-                                 std::uint32_t sentinel_tile, Output output) {
-    if (blockIdx.x == 0 && threadIdx.x == 0) *host_total = *total;
-    for (std::uint64_t slot = *total + std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; slot < output.capacity;
-         slot += std::uint64_t(gridDim.x) * blockDim.x)
-        output.pad(slot, sentinel_tile);
-}
-
+// Thread i emits circle i's pairs unless the circle is big, and every thread pads some of the slots
+// [*total, capacity) with the sentinel tile (the band's tile count); the first also copies the
+// total to *host_total, mapped pinned memory, where a copy node would cost the frame microseconds.
+// One kernel for the three, since each launch costs a small frame microseconds too.
 template <typename Output>
 __global__ void emit_small_circles_kernel(FrameParams frame, CircleRecords records, std::uint32_t circles,
-                                          const std::uint64_t* __restrict__ pair_offsets, Output output) {
-    const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= circles) return;
+                                          const std::uint64_t* __restrict__ pair_offsets,
+                                          const std::uint64_t* __restrict__ total, std::uint64_t* host_total,
+                                          std::uint32_t sentinel_tile, Output output) {
+    const std::uint64_t thread = std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (thread == 0) *host_total = *total;
+    for (std::uint64_t slot = *total + thread; slot < output.capacity; slot += std::uint64_t(gridDim.x) * blockDim.x)
+        output.pad(slot, sentinel_tile);
+    if (thread >= circles) return;
+    const std::uint32_t i = std::uint32_t(thread);
     const CircleFootprint c = footprint_of(records.geometry[i], records.box[i]);
     if (is_big(c)) return;
     std::uint64_t slot = pair_offsets[i];
@@ -253,13 +255,10 @@ template <typename Output>
 void launch_emit(const FrameParams& frame, const CircleRecords& records, std::uint32_t circles, const BigCircles& big,
                  const std::uint64_t* pair_offsets, const std::uint64_t* pair_total, std::uint64_t* host_total,
                  Output output, cudaStream_t stream) {
-    pad_pairs_kernel<<<pad_blocks(output.capacity), kThreads, 0, stream>>>(pair_total, host_total,
-                                                                           band_tile_count(frame), output);
+    emit_small_circles_kernel<<<emit_blocks(circles, output.capacity), kThreads, 0, stream>>>(
+        frame, records, circles, pair_offsets, pair_total, host_total, band_tile_count(frame), output);
     TS_CUDA_CHECK_LAUNCH();
     if (circles == 0) return;
-    emit_small_circles_kernel<<<blocks_for(circles), kThreads, 0, stream>>>(frame, records, circles, pair_offsets,
-                                                                            output);
-    TS_CUDA_CHECK_LAUNCH();
     emit_big_circles_kernel<<<big_circle_blocks(circles), kThreads, 0, stream>>>(frame, records, big, pair_offsets,
                                                                                  output);
     TS_CUDA_CHECK_LAUNCH();

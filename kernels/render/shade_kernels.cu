@@ -27,6 +27,13 @@ using render_detail::footprint_of;
 #define TILESCAN_SHADE_PIXELS 2
 #endif
 constexpr int kPixelsPerThread = TILESCAN_SHADE_PIXELS;
+// How blend_staged walks 32 staged circles that all meet the warp's block: a plain loop unrolled
+// this many times, or (0) the same set-bit walk as sparse rounds. TILESCAN_SHADE_DENSE_UNROLL
+// overrides it for tuning experiments.
+#ifndef TILESCAN_SHADE_DENSE_UNROLL
+#define TILESCAN_SHADE_DENSE_UNROLL 4
+#endif
+constexpr int kDenseUnroll = TILESCAN_SHADE_DENSE_UNROLL;
 constexpr int kShadeThreads = kTilePixels / kPixelsPerThread;
 constexpr int kBatch = kShadeThreads;  // circles staged per batch: one per thread
 // A warp shades an 8-column block of its tile: lane l owns column l % 8 and rows
@@ -164,8 +171,8 @@ __device__ __forceinline__ std::uint32_t blend_staged(const StagedCircles& stage
     std::uint32_t blends = 0;
     for (int first = 0; first < count; first += 32) {
         const std::uint32_t meeting = circles_meeting_warp(staged, first, count, p);
-        if (meeting == 0xffffffffu) {
-#pragma unroll 4
+        if (kDenseUnroll > 0 && meeting == 0xffffffffu) {
+#pragma unroll kDenseUnroll
             for (int k = first; k < first + 32; ++k) blends += blend_circle<kShading>(staged, k, p, pixels);
         } else {
             for (std::uint32_t rest = meeting; rest != 0; rest &= rest - 1)
