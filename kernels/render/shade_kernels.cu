@@ -46,12 +46,16 @@ static_assert(kTileSize <= 16, "box masks hold 16 columns and 16 rows");
 static_assert(kShadeThreads % 32 == 0 && kTilePixels % (kWarpColumns * kWarpRows) == 0,
               "the tile splits into whole warp blocks");
 
+constexpr int kWarpBlocksPerRow = kTileSize / kWarpColumns;
+
 struct StagedCircles {
     CircleGeometry geometry[kBatch];
     CirclePaint paint[kBatch];
     // The circle's pixel box within this tile: bit c (columns) and bit 16 + r (rows) set when
     // tile column c / tile row r lie inside the box.
     std::uint32_t box_mask[kBatch];
+    // Bit w set when the circle covers every pixel of warp w's block (see blocks_covered).
+    std::uint32_t covered_blocks[kBatch];
 };
 
 // The grid-wide id of the band's first tile (the shading grid counts from it).
@@ -69,15 +73,23 @@ struct TilePixels {
     float py[kPixelsPerThread];
     bool inside[kPixelsPerThread];
     std::uint32_t warp_mask;  // the box-mask bits of this warp's columns and rows
+    std::uint32_t warp_bit;   // this warp's bit in StagedCircles::covered_blocks
 };
+
+// Warp w's block of the tile: its first column and row, and its box-mask bits.
+__device__ __forceinline__ int warp_block_x(int w) { return (w % kWarpBlocksPerRow) * kWarpColumns; }
+__device__ __forceinline__ int warp_block_y(int w) { return (w / kWarpBlocksPerRow) * kWarpRows; }
+__device__ __forceinline__ std::uint32_t warp_block_mask(int w) {
+    return (((1u << kWarpColumns) - 1) << warp_block_x(w)) | (((1u << kWarpRows) - 1) << (16 + warp_block_y(w)));
+}
 
 __device__ __forceinline__ TilePixels tile_pixels(const FrameParams& f, std::uint32_t tile) {
     const int tx = int(tile % std::uint32_t(f.grid.tiles_x));
     const int ty = int(tile / std::uint32_t(f.grid.tiles_x));
     const int lane = int(threadIdx.x & 31);
     const int warp = int(threadIdx.x >> 5);
-    const int warp_x = (warp % (kTileSize / kWarpColumns)) * kWarpColumns;
-    const int warp_y = (warp / (kTileSize / kWarpColumns)) * kWarpRows;
+    const int warp_x = warp_block_x(warp);
+    const int warp_y = warp_block_y(warp);
     TilePixels p;
     p.local_x = warp_x + lane % kWarpColumns;
     p.column = (tx << kTileLog2) + p.local_x;
@@ -89,7 +101,8 @@ __device__ __forceinline__ TilePixels tile_pixels(const FrameParams& f, std::uin
         p.py[k] = pixel_center(p.row[k], f.inverse_height);
         p.inside[k] = p.column < f.width && p.row[k] < f.height;
     }
-    p.warp_mask = (((1u << kWarpColumns) - 1) << warp_x) | (((1u << kWarpRows) - 1) << (16 + warp_y));
+    p.warp_mask = warp_block_mask(warp);
+    p.warp_bit = 1u << warp;
     return p;
 }
 
@@ -118,11 +131,43 @@ __device__ __forceinline__ CircleInFlight fetch_circle(const CircleRecords& reco
     return {records.geometry[circle], records.paint[circle], records.box[circle]};
 }
 
+// Of two pixel-centre coordinates, the one farther from the circle's centre coordinate `centre`,
+// by the same difference the coverage test computes.
+__device__ __forceinline__ float farther_centre(float a, float b, float centre) {
+    return fabsf(a - centre) >= fabsf(b - centre) ? a : b;
+}
+
+// The warp blocks of the tile whose every pixel the circle covers, bit w for warp w: blocks inside
+// the circle's box whose farthest corner pixel centre is covered. Exact, not a bound: the coverage
+// test's rounded dx = px - x grows monotonically with px, and dx * dx, dy * dy and their sum round
+// monotonically, so no pixel centre between the corners is farther than the farthest corner.
+__device__ __forceinline__ std::uint32_t blocks_covered(const CircleGeometry& g, std::uint32_t box_mask,
+                                                        std::uint32_t tile, const FrameParams& f) {
+    const int tile_x0 = int(tile % std::uint32_t(f.grid.tiles_x)) << kTileLog2;
+    const int tile_y0 = int(tile / std::uint32_t(f.grid.tiles_x)) << kTileLog2;
+    std::uint32_t covered = 0;
+#pragma unroll
+    for (int w = 0; w < kShadeThreads / 32; ++w) {
+        if ((box_mask & warp_block_mask(w)) != warp_block_mask(w)) continue;
+        const int x0 = tile_x0 + warp_block_x(w);
+        const int y0 = tile_y0 + warp_block_y(w);
+        const float px = farther_centre(pixel_center(x0, f.inverse_width),
+                                        pixel_center(x0 + kWarpColumns - 1, f.inverse_width), g.x);
+        const float py =
+            farther_centre(pixel_center(y0, f.inverse_height), pixel_center(y0 + kWarpRows - 1, f.inverse_height), g.y);
+        if (covers_squared(squared_distance(g.x, g.y, px, py), g.squared_radius)) covered |= 1u << w;
+    }
+    return covered;
+}
+
+template <ShadingKind kShading>
 __device__ __forceinline__ void stage_circle(StagedCircles& staged, int slot, const CircleInFlight& c,
                                              std::uint32_t tile, const FrameParams& f) {
+    const std::uint32_t box_mask = tile_box_mask(c.box, tile, f);
     staged.geometry[slot] = c.geometry;
     staged.paint[slot] = c.paint;
-    staged.box_mask[slot] = tile_box_mask(c.box, tile, f);
+    staged.box_mask[slot] = box_mask;
+    staged.covered_blocks[slot] = kShading == kShadingFlat ? blocks_covered(c.geometry, box_mask, tile, f) : 0u;
 }
 
 // The staged circles among [first, first + 32) whose box meets this warp's pixels, as a bit mask
@@ -137,10 +182,18 @@ __device__ __forceinline__ std::uint32_t circles_meeting_warp(const StagedCircle
 // Blends staged circle k into the thread's pixels where it covers them; returns the blends. A
 // pixel is blended when its centre is covered and it lies in the circle's box (the box matters
 // only where rounding would let a circle cover a pixel centre outside it, which `ref` never
-// visits).
+// visits). A flat circle covering the warp's whole block is blended without the per-pixel tests
+// (large circles: most of biglittle's blends).
 template <ShadingKind kShading>
 __device__ __forceinline__ std::uint32_t blend_circle(const StagedCircles& staged, int k, const TilePixels& p,
                                                       Rgba (&pixels)[kPixelsPerThread]) {
+    if (kShading == kShadingFlat && (staged.covered_blocks[k] & p.warp_bit) != 0) {
+        const CirclePaint paint = staged.paint[k];
+#pragma unroll
+        for (int j = 0; j < kPixelsPerThread; ++j)
+            shade_covered_pixel(pixels[j], kShadingFlat, 0.0f, 0.0f, 0.0f, paint.r, paint.g, paint.b, paint.a);
+        return kPixelsPerThread;
+    }
     std::uint32_t blends = 0;
     const std::uint32_t mask = staged.box_mask[k] & p.warp_mask;
     const CircleGeometry g = staged.geometry[k];
@@ -225,7 +278,7 @@ __global__ void __launch_bounds__(kShadeThreads)
     int buffer = 0;
     for (std::uint64_t batch = begin; batch < end; batch += kBatch, buffer ^= 1) {
         const int count = batch_size(batch);
-        if (int(threadIdx.x) < count) stage_circle(staged[buffer], threadIdx.x, next, tile, f);
+        if (int(threadIdx.x) < count) stage_circle<kShading>(staged[buffer], threadIdx.x, next, tile, f);
         __syncthreads();
         const std::uint64_t following = batch + kBatch + threadIdx.x;
         if (following < end) next = fetch_circle(records, tile_circles[following]);
@@ -265,7 +318,7 @@ __global__ void __launch_bounds__(kShadeThreads)
             before += w < warp ? int(warp_hits[w]) : 0;
             count += int(warp_hits[w]);
         }
-        if (hit) stage_circle(staged, before + int(inclusive) - 1, fetch_circle(records, circle), tile, f);
+        if (hit) stage_circle<kShading>(staged, before + int(inclusive) - 1, fetch_circle(records, circle), tile, f);
         __syncthreads();
         blend_staged<kShading>(staged, count, p, pixels);
         __syncthreads();
