@@ -34,14 +34,6 @@ constexpr int kPixelsPerThread = TILESCAN_SHADE_PIXELS;
 #define TILESCAN_SHADE_DENSE_UNROLL 4
 #endif
 constexpr int kDenseUnroll = TILESCAN_SHADE_DENSE_UNROLL;
-// The largest box (pixels of a warp's block) blend_staged still tests circle by circle in one lane
-// (the coverage walk) rather than pixel by pixel in every lane: below it, a lane's tests of its
-// circle's box cost less than every lane testing its pixels against all 32 circles.
-// TILESCAN_SHADE_MASK_PIXELS overrides it for tuning experiments (0: no coverage walk).
-#ifndef TILESCAN_SHADE_MASK_PIXELS
-#define TILESCAN_SHADE_MASK_PIXELS 32
-#endif
-constexpr int kMaskWalkMaxPixels = TILESCAN_SHADE_MASK_PIXELS;
 constexpr int kShadeThreads = kTilePixels / kPixelsPerThread;
 constexpr int kBatch = kShadeThreads;  // circles staged per batch: one per thread
 // A warp shades an 8-column block of its tile: lane l owns column l % 8 and rows
@@ -80,10 +72,8 @@ struct TilePixels {
     float px;
     float py[kPixelsPerThread];
     bool inside[kPixelsPerThread];
-    std::uint32_t warp_mask;      // the box-mask bits of this warp's columns and rows
-    std::uint32_t warp_bit;       // this warp's bit in StagedCircles::covered_blocks
-    int block_x, block_y;         // the warp's block: its first column and row in the tile
-    int block_column, block_row;  // the same in the image
+    std::uint32_t warp_mask;  // the box-mask bits of this warp's columns and rows
+    std::uint32_t warp_bit;   // this warp's bit in StagedCircles::covered_blocks
 };
 
 // Warp w's block of the tile: its first column and row, and its box-mask bits.
@@ -113,10 +103,6 @@ __device__ __forceinline__ TilePixels tile_pixels(const FrameParams& f, std::uin
     }
     p.warp_mask = warp_block_mask(warp);
     p.warp_bit = 1u << warp;
-    p.block_x = warp_x;
-    p.block_y = warp_y;
-    p.block_column = (tx << kTileLog2) + warp_x;
-    p.block_row = (ty << kTileLog2) + warp_y;
     return p;
 }
 
@@ -187,18 +173,10 @@ __device__ __forceinline__ void stage_circle(StagedCircles& staged, int slot, co
 // Blends staged circle k into the thread's pixels where it covers them; returns the blends. A
 // pixel is blended when its centre is covered and it lies in the circle's box (the box matters
 // only where rounding would let a circle cover a pixel centre outside it, which `ref` never
-// visits). A flat circle covering the warp's whole block is blended without the per-pixel tests
-// (large circles: most of biglittle's blends).
+// visits).
 template <ShadingKind kShading>
 __device__ __forceinline__ std::uint32_t blend_circle(const StagedCircles& staged, int k, const TilePixels& p,
                                                       Rgba (&pixels)[kPixelsPerThread]) {
-    if (kShading == kShadingFlat && (staged.covered_blocks[k] & p.warp_bit) != 0) {
-        const CirclePaint paint = staged.paint[k];
-#pragma unroll
-        for (int j = 0; j < kPixelsPerThread; ++j)
-            shade_covered_pixel(pixels[j], kShadingFlat, 0.0f, 0.0f, 0.0f, paint.r, paint.g, paint.b, paint.a);
-        return kPixelsPerThread;
-    }
     std::uint32_t blends = 0;
     const std::uint32_t mask = staged.box_mask[k] & p.warp_mask;
     const CircleGeometry g = staged.geometry[k];
@@ -217,117 +195,60 @@ __device__ __forceinline__ std::uint32_t blend_circle(const StagedCircles& stage
     return blends;
 }
 
-// The columns and rows of a staged circle's box inside the warp's block, bit c for block column c
-// and bit r for block row r.
-struct BoxInBlock {
-    std::uint32_t columns, rows;
-    __device__ __forceinline__ int pixels() const { return __popc(columns) * __popc(rows); }
-};
-
-__device__ __forceinline__ BoxInBlock box_in_block(const StagedCircles& staged, int k, const TilePixels& p) {
-    const std::uint32_t mask = staged.box_mask[k];
-    return {((mask & 0xffffu) >> p.block_x) & ((1u << kWarpColumns) - 1),
-            (mask >> (16 + p.block_y)) & ((1u << kWarpRows) - 1)};
+// Blends flat circle k, which covers every pixel of the warp's block, without per-pixel tests.
+__device__ __forceinline__ std::uint32_t blend_whole_block(const StagedCircles& staged, int k,
+                                                           Rgba (&pixels)[kPixelsPerThread]) {
+    const CirclePaint paint = staged.paint[k];
+#pragma unroll
+    for (int j = 0; j < kPixelsPerThread; ++j)
+        shade_covered_pixel(pixels[j], kShadingFlat, 0.0f, 0.0f, 0.0f, paint.r, paint.g, paint.b, paint.a);
+    return kPixelsPerThread;
 }
 
-// The pixels of the warp's block that a staged circle covers, as the lanes hold them: bit b of word
-// j is the pixel lane b blends as its pixel j (block column b % kWarpColumns, block row
-// j * kLaneRows + b / kWarpColumns). Same tests as blend_circle (centre covered, pixel in the box),
-// made by one lane for every pixel of the box instead of by every lane for its own pixels.
-struct BlockCoverage {
-    std::uint32_t word[kPixelsPerThread];
+// A round of 32 staged circles [first, first + 32) seen from one warp, bit j for circle first + j:
+// those whose box meets the warp's block, and those (flat) covering all of it. The whole warp calls
+// it, lane j testing circle first + j.
+struct Round {
+    std::uint32_t meeting, whole;
 };
 
-__device__ __forceinline__ BlockCoverage block_coverage(const StagedCircles& staged, int k, const BoxInBlock& box,
-                                                        const TilePixels& p, const FrameParams& f) {
-    BlockCoverage covered;
-    const bool whole_block = (staged.covered_blocks[k] & p.warp_bit) != 0;
-#pragma unroll
-    for (int j = 0; j < kPixelsPerThread; ++j) covered.word[j] = whole_block ? 0xffffffffu : 0u;
-    if (whole_block || box.columns == 0 || box.rows == 0) return covered;
-    const CircleGeometry g = staged.geometry[k];
-    const int first_column = __ffs(box.columns) - 1;
-    const int last_column = 31 - __clz(box.columns);
-#pragma unroll
-    for (int j = 0; j < kPixelsPerThread; ++j) {
-#pragma unroll
-        for (int lane_row = 0; lane_row < kLaneRows; ++lane_row) {
-            const int row = j * kLaneRows + lane_row;
-            if (((box.rows >> row) & 1u) == 0) continue;
-            const float py = pixel_center(p.block_row + row, f.inverse_height);
-            for (int column = first_column; column <= last_column; ++column) {
-                const float px = pixel_center(p.block_column + column, f.inverse_width);
-                if (covers_squared(squared_distance(g.x, g.y, px, py), g.squared_radius))
-                    covered.word[j] |= 1u << (column + kWarpColumns * lane_row);
-            }
-        }
-    }
-    return covered;
-}
-
-// Blends staged circle k into this lane's pixels that `covered` (the circle's BlockCoverage as lane
-// `owner` computed it) marks; the whole warp calls it with the same k and owner.
 template <ShadingKind kShading>
-__device__ __forceinline__ std::uint32_t blend_coverage(const StagedCircles& staged, int k, int owner,
-                                                        const BlockCoverage& covered, const TilePixels& p,
-                                                        Rgba (&pixels)[kPixelsPerThread]) {
-    const int lane = int(threadIdx.x & 31);
-    std::uint32_t blends = 0;
-#pragma unroll
-    for (int j = 0; j < kPixelsPerThread; ++j) {
-        if (((__shfl_sync(0xffffffffu, covered.word[j], owner) >> lane) & 1u) == 0) continue;
-        const CirclePaint paint = staged.paint[k];
-        if (kShading == kShadingFlat) {
-            shade_covered_pixel(pixels[j], kShadingFlat, 0.0f, 0.0f, 0.0f, paint.r, paint.g, paint.b, paint.a);
-        } else {  // the sprite needs the distance: the same rounded value the coverage test saw
-            const CircleGeometry g = staged.geometry[k];
-            shade_covered_pixel(pixels[j], kShading, squared_distance(g.x, g.y, p.px, p.py[j]), g.radius, paint.r,
-                                paint.r, paint.g, paint.b, paint.a);
-        }
-        ++blends;
-    }
-    return blends;
+__device__ __forceinline__ Round round_of_circles(const StagedCircles& staged, int first, int count,
+                                                  const TilePixels& p) {
+    const int k = first + int(threadIdx.x & 31);
+    const std::uint32_t mask = k < count ? staged.box_mask[k] & p.warp_mask : 0u;
+    const bool meets = (mask & 0xffffu) != 0 && (mask >> 16) != 0;
+    const bool whole = kShading == kShadingFlat && meets && (staged.covered_blocks[k] & p.warp_bit) != 0;
+    return {__ballot_sync(0xffffffffu, meets), __ballot_sync(0xffffffffu, whole)};
 }
 
 // Blends staged circles [0, count) into the thread's pixels, in order; returns the number of
-// blends. A warp takes the circles 32 at a time, lane l holding circle first + l, and finds by
-// ballot those whose box meets its block (most of a tile's circles miss a given 8x8 block when
-// circles are small). Then, in circle order:
-// - small boxes (at most kMaskWalkMaxPixels pixels of the block, or the whole block covered): each
-//   lane tests its own circle's pixels into a BlockCoverage, and the warp walks the circles that
-//   cover something, each lane reading its bits; a tiny circle costs its few pixels' tests once
-//   instead of a test by every lane (micro2M: a 3x3 box);
-// - otherwise every lane tests its own pixels against each meeting circle (blend_circle); when all
-//   32 meet (large circles) as a plain loop, which the compiler pipelines: finding set bits one by
-//   one made biglittle's shading 9% slower (1.49 -> 1.62 ms on the H200).
-// Either way each pixel sees its circles in list order with the same tests, so the bits are equal.
+// blends. A warp takes the circles 32 at a time and finds by ballot those whose box meets its
+// block (most of a tile's circles miss a given 8x8 block when circles are small) and those
+// covering all of it, then walks the round in order:
+// - with no whole-block circle in it, testing its pixels against each meeting circle; when all 32
+//   meet, as a plain loop, which the compiler pipelines (finding set bits one by one made
+//   biglittle's shading 9% slower: 1.49 -> 1.62 ms on the H200);
+// - otherwise blending whole-block circles without tests (biglittle's shading 1.53 -> 0.98 ms),
+//   and testing the others. Rounds of small circles never pay that check (rand10M's shading took
+//   13% longer when every circle did).
 template <ShadingKind kShading>
 __device__ __forceinline__ std::uint32_t blend_staged(const StagedCircles& staged, int count, const TilePixels& p,
-                                                      const FrameParams& f, Rgba (&pixels)[kPixelsPerThread]) {
-    const int lane = int(threadIdx.x & 31);
+                                                      Rgba (&pixels)[kPixelsPerThread]) {
     std::uint32_t blends = 0;
     for (int first = 0; first < count; first += 32) {
-        const int mine = first + lane;  // this lane's circle
-        const BoxInBlock box = mine < count ? box_in_block(staged, mine, p) : BoxInBlock{0u, 0u};
-        const bool meets = box.columns != 0 && box.rows != 0;
-        const std::uint32_t meeting = __ballot_sync(0xffffffffu, meets);
-        const bool whole_block = meets && (staged.covered_blocks[mine] & p.warp_bit) != 0;
-        const int tested_pixels = meets && !whole_block ? box.pixels() : 0;
-        if (kMaskWalkMaxPixels > 0 &&
-            __reduce_max_sync(0xffffffffu, unsigned(tested_pixels)) <= unsigned(kMaskWalkMaxPixels)) {
-            const BlockCoverage covered = meets ? block_coverage(staged, mine, box, p, f) : BlockCoverage{};
-            std::uint32_t any = 0;
-#pragma unroll
-            for (int j = 0; j < kPixelsPerThread; ++j) any |= covered.word[j];
-            for (std::uint32_t rest = __ballot_sync(0xffffffffu, any != 0); rest != 0; rest &= rest - 1) {
-                const int owner = __ffs(rest) - 1;  // uniform in the warp
-                blends += blend_coverage<kShading>(staged, first + owner, owner, covered, p, pixels);
+        const Round round = round_of_circles<kShading>(staged, first, count, p);
+        if (round.whole != 0) {
+            for (std::uint32_t rest = round.meeting; rest != 0; rest &= rest - 1) {
+                const int j = __ffs(rest) - 1;  // uniform in the warp
+                blends += (round.whole >> j) & 1u ? blend_whole_block(staged, first + j, pixels)
+                                                  : blend_circle<kShading>(staged, first + j, p, pixels);
             }
-        } else if (kDenseUnroll > 0 && meeting == 0xffffffffu) {
+        } else if (kDenseUnroll > 0 && round.meeting == 0xffffffffu) {
 #pragma unroll kDenseUnroll
             for (int k = first; k < first + 32; ++k) blends += blend_circle<kShading>(staged, k, p, pixels);
         } else {
-            for (std::uint32_t rest = meeting; rest != 0; rest &= rest - 1)
+            for (std::uint32_t rest = round.meeting; rest != 0; rest &= rest - 1)
                 blends += blend_circle<kShading>(staged, first + __ffs(rest) - 1, p, pixels);  // uniform in the warp
         }
     }
@@ -381,7 +302,7 @@ __global__ void __launch_bounds__(kShadeThreads)
         __syncthreads();
         const std::uint64_t following = batch + kBatch + threadIdx.x;
         if (following < end) next = fetch_circle(records, tile_circles[following]);
-        my_blends += blend_staged<kShading>(staged[buffer], count, p, f, pixels);
+        my_blends += blend_staged<kShading>(staged[buffer], count, p, pixels);
     }
     write_pixels(image, f, p, pixels);
     if (blends) add_blends(blends, my_blends);
@@ -419,7 +340,7 @@ __global__ void __launch_bounds__(kShadeThreads)
         }
         if (hit) stage_circle<kShading>(staged, before + int(inclusive) - 1, fetch_circle(records, circle), tile, f);
         __syncthreads();
-        blend_staged<kShading>(staged, count, p, f, pixels);
+        blend_staged<kShading>(staged, count, p, pixels);
         __syncthreads();
     }
     write_pixels(image, f, p, pixels);
