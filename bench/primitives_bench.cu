@@ -5,7 +5,9 @@
 // shared/design/performance.md: inputs generated on the device (random, never zeros), CUDA events around each call, 3
 // warm-ups, median of 20 (10 with
 // --quick), every timed output checked (against CUB's output on the device, find_repeats against
-// the multi-threaded CPU version).
+// the multi-threaded CPU version, the ordered-binning paths against the serial CPU binning). The
+// "ordered binning paths" rows time each binning path forced on the same input (2^12..2^18
+// elements into 4097 bins) to set ordered_binning's dispatch thresholds.
 //
 //   tilescan_primitives_bench [--out DIR] [--quick] [--commit HASH]
 // prints the table (markdown) and writes DIR/primitives_bench.md (with a header: date, commit,
@@ -36,6 +38,8 @@
 #include "kernels/primitives/find_repeats.h"
 #include "kernels/primitives/histogram.h"
 #include "kernels/primitives/ordered_binning.h"
+#include "kernels/primitives/ordered_binning_cpu.h"
+#include "kernels/primitives/ordered_binning_paths.h"
 #include "kernels/primitives/radix_sort.h"
 
 using namespace tilescan;
@@ -74,6 +78,18 @@ T read1(const T* d) {
     T h{};
     TS_CUDA_CHECK(cudaMemcpy(&h, d, sizeof(T), cudaMemcpyDeviceToHost));
     return h;
+}
+
+template <typename T>
+std::vector<T> to_host(const T* d, std::size_t n) {
+    std::vector<T> h(n);
+    TS_CUDA_CHECK(cudaMemcpy(h.data(), d, n * sizeof(T), cudaMemcpyDeviceToHost));
+    return h;
+}
+
+template <typename T>
+void to_device(T* d, const std::vector<T>& h) {
+    TS_CUDA_CHECK(cudaMemcpy(d, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice));
 }
 
 int g_runs = 20;
@@ -300,23 +316,32 @@ __global__ void low_words_kernel(const std::uint64_t* keys, std::uint32_t* low, 
         low[i] = std::uint32_t(keys[i]);
 }
 
-// Ordered binning into `num_bins` bins against what sort-based binning costs: cub::DeviceRadixSort
-// of 64-bit (bin << 32 | index) keys over the bits that vary (index bits and bin bits).
+// What sort-based binning costs: cub::DeviceRadixSort of the 64-bit (bin << 32 | index) keys over
+// the bits that vary (index bits and bin bits), into sorted_keys; temp must hold cub_bytes.
+double time_sort_peer(const std::uint64_t* pair_keys, std::uint64_t* sorted_keys, std::size_t n, int end_bit,
+                      void* temp, std::size_t cub_bytes) {
+    return median_ms(
+        [&] { TS_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(temp, cub_bytes, pair_keys, sorted_keys, n, 0, end_bit)); });
+}
+
+std::size_t sort_peer_temp_bytes(std::size_t n, int end_bit) {
+    std::size_t bytes = 0;
+    TS_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(nullptr, bytes, static_cast<const std::uint64_t*>(nullptr),
+                                                 static_cast<std::uint64_t*>(nullptr), n, 0, end_bit));
+    return bytes;
+}
+
+// Ordered binning into `num_bins` bins against the sort-based peer.
 void bench_binning(std::size_t n, std::uint32_t num_bins) {
     DeviceBuffer<std::uint32_t> bins(n), values(n), binned(n), peer_values(n);
     DeviceBuffer<std::uint64_t> offsets(num_bins + 1), pair_keys(n), sorted_keys(n);
     binning_input_kernel<<<1024, 256>>>(bins.data(), values.data(), pair_keys.data(), n, num_bins);
     TS_CUDA_CHECK_LAUNCH();
     const int end_bit = 32 + ordered_binning_bin_bits(num_bins);
-    std::size_t cub_bytes = 0;
-    TS_CUDA_CHECK(
-        cub::DeviceRadixSort::SortKeys(nullptr, cub_bytes, pair_keys.data(), sorted_keys.data(), n, 0, end_bit));
+    const std::size_t cub_bytes = sort_peer_temp_bytes(n, end_bit);
     const std::size_t ours_bytes = ordered_binning_temp_bytes(n, num_bins);
     DeviceBuffer<unsigned char> temp(std::max(cub_bytes, ours_bytes));
-    const double cub_ms = median_ms([&] {
-        TS_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(temp.data(), cub_bytes, pair_keys.data(), sorted_keys.data(), n, 0,
-                                                     end_bit));
-    });
+    const double cub_ms = time_sort_peer(pair_keys.data(), sorted_keys.data(), n, end_bit, temp.data(), cub_bytes);
     const double ours = median_ms([&] {
         ordered_binning(bins.data(), values.data(), n, num_bins, binned.data(), offsets.data(), temp.data(),
                         ours_bytes);
@@ -327,6 +352,50 @@ void bench_binning(std::size_t n, std::uint32_t num_bins) {
     add_row({"ordered binning, " + std::to_string(num_bins) + " bins",
              "vs CUB sort of u64 (bin, index) keys, bits [0," + std::to_string(end_bit) + ")", n, ours, cub_ms, -1,
              ok});
+}
+
+// The ordered-binning paths side by side on the same input, to set ordered_binning's dispatch
+// thresholds: each path that takes (n, num_bins), forced (ordered_binning_paths.h), then the
+// public entry with the thresholds it has now. Every timed result is checked exactly, values and
+// offsets, against the serial CPU binning; the CUB column is the sort-based peer, as above.
+void bench_binning_paths(std::size_t n, std::uint32_t num_bins) {
+    DeviceBuffer<std::uint32_t> bins(n), values(n), binned(n);
+    DeviceBuffer<std::uint64_t> offsets(num_bins + 1), pair_keys(n), sorted_keys(n);
+    binning_input_kernel<<<1024, 256>>>(bins.data(), values.data(), pair_keys.data(), n, num_bins);
+    TS_CUDA_CHECK_LAUNCH();
+    std::vector<std::uint32_t> expected(n);
+    std::vector<std::uint64_t> expected_offsets(std::size_t(num_bins) + 1);
+    serial_ordered_binning(to_host(bins.data(), n).data(), to_host(values.data(), n).data(), n, num_bins,
+                           expected.data(), expected_offsets.data());
+    DeviceBuffer<std::uint32_t> d_expected(n);
+    DeviceBuffer<std::uint64_t> d_expected_offsets(expected_offsets.size());
+    to_device(d_expected.data(), expected);
+    to_device(d_expected_offsets.data(), expected_offsets);
+    const int end_bit = 32 + ordered_binning_bin_bits(num_bins);
+    const std::size_t cub_bytes = sort_peer_temp_bytes(n, end_bit);
+    const std::size_t ours_bytes = ordered_binning_temp_bytes(n, num_bins);
+    DeviceBuffer<unsigned char> temp(std::max(cub_bytes, ours_bytes));
+    const double cub_ms = time_sort_peer(pair_keys.data(), sorted_keys.data(), n, end_bit, temp.data(), cub_bytes);
+    const std::string primitive = "ordered binning paths, " + std::to_string(num_bins) + " bins";
+    const auto time_and_check = [&](const std::string& variant, const std::function<void()>& bin) {
+        TS_CUDA_CHECK(cudaMemset(binned.data(), 0xa5, n * sizeof(std::uint32_t)));  // unwritten slots fail
+        TS_CUDA_CHECK(cudaMemset(offsets.data(), 0xa5, (std::size_t(num_bins) + 1) * sizeof(std::uint64_t)));
+        const double ms = median_ms(bin);
+        const bool ok = bench::count_mismatches(binned.data(), d_expected.data(), n) == 0 &&
+                        bench::count_mismatches(offsets.data(), d_expected_offsets.data(), num_bins + 1) == 0;
+        add_row({primitive, variant, n, ms, cub_ms, -1, ok});
+    };
+    for (const BinningPath path : {BinningPath::single_block, BinningPath::chunked, BinningPath::radix_sort}) {
+        if (!binning_path_fits(path, n, num_bins)) continue;
+        time_and_check(std::string(binning_path_name(path)) + " path, forced", [&] {
+            ordered_binning_on_path(path, bins.data(), values.data(), n, num_bins, binned.data(), offsets.data(),
+                                    temp.data(), ours_bytes);
+        });
+    }
+    time_and_check(std::string("ordered_binning, picks ") + binning_path_name(chosen_binning_path(n, num_bins)), [&] {
+        ordered_binning(bins.data(), values.data(), n, num_bins, binned.data(), offsets.data(), temp.data(),
+                        ours_bytes);
+    });
 }
 
 }  // namespace
@@ -358,6 +427,8 @@ int main(int argc, char** argv) {
         for (std::size_t n : sizes) bench_histogram(n);
         for (std::size_t n : sizes) bench_sorts(n);
         for (std::size_t n : sizes) bench_binning(n, 4096);
+        // The renderer's small frames: a 1024x1024 image in 16x16 tiles, plus the sentinel bin.
+        for (int log2_n = 12; log2_n <= 18; ++log2_n) bench_binning_paths(std::size_t(1) << log2_n, 4097);
         bool all_ok = true;
         std::ostringstream table, csv;
         csv << "primitive,variant,n,ours_ms,cub_ms,ratio,thrust_ms,check\n";

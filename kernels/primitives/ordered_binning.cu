@@ -1,7 +1,10 @@
-// GPU ordered binning (see ordered_binning.h), two paths. Small inputs: one block of 8 warps
-// counts, scans and scatters in shared memory (small_binning_kernel). Others: a stable radix sort
-// of the (bin, value) pairs over the bin's bits only, then every bin's first position by a binary
-// search of the sorted bins.
+// GPU ordered binning (see ordered_binning.h), three paths, and the dispatch between them (which
+// tests and benchmarks may override: ordered_binning_paths.h). Small inputs: one block of 8 warps
+// counts, scans and scatters in shared memory (small_binning_kernel). Mid-size ones: a block per
+// chunk of the input counts its bins (chunk_count_kernel), the scan library scans those counts
+// bin-major, and each chunk scatters in input order from its column of the scan
+// (chunk_scatter_kernel). Others: a stable radix sort of the (bin, value) pairs over the bin's bits
+// only, then every bin's first position by a binary search of the sorted bins.
 #include <algorithm>
 #include <stdexcept>
 #include <string>
@@ -10,7 +13,9 @@
 #include "kernels/primitives/block_ranking.cuh"
 #include "kernels/primitives/lower_bound.cuh"
 #include "kernels/primitives/ordered_binning.h"
+#include "kernels/primitives/ordered_binning_paths.h"
 #include "kernels/primitives/radix_sort.h"
+#include "kernels/scan/scan.h"  // explicit instantiations (scan_instantiate_32.cu)
 #include "kernels/scan/scan_tiles.h"
 
 namespace tilescan {
@@ -91,20 +96,25 @@ __device__ __forceinline__ void scan_counters(std::uint32_t* counters, std::uint
     }
 }
 
-// Phase 3: every element of this warp's segment to its bin's cursor plus its rank among the equal
-// bins of lower lanes; the group's leader then advances the cursor past the group.
+// One round of an ordered scatter, on the active lanes: this lane's element to its bin's cursor
+// plus its rank among the equal bins of lower lanes; the group's leader then advances the cursor
+// past the group. Shared by both shared-memory paths.
+__device__ __forceinline__ void scatter_in_order(std::uint32_t bin, std::uint32_t value, unsigned active,
+                                                 std::uint32_t& cursor, std::uint32_t* __restrict__ binned) {
+    const BinPeers peers = bin_peers(active, bin);
+    binned[cursor + peers.rank] = value;
+    __syncwarp(active);  // every peer has read the cursor before its leader moves it
+    if (peers.rank == 0) cursor += __popc(peers.mask);
+}
+
+// Phase 3: every element of this warp's segment, in order, to its place (scatter_in_order).
 __device__ __forceinline__ void scatter_segment(const std::uint32_t* __restrict__ bins,
                                                 const std::uint32_t* __restrict__ values, std::uint32_t begin,
                                                 std::uint32_t end, std::uint32_t* counters,
                                                 std::uint32_t* __restrict__ binned, int lane, int warp) {
     for_each_round(begin, end, lane, [&](std::uint32_t i, unsigned active) {
         const std::uint32_t bin = bins[i];
-        const std::uint32_t value = values[i];
-        const BinPeers peers = bin_peers(active, bin);
-        std::uint32_t& cursor = counters[bin * kSmallBinningWarps + warp];
-        binned[cursor + peers.rank] = value;
-        __syncwarp(active);  // every peer has read the cursor before its leader moves it
-        if (peers.rank == 0) cursor += __popc(peers.mask);
+        scatter_in_order(bin, values[i], active, counters[bin * kSmallBinningWarps + warp], binned);
     });
 }
 
@@ -145,14 +155,159 @@ std::size_t small_binning_shared_limit() {
     return std::min(small_binning_shared_bytes(kSmallBinningMaxBins), std::size_t(opt_in));
 }
 
+bool small_binning_fits(std::size_t n, std::uint32_t num_bins) {
+    return n <= kSmallBinningMaxElements && num_bins <= kSmallBinningMaxBins &&
+           small_binning_shared_bytes(num_bins) <= small_binning_shared_limit();
+}
+
 void launch_small_binning(const std::uint32_t* d_bins, const std::uint32_t* d_values, std::size_t n,
                           std::uint32_t num_bins, std::uint32_t* d_binned, std::uint64_t* d_offsets,
-                          std::size_t shared_limit, cudaStream_t stream) {
+                          cudaStream_t stream) {
     // Above 48 KiB a kernel must opt in; a function attribute, so no stream work to capture.
-    TS_CUDA_CHECK(
-        cudaFuncSetAttribute(small_binning_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(shared_limit)));
+    TS_CUDA_CHECK(cudaFuncSetAttribute(small_binning_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                       int(small_binning_shared_limit())));
     small_binning_kernel<<<1, kSmallBinningThreads, small_binning_shared_bytes(num_bins), stream>>>(
         d_bins, d_values, std::uint32_t(n), num_bins, d_binned, d_offsets);
+    TS_CUDA_CHECK_LAUNCH();
+}
+
+// ---- mid-size inputs: a block per chunk -------------------------------------------------------
+
+// A block of 8 warps per chunk of kChunkedBinningChunk consecutive elements. All 8 warps count the
+// chunk and load its column of the scan; one warp scatters it. Several scattering warps would keep
+// input order only with a cursor per (bin, warp), 8x the shared memory, and a second count to
+// split the chunk's starts between them; one warp's 32 rounds, its elements already in registers,
+// should take about as long as loading the column (not yet measured: provisional, like the
+// dispatch thresholds).
+constexpr int kChunkedBinningThreads = 256;
+constexpr int kChunkScatterRounds = int(kChunkedBinningChunk / 32);
+constexpr int kChunkCountRounds = int(kChunkedBinningChunk / kChunkedBinningThreads);
+
+static_assert(kChunkedBinningChunk % kChunkedBinningThreads == 0, "every thread counts the same number of rounds");
+static_assert(std::size_t(kChunkedBinningMaxBins) * sizeof(std::uint32_t) <= 48 * 1024,
+              "a block's counters fit the shared memory a kernel gets without opting in");
+static_assert(kChunkedBinningMaxElements / kChunkedBinningChunk * kChunkedBinningMaxBins <= 0xffffffffu,
+              "the count matrix's indices (bin * chunks + chunk) and the element indices are 32-bit");
+
+bool chunked_binning_fits(std::size_t n, std::uint32_t num_bins) {
+    return n <= kChunkedBinningMaxElements && num_bins <= kChunkedBinningMaxBins;
+}
+
+std::uint32_t binning_chunks(std::size_t n) {
+    return std::uint32_t((n + kChunkedBinningChunk - 1) / kChunkedBinningChunk);
+}
+
+// Entries of the count matrix: a column of num_bins counts per chunk.
+std::size_t chunk_count_entries(std::size_t n, std::uint32_t num_bins) {
+    return std::size_t(binning_chunks(n)) * num_bins;
+}
+
+// The count matrix, then the scan's temporary storage.
+std::size_t chunked_binning_temp_bytes(std::size_t n, std::uint32_t num_bins) {
+    const std::size_t entries = chunk_count_entries(n, num_bins);
+    return scan_detail::align_bytes(entries * sizeof(std::uint32_t)) +
+           scan_temp_bytes<std::uint32_t, std::uint32_t>(entries);
+}
+
+// Step 1: this block's chunk counts its elements per bin into counts[bin * chunks + chunk], every
+// bin, zeros too (the scan needs the whole matrix). Thread t counts the chunk's elements t,
+// t + 256, ...; equal bins of a warp's 32 are added once, by one lane. The 8 warps share a counter
+// per bin, so they add atomically: a sum does not depend on the order of its terms, so the counts
+// are exact whatever the timing (order only matters in step 3).
+__global__ void __launch_bounds__(kChunkedBinningThreads)
+    chunk_count_kernel(const std::uint32_t* __restrict__ bins, std::uint32_t n, std::uint32_t num_bins,
+                       std::uint32_t* __restrict__ counts) {  // [num_bins][chunks]
+    extern __shared__ std::uint32_t bin_counts[];             // [num_bins]
+    const std::uint32_t chunks = gridDim.x, chunk = blockIdx.x;
+    const std::uint32_t first = chunk * std::uint32_t(kChunkedBinningChunk) + threadIdx.x;
+    std::uint32_t my_bins[kChunkCountRounds];
+#pragma unroll
+    for (int r = 0; r < kChunkCountRounds; ++r) {  // all loads in flight before the first use
+        const std::uint32_t i = first + r * kChunkedBinningThreads;
+        my_bins[r] = i < n ? bins[i] : 0;
+    }
+    for (std::uint32_t b = threadIdx.x; b < num_bins; b += kChunkedBinningThreads) bin_counts[b] = 0;
+    __syncthreads();
+#pragma unroll
+    for (int r = 0; r < kChunkCountRounds; ++r) {
+        const bool real = first + r * kChunkedBinningThreads < n;
+        const unsigned active = __ballot_sync(kFullMask, real);
+        if (real) {
+            const BinPeers peers = bin_peers(active, my_bins[r]);
+            if (peers.rank == 0) atomicAdd(&bin_counts[my_bins[r]], std::uint32_t(__popc(peers.mask)));
+        }
+    }
+    __syncthreads();
+    for (std::uint32_t b = threadIdx.x; b < num_bins; b += kChunkedBinningThreads)
+        counts[b * chunks + chunk] = bin_counts[b];
+}
+
+// Step 3: this block's chunk to its slots. Its column of the scanned counts becomes one cursor per
+// bin, the slot of the chunk's next element of that bin (chunk 0's column is also the bins'
+// offsets, which block 0 writes). Then warp 0 walks the chunk in input order, 32 elements a round,
+// scatter_in_order placing each. E.g. chunk 2 of 5, 3 bins: its cursors are
+// starts[2], starts[7], starts[12].
+__global__ void __launch_bounds__(kChunkedBinningThreads)
+    chunk_scatter_kernel(const std::uint32_t* __restrict__ bins, const std::uint32_t* __restrict__ values,
+                         std::uint32_t n, std::uint32_t num_bins,
+                         const std::uint32_t* __restrict__ starts,  // [num_bins][chunks], scanned counts
+                         std::uint32_t* __restrict__ binned,        // [n]
+                         std::uint64_t* __restrict__ offsets) {     // [num_bins + 1]
+    extern __shared__ std::uint32_t cursors[];                      // [num_bins]
+    const std::uint32_t chunks = gridDim.x, chunk = blockIdx.x;
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    const std::uint32_t begin = chunk * std::uint32_t(kChunkedBinningChunk);
+    const std::uint32_t end = min(begin + std::uint32_t(kChunkedBinningChunk), n);
+    // Warp 0 loads its rounds first, so that they fly while the block loads the column.
+    std::uint32_t my_bins[kChunkScatterRounds], my_values[kChunkScatterRounds];
+    if (warp == 0) {
+#pragma unroll
+        for (int r = 0; r < kChunkScatterRounds; ++r) {
+            const std::uint32_t i = begin + r * 32 + lane;
+            my_bins[r] = i < end ? bins[i] : 0;
+            my_values[r] = i < end ? values[i] : 0;
+        }
+    }
+#pragma unroll 4
+    for (std::uint32_t b = threadIdx.x; b < num_bins; b += kChunkedBinningThreads) {
+        const std::uint32_t start = starts[b * chunks + chunk];
+        cursors[b] = start;
+        if (chunk == 0) offsets[b] = start;
+    }
+    if (chunk == 0 && threadIdx.x == 0) offsets[num_bins] = n;
+    __syncthreads();
+    if (warp != 0) return;
+#pragma unroll
+    for (int r = 0; r < kChunkScatterRounds; ++r) {
+        const std::uint32_t i = begin + r * 32 + lane;
+        const unsigned active = __ballot_sync(kFullMask, i < end);
+        if (active == 0) break;  // the rest of a partial last chunk
+        if (i < end) scatter_in_order(my_bins[r], my_values[r], active, cursors[my_bins[r]], binned);
+        __syncwarp();  // the leaders' cursor moves are seen by the next round
+    }
+}
+
+void launch_chunked_binning(const std::uint32_t* d_bins, const std::uint32_t* d_values, std::size_t n,
+                            std::uint32_t num_bins, std::uint32_t* d_binned, std::uint64_t* d_offsets, void* d_temp,
+                            cudaStream_t stream) {
+    if (n == 0) {  // no chunk to launch a block for: every bin is empty
+        TS_CUDA_CHECK(cudaMemsetAsync(d_offsets, 0, (std::size_t(num_bins) + 1) * sizeof(std::uint64_t), stream));
+        return;
+    }
+    const std::uint32_t chunks = binning_chunks(n);
+    const std::size_t entries = chunk_count_entries(n, num_bins);
+    auto* counts = static_cast<std::uint32_t*>(d_temp);
+    unsigned char* scan_temp =
+        static_cast<unsigned char*>(d_temp) + scan_detail::align_bytes(entries * sizeof(std::uint32_t));
+    const std::size_t shared_bytes = std::size_t(num_bins) * sizeof(std::uint32_t);
+    chunk_count_kernel<<<chunks, kChunkedBinningThreads, shared_bytes, stream>>>(d_bins, std::uint32_t(n), num_bins,
+                                                                                 counts);
+    TS_CUDA_CHECK_LAUNCH();
+    // Step 2: bin-major, chunk-minor, so chunk c's elements of bin b follow those of chunks 0..c-1.
+    exclusive_scan(counts, counts, entries, Sum<std::uint32_t>{}, scan_temp,
+                   scan_temp_bytes<std::uint32_t, std::uint32_t>(entries), stream);
+    chunk_scatter_kernel<<<chunks, kChunkedBinningThreads, shared_bytes, stream>>>(
+        d_bins, d_values, std::uint32_t(n), num_bins, counts, d_binned, d_offsets);
     TS_CUDA_CHECK_LAUNCH();
 }
 
@@ -168,44 +323,112 @@ __global__ void bin_offsets_kernel(const std::uint32_t* __restrict__ sorted_bins
 
 std::size_t sorted_bins_bytes(std::size_t n) { return scan_detail::align_bytes(n * sizeof(std::uint32_t)); }
 
+// The sorted bins, then the radix sort's temporary storage.
+std::size_t radix_binning_temp_bytes(std::size_t n) {
+    return sorted_bins_bytes(n) + radix_sort_pairs_temp_bytes<std::uint32_t, std::uint32_t>(n);
+}
+
 void launch_radix_binning(const std::uint32_t* d_bins, const std::uint32_t* d_values, std::size_t n,
                           std::uint32_t num_bins, std::uint32_t* d_binned, std::uint64_t* d_offsets, void* d_temp,
-                          std::size_t temp_bytes, cudaStream_t stream) {
+                          cudaStream_t stream) {
     auto* sorted_bins = static_cast<std::uint32_t*>(d_temp);
     unsigned char* sort_temp = static_cast<unsigned char*>(d_temp) + sorted_bins_bytes(n);
-    radix_sort_pairs(d_bins, sorted_bins, d_values, d_binned, n, sort_temp, temp_bytes - sorted_bins_bytes(n), stream,
-                     0, ordered_binning_bin_bits(num_bins));
+    radix_sort_pairs(d_bins, sorted_bins, d_values, d_binned, n, sort_temp,
+                     radix_binning_temp_bytes(n) - sorted_bins_bytes(n), stream, 0, ordered_binning_bin_bits(num_bins));
     const unsigned offset_blocks = static_cast<unsigned>((std::uint64_t(num_bins) + 1 + 255) / 256);
     bin_offsets_kernel<<<offset_blocks, 256, 0, stream>>>(sorted_bins, n, num_bins, d_offsets);
     TS_CUDA_CHECK_LAUNCH();
 }
 
+// ---- entry points -----------------------------------------------------------------------------
+
+// The checks every path shares, before any work is queued.
+void check_binning_arguments(const char* what, const std::uint32_t* d_binned, const std::uint32_t* d_values,
+                             std::size_t n, std::uint32_t num_bins, const void* d_temp, std::size_t temp_bytes) {
+    const std::string name(what);
+    if (num_bins == 0) throw std::invalid_argument(name + ": num_bins must be at least 1");
+    if (n >= kOrderedBinningMaxElements)
+        throw std::invalid_argument(name + ": " + std::to_string(n) +
+                                    " elements, at most 2^32 - 1 per call (split the input)");
+    if (n > 0 && d_binned == d_values) throw std::invalid_argument(name + ": d_binned must not alias d_values");
+    const std::size_t needed = ordered_binning_temp_bytes(n, num_bins);
+    if (temp_bytes < needed || (needed > 0 && d_temp == nullptr))
+        throw std::invalid_argument(name + ": temporary storage of " + std::to_string(temp_bytes) + " bytes, " +
+                                    std::to_string(needed) + " needed");
+}
+
+void run_binning_path(BinningPath path, const std::uint32_t* d_bins, const std::uint32_t* d_values, std::size_t n,
+                      std::uint32_t num_bins, std::uint32_t* d_binned, std::uint64_t* d_offsets, void* d_temp,
+                      cudaStream_t stream) {
+    switch (path) {
+        case BinningPath::single_block:
+            launch_small_binning(d_bins, d_values, n, num_bins, d_binned, d_offsets, stream);
+            return;
+        case BinningPath::chunked:
+            launch_chunked_binning(d_bins, d_values, n, num_bins, d_binned, d_offsets, d_temp, stream);
+            return;
+        case BinningPath::radix_sort:
+            launch_radix_binning(d_bins, d_values, n, num_bins, d_binned, d_offsets, d_temp, stream);
+            return;
+    }
+}
+
 }  // namespace
 
-std::size_t ordered_binning_temp_bytes(std::size_t n, std::uint32_t) {
-    return sorted_bins_bytes(n) + radix_sort_pairs_temp_bytes<std::uint32_t, std::uint32_t>(n);
+std::size_t ordered_binning_temp_bytes(std::size_t n, std::uint32_t num_bins) {
+    // The chunked path's count matrix can outgrow the radix sort's buffers (2^18 elements into 4097
+    // bins: 4 MiB of counts against 3 MiB); the single-block path needs none.
+    const std::size_t radix = radix_binning_temp_bytes(n);
+    return chunked_binning_fits(n, num_bins) ? std::max(radix, chunked_binning_temp_bytes(n, num_bins)) : radix;
+}
+
+const char* binning_path_name(BinningPath path) {
+    switch (path) {
+        case BinningPath::single_block:
+            return "single-block";
+        case BinningPath::chunked:
+            return "chunked";
+        case BinningPath::radix_sort:
+            return "radix sort";
+    }
+    return "unknown";
+}
+
+bool binning_path_fits(BinningPath path, std::size_t n, std::uint32_t num_bins) {
+    switch (path) {
+        case BinningPath::single_block:
+            return small_binning_fits(n, num_bins);
+        case BinningPath::chunked:
+            return chunked_binning_fits(n, num_bins);
+        case BinningPath::radix_sort:
+            return n < kOrderedBinningMaxElements;
+    }
+    return false;
+}
+
+BinningPath chosen_binning_path(std::size_t n, std::uint32_t num_bins) {
+    if (n <= kSmallBinningDispatchElements && small_binning_fits(n, num_bins)) return BinningPath::single_block;
+    if (n <= kChunkedBinningDispatchElements && chunked_binning_fits(n, num_bins)) return BinningPath::chunked;
+    return BinningPath::radix_sort;
 }
 
 void ordered_binning(const std::uint32_t* d_bins, const std::uint32_t* d_values, std::size_t n, std::uint32_t num_bins,
                      std::uint32_t* d_binned, std::uint64_t* d_offsets, void* d_temp, std::size_t temp_bytes,
                      cudaStream_t stream) {
-    if (num_bins == 0) throw std::invalid_argument("ordered_binning: num_bins must be at least 1");
-    if (n >= kOrderedBinningMaxElements)
-        throw std::invalid_argument("ordered_binning: " + std::to_string(n) +
-                                    " elements, at most 2^32 - 1 per call (split the input)");
-    if (n > 0 && d_binned == d_values) throw std::invalid_argument("ordered_binning: d_binned must not alias d_values");
-    const std::size_t needed = ordered_binning_temp_bytes(n, num_bins);
-    if (temp_bytes < needed || (needed > 0 && d_temp == nullptr))
-        throw std::invalid_argument("ordered_binning: temporary storage of " + std::to_string(temp_bytes) + " bytes, " +
-                                    std::to_string(needed) + " needed");
-    if (n <= kSmallBinningMaxElements && num_bins <= kSmallBinningMaxBins) {
-        const std::size_t shared_limit = small_binning_shared_limit();
-        if (small_binning_shared_bytes(num_bins) <= shared_limit) {
-            launch_small_binning(d_bins, d_values, n, num_bins, d_binned, d_offsets, shared_limit, stream);
-            return;
-        }
-    }
-    launch_radix_binning(d_bins, d_values, n, num_bins, d_binned, d_offsets, d_temp, needed, stream);
+    check_binning_arguments("ordered_binning", d_binned, d_values, n, num_bins, d_temp, temp_bytes);
+    run_binning_path(chosen_binning_path(n, num_bins), d_bins, d_values, n, num_bins, d_binned, d_offsets, d_temp,
+                     stream);
+}
+
+void ordered_binning_on_path(BinningPath path, const std::uint32_t* d_bins, const std::uint32_t* d_values,
+                             std::size_t n, std::uint32_t num_bins, std::uint32_t* d_binned, std::uint64_t* d_offsets,
+                             void* d_temp, std::size_t temp_bytes, cudaStream_t stream) {
+    check_binning_arguments("ordered_binning_on_path", d_binned, d_values, n, num_bins, d_temp, temp_bytes);
+    if (!binning_path_fits(path, n, num_bins))
+        throw std::invalid_argument(std::string("ordered_binning_on_path: the ") + binning_path_name(path) +
+                                    " path does not take " + std::to_string(n) + " elements into " +
+                                    std::to_string(num_bins) + " bins");
+    run_binning_path(path, d_bins, d_values, n, num_bins, d_binned, d_offsets, d_temp, stream);
 }
 
 }  // namespace tilescan

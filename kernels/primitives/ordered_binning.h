@@ -6,9 +6,9 @@
 /// grouped by bin, in input order inside each bin, and bin b owns d_binned[d_offsets[b],
 /// d_offsets[b + 1]) (d_offsets has num_bins + 1 entries, 64-bit).
 ///
-/// How: two paths, chosen per call; both give the same bits and take order from input positions,
-/// never from atomics.
-/// - Small inputs (n <= kSmallBinningMaxElements and num_bins <= kSmallBinningMaxBins, and the
+/// How: three paths, chosen per call (thresholds below); all give the same bits and take order
+/// from input positions, never from atomics.
+/// - Small inputs (n <= kSmallBinningDispatchElements and num_bins <= kSmallBinningMaxBins, and the
 ///   device grants the shared memory, which the H200 does): one kernel of one block of 8 warps, a
 ///   counting sort in shared memory. Warp w owns the w-th eighth of the input, in order. It counts
 ///   its eighth into its own counter per bin (equal bins of a warp's 32 elements added once, by one
@@ -16,6 +16,15 @@
 ///   of warp w's first element of bin b, and counter (b, 0) is bin b's offset; then each warp walks
 ///   its eighth again and writes each element to its counter plus its rank among the equal bins of
 ///   lower lanes, advancing the counter. One launch, where the radix path takes about ten.
+/// - Mid-size inputs, and small ones with too many bins for one block (n <=
+///   kChunkedBinningDispatchElements and num_bins <= kChunkedBinningMaxBins): the same counting
+///   sort over many blocks, one per chunk of kChunkedBinningChunk consecutive elements. (1) Each
+///   chunk counts its elements per bin in shared memory and writes the column
+///   counts[bin * chunks + chunk]; (2) one exclusive scan of those counts with the scan library
+///   turns entry (b, c) into the slot of chunk c's first element of bin b, and entry (b, 0) is bin
+///   b's offset; (3) each chunk loads its column as per-bin cursors and one warp walks the chunk in
+///   input order, writing each element to its cursor plus its rank among the equal bins of lower
+///   lanes. Four launches (count, the scan's two, scatter), each short.
 /// - Otherwise: a stable LSD radix sort of the (bin, value) pairs over the bin id's bits only
 ///   (radix_sort.h: per 8-bit digit, counts per partition of the input -> one exclusive scan with
 ///   the scan library -> a block-local stable ranking and a scatter of each digit's run); 4096 bins
@@ -23,11 +32,11 @@
 ///
 /// Sizes: n < 2^32 elements per call (kOrderedBinningMaxElements; larger inputs are split by the
 /// caller, as the renderer bands its tile grid), any num_bins >= 1; offsets are 64-bit.
-/// Never allocates: ordered_binning_temp_bytes() tells the temporary storage a call needs (the
-/// radix path's, asked of both paths so that the size depends on n only). Asynchronous on `stream`
-/// and capturable in a CUDA graph (the small path also sets its kernel's shared-memory limit, a
-/// host-side attribute, not stream work); CUDA failures throw CudaError, bad arguments
-/// std::invalid_argument.
+/// Never allocates: ordered_binning_temp_bytes() tells the temporary storage a call needs: enough
+/// for every path that can take (n, num_bins), whichever the thresholds pick, so it depends on n
+/// and num_bins but not on the dispatch. Asynchronous on `stream` and capturable in a CUDA graph
+/// (the small path also sets its kernel's shared-memory limit, a host-side attribute, not stream
+/// work); CUDA failures throw CudaError, bad arguments std::invalid_argument.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -40,15 +49,38 @@ namespace tilescan {
 /// Elements one call bins at most (exclusive): positions inside the radix sort are 32-bit.
 constexpr std::size_t kOrderedBinningMaxElements = std::size_t(1) << 32;
 
-/// Largest n that ordered_binning bins with the single-block kernel. One block walks the input
-/// twice, so large inputs go to the many-block radix path. Measured on the H200 with 4097 bins, in
-/// the renderer: 4162 elements 21 us (radix path 34 us), 9216 elements 38 us (radix path 34 us).
+/// Largest n the single-block kernel takes. One block walks the input twice, so large inputs go to
+/// the many-block paths. Measured on the H200 with 4097 bins, in the renderer: 4162 elements 21 us
+/// (radix path 34 us), 9216 elements 38 us (radix path 34 us).
 constexpr std::size_t kSmallBinningMaxElements = std::size_t(1) << 13;
 
 /// Largest num_bins for the single-block kernel: its 8 warps' 32-bit counters per bin, plus 8 words
 /// of scratch, fit in 160 KiB of shared memory ((160 * 1024 - 32) / 32 bins). The H200 allows
 /// 227 KiB per block; the margin leaves more of the SM's 256 KiB of L1 and shared memory as cache.
 constexpr std::uint32_t kSmallBinningMaxBins = 5119;
+
+/// Consecutive elements per chunk of the chunked path: one block per chunk, whose scatter is one
+/// warp walking the chunk in 32 rounds of 32 (see ordered_binning.cu for why one warp).
+constexpr std::size_t kChunkedBinningChunk = 1024;
+
+/// Largest n the chunked path takes: its count matrix (n / kChunkedBinningChunk chunks by num_bins)
+/// stays at most 256 x 8192 words (8 MiB, resident in the H200's L2 between the three steps).
+constexpr std::size_t kChunkedBinningMaxElements = std::size_t(1) << 18;
+
+/// Largest num_bins for the chunked path: a block's 32-bit counter per bin fits the 48 KiB of
+/// shared memory a kernel gets without opting in (8192 bins: 32 KiB), several blocks per SM.
+constexpr std::uint32_t kChunkedBinningMaxBins = 8192;
+
+/// Dispatch thresholds, PROVISIONAL until the three paths are timed side by side on the H200
+/// (tilescan_primitives_bench, rows "ordered binning paths"): ordered_binning gives inputs of up to
+/// kSmallBinningDispatchElements elements to the single-block kernel, up to
+/// kChunkedBinningDispatchElements to the chunked path (each when num_bins fits it too), and the
+/// rest to the radix path.
+constexpr std::size_t kSmallBinningDispatchElements = kSmallBinningMaxElements;
+constexpr std::size_t kChunkedBinningDispatchElements = kChunkedBinningMaxElements;
+static_assert(kSmallBinningDispatchElements <= kSmallBinningMaxElements &&
+                  kChunkedBinningDispatchElements <= kChunkedBinningMaxElements,
+              "a threshold may not send a path inputs beyond its limits");
 
 /// The bits a bin id below num_bins needs (0 for one bin): ordered_binning sorts bits [0, that).
 inline int ordered_binning_bin_bits(std::uint32_t num_bins) {
@@ -57,17 +89,17 @@ inline int ordered_binning_bin_bits(std::uint32_t num_bins) {
     return bits;
 }
 
-/// Bytes of temporary device storage ordered_binning of n elements into num_bins bins needs; depends
-/// on n only.
+/// Bytes of temporary device storage ordered_binning of n elements into num_bins bins needs, on any
+/// path that can take them (so also when a test or benchmark forces one: ordered_binning_paths.h).
 std::size_t ordered_binning_temp_bytes(std::size_t n, std::uint32_t num_bins);
 
 /// Stable counting sort of n elements by bin, asynchronous on `stream`: d_binned receives d_values
 /// grouped by bin (input order inside a bin), d_offsets[b] the first slot of bin b and
 /// d_offsets[num_bins] = n. All pointers are device memory; d_binned must not alias d_values.
 /// Bins must be < num_bins (not checked on the device: a larger one corrupts the result, and on the
-/// small path lands outside the kernel's shared counters). Exact and deterministic: positions come
-/// from scans, never from atomics. Small inputs take the single-block kernel, others
-/// radix_sort_pairs over bits [0, ceil(log2 num_bins)) (see the file comment).
+/// single-block and chunked paths lands outside their shared counters). Exact and deterministic:
+/// positions come from scans, never from atomics. Small inputs take the single-block kernel, mid-size ones the
+/// chunked path, others radix_sort_pairs over bits [0, ceil(log2 num_bins)) (see the file comment).
 /// @throws std::invalid_argument num_bins == 0, d_binned == d_values, n >= kOrderedBinningMaxElements,
 ///         or too little temporary storage.
 /// @throws CudaError when a CUDA call fails.

@@ -1,7 +1,8 @@
 // GPU tests of the primitives (kernels/primitives): compaction (select by predicate and by flags,
 // both algorithms), partition, find_repeats, histogram, radix sort (keys and pairs, four key
-// types, 4- and 8-bit digits, bit ranges, in place), COO <-> CSR, ordered binning (both paths, at
-// the edges of the single-block one, and captured in a CUDA graph), each against the serial CPU
+// types, 4- and 8-bit digits, bit ranges, in place), COO <-> CSR, ordered binning (each of its three
+// paths forced at the others' thresholds and the chunked path's chunk edges, the public entry at
+// every threshold, and captured in a CUDA graph), each against the serial CPU
 // reference (itself tested against the standard library in tests/test_primitives_cpu.cpp),
 // exactly, at sizes 0, 1, 31-33, one block +-1, one tile +-1, 10^6 + 3 and 2^24, with
 // adversarial inputs. Outputs are poisoned first so unwritten elements fail. [sanitize] marks
@@ -24,6 +25,7 @@
 #include "kernels/primitives/histogram.h"
 #include "kernels/primitives/ordered_binning.h"
 #include "kernels/primitives/ordered_binning_cpu.h"
+#include "kernels/primitives/ordered_binning_paths.h"
 #include "kernels/primitives/radix_sort.h"
 #include "kernels/primitives/radix_sort_cpu.h"
 #include "kernels/primitives/sparse.h"
@@ -270,12 +272,12 @@ void run_as_graph(Enqueue enqueue) {
     TS_CUDA_CHECK(cudaStreamDestroy(stream));
 }
 
-// Bins `keys` on the GPU (directly, or captured in a CUDA graph and replayed) and compares the
-// binned values and the offsets exactly with the serial reference. Each value is distinct, so a
-// wrong order inside a bin fails too.
-void check_binning(const std::vector<std::uint32_t>& keys, std::uint32_t bins, bool as_graph = false) {
+// Bins `keys` into `bins` with `bin(d_keys, d_values, n, d_binned, d_offsets, temp, temp_bytes)`
+// and compares the binned values and the offsets exactly with the serial reference. Each value is
+// distinct, so a wrong order inside a bin fails too.
+template <typename Bin>
+void check_binning_by(const std::vector<std::uint32_t>& keys, std::uint32_t bins, Bin bin) {
     const std::size_t n = keys.size();
-    CAPTURE(n, bins, as_graph);
     std::vector<std::uint32_t> values(n);
     for (std::size_t i = 0; i < n; ++i) values[i] = std::uint32_t(i) * 2654435761u;  // odd factor: distinct
     std::vector<std::uint32_t> expected(n);
@@ -286,17 +288,39 @@ void check_binning(const std::vector<std::uint32_t>& keys, std::uint32_t bins, b
     DeviceBuffer<std::uint64_t> d_offsets = poisoned<std::uint64_t>(std::size_t(bins) + 1);
     const std::size_t temp_bytes = ordered_binning_temp_bytes(n, bins);
     DeviceBuffer<unsigned char> temp(temp_bytes + 1);
-    const auto bin = [&](cudaStream_t stream) {
-        ordered_binning(d_keys.data(), d_values.data(), n, bins, d_binned.data(), d_offsets.data(), temp.data(),
-                        temp_bytes, stream);
-    };
-    if (as_graph)
-        run_as_graph(bin);
-    else
-        bin(nullptr);
+    bin(d_keys.data(), d_values.data(), n, d_binned.data(), d_offsets.data(), temp.data(), temp_bytes);
     CHECK(download(d_binned.data(), n) == expected);
     CHECK(download(d_offsets.data(), std::size_t(bins) + 1) == expected_offsets);
 }
+
+// Through the public entry, directly or captured in a CUDA graph and replayed.
+void check_binning(const std::vector<std::uint32_t>& keys, std::uint32_t bins, bool as_graph = false) {
+    CAPTURE(keys.size(), bins, as_graph, binning_path_name(chosen_binning_path(keys.size(), bins)));
+    check_binning_by(keys, bins,
+                     [&](const std::uint32_t* d_keys, const std::uint32_t* d_values, std::size_t n,
+                         std::uint32_t* d_binned, std::uint64_t* d_offsets, void* temp, std::size_t temp_bytes) {
+                         const auto bin = [&](cudaStream_t stream) {
+                             ordered_binning(d_keys, d_values, n, bins, d_binned, d_offsets, temp, temp_bytes, stream);
+                         };
+                         if (as_graph)
+                             run_as_graph(bin);
+                         else
+                             bin(nullptr);
+                     });
+}
+
+// On `path`, forced (ordered_binning_paths.h); the caller makes sure the path fits.
+void check_binning_on_path(const std::vector<std::uint32_t>& keys, std::uint32_t bins, BinningPath path) {
+    CAPTURE(keys.size(), bins, binning_path_name(path));
+    check_binning_by(keys, bins,
+                     [&](const std::uint32_t* d_keys, const std::uint32_t* d_values, std::size_t n,
+                         std::uint32_t* d_binned, std::uint64_t* d_offsets, void* temp, std::size_t temp_bytes) {
+                         ordered_binning_on_path(path, d_keys, d_values, n, bins, d_binned, d_offsets, temp,
+                                                 temp_bytes);
+                     });
+}
+
+constexpr BinningPath kAllBinningPaths[] = {BinningPath::single_block, BinningPath::chunked, BinningPath::radix_sort};
 
 constexpr BinKeys kAllBinKeys[] = {BinKeys::random, BinKeys::first, BinKeys::middle, BinKeys::last,
                                    BinKeys::mostly_middle};
@@ -445,12 +469,41 @@ TEST_CASE("GPU COO -> CSR -> COO against the serial reference", "[gpu][primitive
 
 TEST_CASE("GPU ordered binning at the edges of the single-block path", "[gpu][primitives][binning]") {
     // Sizes around a warp's round, the block and the threshold (n = 7 leaves a warp's segment
-    // empty); bins past kSmallBinningMaxBins, like n past the threshold, take the radix path.
-    const std::size_t t = kSmallBinningMaxElements;
+    // empty); bins past kSmallBinningMaxBins, like n past the threshold, take the chunked path.
+    const std::size_t t = kSmallBinningDispatchElements;
     for (const std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(7), std::size_t(31), std::size_t(32),
                                 std::size_t(33), std::size_t(255), std::size_t(256), std::size_t(257), t - 1, t, t + 1})
         for (const std::uint32_t bins : {1u, 2u, 4097u, kSmallBinningMaxBins, kSmallBinningMaxBins + 1})
             for (const BinKeys kind : kAllBinKeys) check_binning(binning_keys(n, bins, kind), bins);
+}
+
+TEST_CASE("GPU ordered binning at the edges of the chunked path", "[gpu][primitives][binning]") {
+    // Through the public entry: either side of the chunked path's threshold and of its bin limit
+    // (past either, the radix path), and a bin count the single-block kernel does not take.
+    const std::size_t t = kChunkedBinningDispatchElements;
+    for (const std::size_t n : {kSmallBinningDispatchElements + 1, t - 1, t, t + 1})
+        for (const std::uint32_t bins :
+             {1u, 4097u, kSmallBinningMaxBins + 1, kChunkedBinningMaxBins, kChunkedBinningMaxBins + 1})
+            for (const BinKeys kind : kAllBinKeys) check_binning(binning_keys(n, bins, kind), bins);
+}
+
+TEST_CASE("GPU ordered binning, each path forced, at chunk edges and thresholds", "[gpu][primitives][binning]") {
+    // Every path that takes the input, on the same keys: one chunk -1, +0, +1; several chunks +1;
+    // either side of each dispatch threshold and of the chunked path's size limit. Bins: one, the
+    // renderer's 4097, and the largest count the chunked path takes.
+    const std::size_t c = kChunkedBinningChunk, small = kSmallBinningDispatchElements,
+                      mid = kChunkedBinningDispatchElements, most = kChunkedBinningMaxElements;
+    std::vector<std::size_t> sizes = {1,     33,        c - 1, c,       c + 1, 2 * c + 1, 7 * c + 1,
+                                      small, small + 1, mid,   mid + 1, most,  most + 1};
+    std::sort(sizes.begin(), sizes.end());  // thresholds may coincide with limits
+    sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
+    for (const std::size_t n : sizes)
+        for (const std::uint32_t bins : {1u, 4097u, kChunkedBinningMaxBins})
+            for (const BinKeys kind : kAllBinKeys) {
+                const std::vector<std::uint32_t> keys = binning_keys(n, bins, kind);
+                for (const BinningPath path : kAllBinningPaths)
+                    if (binning_path_fits(path, n, bins)) check_binning_on_path(keys, bins, path);
+            }
 }
 
 TEST_CASE("GPU ordered binning at large sizes and many bins", "[gpu][primitives][binning]") {
@@ -460,8 +513,9 @@ TEST_CASE("GPU ordered binning at large sizes and many bins", "[gpu][primitives]
                 check_binning(binning_keys(n, bins, kind), bins);
 }
 
-TEST_CASE("GPU ordered binning captured in a CUDA graph, both paths", "[gpu][primitives][binning]") {
-    for (const std::size_t n : {std::size_t(4000), kSmallBinningMaxElements + 1})
+TEST_CASE("GPU ordered binning captured in a CUDA graph, all three paths", "[gpu][primitives][binning]") {
+    for (const std::size_t n :
+         {std::size_t(4000), kSmallBinningDispatchElements + 1, kChunkedBinningDispatchElements + 1})
         check_binning(binning_keys(n, 4097, BinKeys::random), 4097, true);
 }
 
@@ -471,6 +525,11 @@ TEST_CASE("GPU ordered binning, small cases for compute-sanitizer", "[gpu][primi
         for (const std::uint32_t bins : {1u, 300u, 4097u, kSmallBinningMaxBins})
             for (const BinKeys kind : {BinKeys::random, BinKeys::mostly_middle})
                 check_binning(binning_keys(n, bins, kind), bins);
+    // Each path forced on a partial second chunk, into the renderer's bin count.
+    for (const BinKeys kind : {BinKeys::random, BinKeys::mostly_middle}) {
+        const std::vector<std::uint32_t> keys = binning_keys(kChunkedBinningChunk + 33, 4097, kind);
+        for (const BinningPath path : kAllBinningPaths) check_binning_on_path(keys, 4097, path);
+    }
 }
 
 TEST_CASE("GPU primitives API errors", "[gpu][primitives][sanitize]") {
@@ -503,6 +562,12 @@ TEST_CASE("GPU primitives API errors", "[gpu][primitives][sanitize]") {
     CHECK_THROWS_AS(ordered_binning(d.data(), d.data(), kOrderedBinningMaxElements, 16, binned.data(), offsets.data(),
                                     btemp.data(), bbytes),
                     std::invalid_argument);
+    // A forced path that does not take the input throws before any work (bins beyond both
+    // shared-memory paths: the radix path's temporary storage, which bbytes covers, suffices).
+    for (const BinningPath path : {BinningPath::single_block, BinningPath::chunked})
+        CHECK_THROWS_AS(ordered_binning_on_path(path, d.data(), d.data(), 64, kChunkedBinningMaxBins + 1, binned.data(),
+                                                offsets.data(), btemp.data(), bbytes),
+                        std::invalid_argument);
 }
 
 TEST_CASE("GPU primitives, small cases for compute-sanitizer", "[gpu][primitives][sanitize]") {
