@@ -49,9 +49,8 @@ namespace tilescan {
 /// Elements one call bins at most (exclusive): positions inside the radix sort are 32-bit.
 constexpr std::size_t kOrderedBinningMaxElements = std::size_t(1) << 32;
 
-/// Largest n the single-block kernel takes. One block walks the input twice, so large inputs go to
-/// the many-block paths. Measured on the H200 with 4097 bins, in the renderer: 4162 elements 21 us
-/// (radix path 34 us), 9216 elements 38 us (radix path 34 us).
+/// Largest n the single-block kernel takes (its 32-bit indices and counters; it is dispatched only
+/// up to kSmallBinningDispatchElements, where the chunked path overtakes it).
 constexpr std::size_t kSmallBinningMaxElements = std::size_t(1) << 13;
 
 /// Largest num_bins for the single-block kernel: its 8 warps' 32-bit counters per bin, plus 8 words
@@ -71,12 +70,14 @@ constexpr std::size_t kChunkedBinningMaxElements = std::size_t(1) << 18;
 /// shared memory a kernel gets without opting in (8192 bins: 32 KiB), several blocks per SM.
 constexpr std::uint32_t kChunkedBinningMaxBins = 8192;
 
-/// Dispatch thresholds, PROVISIONAL until the three paths are timed side by side on the H200
-/// (tilescan_primitives_bench, rows "ordered binning paths"): ordered_binning gives inputs of up to
-/// kSmallBinningDispatchElements elements to the single-block kernel, up to
-/// kChunkedBinningDispatchElements to the chunked path (each when num_bins fits it too), and the
-/// rest to the radix path.
-constexpr std::size_t kSmallBinningDispatchElements = kSmallBinningMaxElements;
+/// Dispatch thresholds: ordered_binning gives inputs of up to kSmallBinningDispatchElements
+/// elements to the single-block kernel, up to kChunkedBinningDispatchElements to the chunked path
+/// (each when num_bins fits it too), and the rest to the radix path. Measured on the H200 with 4097
+/// random bins (tilescan_primitives_bench, rows "ordered binning paths", 2026-11-30, a39a082), us
+/// per call for single-block / chunked / radix: 2^12 25.0 / 32.5 / 38.1; 2^13 38.4 / 32.4 / 38.2;
+/// 2^16 - / 35.9 / 39.4; 2^18 - / 49.8 / 55.5. The single block grows linearly and the chunked path
+/// stays near 32 us up to 2^13, so they cross near 6400 elements.
+constexpr std::size_t kSmallBinningDispatchElements = 6144;
 constexpr std::size_t kChunkedBinningDispatchElements = kChunkedBinningMaxElements;
 static_assert(kSmallBinningDispatchElements <= kSmallBinningMaxElements &&
                   kChunkedBinningDispatchElements <= kChunkedBinningMaxElements,

@@ -230,15 +230,20 @@ __device__ __forceinline__ Round round_of_circles(const StagedCircles& staged, i
 //   meet, as a plain loop, which the compiler pipelines (finding set bits one by one made
 //   biglittle's shading 9% slower: 1.49 -> 1.62 ms on the H200);
 // - otherwise blending whole-block circles without tests (biglittle's shading 1.53 -> 0.98 ms),
-//   and testing the others. Rounds of small circles never pay that check (rand10M's shading took
-//   13% longer when every circle did).
+//   and testing the others, again as a plain loop when all 32 meet. Rounds of small circles never
+//   pay that check (rand10M's shading took 13% longer when every circle did).
 template <ShadingKind kShading>
 __device__ __forceinline__ std::uint32_t blend_staged(const StagedCircles& staged, int count, const TilePixels& p,
                                                       Rgba (&pixels)[kPixelsPerThread]) {
     std::uint32_t blends = 0;
     for (int first = 0; first < count; first += 32) {
         const Round round = round_of_circles<kShading>(staged, first, count, p);
-        if (round.whole != 0) {
+        if (round.whole != 0 && round.meeting == 0xffffffffu) {
+#pragma unroll kDenseUnroll
+            for (int j = 0; j < 32; ++j)
+                blends += (round.whole >> j) & 1u ? blend_whole_block(staged, first + j, pixels)
+                                                  : blend_circle<kShading>(staged, first + j, p, pixels);
+        } else if (round.whole != 0) {
             for (std::uint32_t rest = round.meeting; rest != 0; rest &= rest - 1) {
                 const int j = __ffs(rest) - 1;  // uniform in the warp
                 blends += (round.whole >> j) & 1u ? blend_whole_block(staged, first + j, pixels)

@@ -489,12 +489,13 @@ TEST_CASE("GPU ordered binning at the edges of the chunked path", "[gpu][primiti
 
 TEST_CASE("GPU ordered binning, each path forced, at chunk edges and thresholds", "[gpu][primitives][binning]") {
     // Every path that takes the input, on the same keys: one chunk -1, +0, +1; several chunks +1;
-    // either side of each dispatch threshold and of the chunked path's size limit. Bins: one, the
+    // either side of each dispatch threshold and of each path's size limit. Bins: one, the
     // renderer's 4097, and the largest count the chunked path takes.
     const std::size_t c = kChunkedBinningChunk, small = kSmallBinningDispatchElements,
-                      mid = kChunkedBinningDispatchElements, most = kChunkedBinningMaxElements;
-    std::vector<std::size_t> sizes = {1,     33,        c - 1, c,       c + 1, 2 * c + 1, 7 * c + 1,
-                                      small, small + 1, mid,   mid + 1, most,  most + 1};
+                      one_block = kSmallBinningMaxElements, mid = kChunkedBinningDispatchElements,
+                      most = kChunkedBinningMaxElements;
+    std::vector<std::size_t> sizes = {1,         33,        c - 1,         c,   c + 1,   2 * c + 1, 7 * c + 1, small,
+                                      small + 1, one_block, one_block + 1, mid, mid + 1, most,      most + 1};
     std::sort(sizes.begin(), sizes.end());  // thresholds may coincide with limits
     sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
     for (const std::size_t n : sizes)
