@@ -27,13 +27,6 @@ using render_detail::footprint_of;
 #define TILESCAN_SHADE_PIXELS 2
 #endif
 constexpr int kPixelsPerThread = TILESCAN_SHADE_PIXELS;
-// How blend_staged walks 32 staged circles that all meet the warp's block: a plain loop unrolled
-// this many times, or (0) the same set-bit walk as sparse rounds. TILESCAN_SHADE_DENSE_UNROLL
-// overrides it for tuning experiments.
-#ifndef TILESCAN_SHADE_DENSE_UNROLL
-#define TILESCAN_SHADE_DENSE_UNROLL 4
-#endif
-constexpr int kDenseUnroll = TILESCAN_SHADE_DENSE_UNROLL;
 constexpr int kShadeThreads = kTilePixels / kPixelsPerThread;
 constexpr int kBatch = kShadeThreads;  // circles staged per batch: one per thread
 // A warp shades an 8-column block of its tile: lane l owns column l % 8 and rows
@@ -229,7 +222,7 @@ __device__ __forceinline__ Round round_of_circles(const StagedCircles& staged, i
 // - with no whole-block circle in it, testing its pixels against each meeting circle; when all 32
 //   meet, as a plain loop, which the compiler pipelines (finding set bits one by one made
 //   biglittle's shading 9% slower: 1.49 -> 1.62 ms on the H200);
-// - otherwise blending whole-block circles without tests (biglittle's shading 1.53 -> 0.98 ms),
+// - otherwise blending whole-block circles without tests (biglittle's shading 1.53 -> 0.93 ms),
 //   and testing the others, again as a plain loop when all 32 meet. Rounds of small circles never
 //   pay that check (rand10M's shading took 13% longer when every circle did).
 template <ShadingKind kShading>
@@ -239,7 +232,7 @@ __device__ __forceinline__ std::uint32_t blend_staged(const StagedCircles& stage
     for (int first = 0; first < count; first += 32) {
         const Round round = round_of_circles<kShading>(staged, first, count, p);
         if (round.whole != 0 && round.meeting == 0xffffffffu) {
-#pragma unroll kDenseUnroll
+#pragma unroll 4
             for (int j = 0; j < 32; ++j)
                 blends += (round.whole >> j) & 1u ? blend_whole_block(staged, first + j, pixels)
                                                   : blend_circle<kShading>(staged, first + j, p, pixels);
@@ -249,8 +242,8 @@ __device__ __forceinline__ std::uint32_t blend_staged(const StagedCircles& stage
                 blends += (round.whole >> j) & 1u ? blend_whole_block(staged, first + j, pixels)
                                                   : blend_circle<kShading>(staged, first + j, p, pixels);
             }
-        } else if (kDenseUnroll > 0 && round.meeting == 0xffffffffu) {
-#pragma unroll kDenseUnroll
+        } else if (round.meeting == 0xffffffffu) {
+#pragma unroll 4
             for (int k = first; k < first + 32; ++k) blends += blend_circle<kShading>(staged, k, p, pixels);
         } else {
             for (std::uint32_t rest = round.meeting; rest != 0; rest &= rest - 1)
