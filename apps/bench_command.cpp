@@ -72,6 +72,7 @@ struct SceneResult {
     std::size_t circles = 0;
     std::uint64_t blends = 0;
     std::uint64_t pairs = 0;
+    std::uint32_t busy_tiles = 0;  // shaded by the busy-tile branch (scan binning)
     double ref_ms = 0, cpu_ms = 0;
     bool cpu_exact = false;
     Timing scan, sort, naive;
@@ -146,7 +147,9 @@ SceneResult run_case(const BenchCase& c, [[maybe_unused]] int repeats, bool quic
         CudaBackend backend(Binning::scan, max_bin_bytes);
         backend.upload(scene);
         result.scan = time_cuda(backend, Binning::scan, c, oracle, repeats, &result.stages);
-        result.pairs = backend.render_uploaded(c.size, c.size, false).pairs;
+        const RenderStats stats = backend.render_uploaded(c.size, c.size, false);
+        result.pairs = stats.pairs;
+        result.busy_tiles = stats.busy_tiles;
         result.sort = time_cuda(backend, Binning::sort, c, oracle, repeats, nullptr);
         // The naive peer costs O(tiles x circles): a few frames suffice where it takes long.
         if (static_cast<double>(scene.size()) * (c.size / 16) * (c.size / 16) < 2e10)
@@ -168,16 +171,18 @@ std::string ratio(const Timing& peer, double ours) {
 
 std::string table(const std::vector<SceneResult>& results) {
     std::ostringstream md;
-    md << "| scene | size | circles | pairs | blends | scan ms | sort ms | naive ms | sort/scan | naive/scan "
+    md << "| scene | size | circles | pairs | busy tiles | blends | scan ms | sort ms | naive ms | sort/scan | "
+          "naive/scan "
           "| binning sort/scan | Gblends/s (shade) | cpu ms | ref ms | exact (scan, sort, naive, cpu) | scan stages "
           "(ms) |\n";
-    md << "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+    md << "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
     for (const SceneResult& r : results) {
         const auto exact = [](const Timing& t) { return !t.ran ? "–" : t.exact ? "yes" : "NO"; };
         md << "| " << r.bench_case.scene << " | " << r.bench_case.size << " | " << r.circles << " | " << r.pairs
-           << " | " << r.blends << " | " << (r.scan.ran ? cell(r.scan.frame_ms) : "–") << " | "
-           << (r.sort.ran ? cell(r.sort.frame_ms) : "–") << " | " << (r.naive.ran ? cell(r.naive.frame_ms) : "–")
-           << " | " << ratio(r.sort, r.scan.frame_ms) << " | " << ratio(r.naive, r.scan.frame_ms) << " | "
+           << " | " << (r.scan.ran ? std::to_string(r.busy_tiles) : "–") << " | " << r.blends << " | "
+           << (r.scan.ran ? cell(r.scan.frame_ms) : "–") << " | " << (r.sort.ran ? cell(r.sort.frame_ms) : "–") << " | "
+           << (r.naive.ran ? cell(r.naive.frame_ms) : "–") << " | " << ratio(r.sort, r.scan.frame_ms) << " | "
+           << ratio(r.naive, r.scan.frame_ms) << " | "
            << (r.scan.ran && r.scan.binning_ms > 0 ? cell(r.sort.binning_ms / r.scan.binning_ms, "%.2fx") : "–")
            << " | " << (r.scan.ran && r.scan.shade_ms > 0 ? cell(r.blends / r.scan.shade_ms / 1e6, "%.1f") : "–")
            << " | " << (r.cpu_ms > 0 ? cell(r.cpu_ms, "%.1f") : "–") << " | " << cell(r.ref_ms, "%.1f") << " | "

@@ -122,15 +122,15 @@ void print_stats_table(const SceneSource& source, const std::string& backend, co
                        const std::vector<FrameRecord>& records) {
     std::printf("scene %s  circles %zu  size %dx%d  backend %s\n", source.name.c_str(), source.scene.size(), size.width,
                 size.height, backend.c_str());
-    std::printf("%-6s %10s %14s %12s %10s %6s", "frame", "ms", "blends", "pairs", "bin MiB", "bands");
+    std::printf("%-6s %10s %14s %12s %10s %6s %5s", "frame", "ms", "blends", "pairs", "bin MiB", "bands", "busy");
     if (!records.empty())
         for (const StageTime& stage : records.front().stats.stages) std::printf(" %10s", stage.name.c_str());
     std::printf("\n");
     for (const auto& record : records) {
         const RenderStats& s = record.stats;
         const std::string blends = s.counted_blends ? std::to_string(s.blends) : "-";
-        std::printf("%-6ld %10.3f %14s %12llu %10.1f %6u", record.frame, s.total_ms, blends.c_str(),
-                    static_cast<unsigned long long>(s.pairs), s.bin_bytes / 1048576.0, s.bands);
+        std::printf("%-6ld %10.3f %14s %12llu %10.1f %6u %5u", record.frame, s.total_ms, blends.c_str(),
+                    static_cast<unsigned long long>(s.pairs), s.bin_bytes / 1048576.0, s.bands, s.busy_tiles);
         for (const StageTime& stage : s.stages) std::printf(" %10.3f", stage.ms);
         std::printf("\n");
     }
@@ -156,7 +156,8 @@ void print_stats_json(const SceneSource& source, const std::string& backend, con
              << "\",\"ms\":" << records[i].stats.total_ms
              << ",\"blends\":" << (records[i].stats.counted_blends ? std::to_string(records[i].stats.blends) : "null")
              << ",\"pairs\":" << records[i].stats.pairs << ",\"bin_bytes\":" << records[i].stats.bin_bytes
-             << ",\"bands\":" << records[i].stats.bands << ",\"stages\":{";
+             << ",\"bands\":" << records[i].stats.bands << ",\"busy_tiles\":" << records[i].stats.busy_tiles
+             << ",\"stages\":{";
         for (std::size_t k = 0; k < records[i].stats.stages.size(); ++k)
             json << (k ? "," : "") << "\"" << records[i].stats.stages[k].name << "\":" << records[i].stats.stages[k].ms;
         json << "}}";

@@ -30,6 +30,7 @@ struct RenderStats {
     std::uint64_t pairs = 0;        ///< (tile, circle) pairs binned; 0 for `ref`
     std::uint64_t bin_bytes = 0;    ///< memory the binning stages used
     std::uint32_t bands = 0;        ///< tile-row bands the frame was binned in (tile_bands.h); 0 for `ref`
+    std::uint32_t busy_tiles = 0;   ///< tiles the `cuda` backend shaded with many warps each (tile_is_busy)
     std::vector<StageTime> stages;  ///< in pipeline order (summed over bands); empty for `ref`
 };
 

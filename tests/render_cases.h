@@ -3,12 +3,15 @@
 // cuda tests (GPU machine).
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "renderer/backend.h"
 #include "renderer/ref_renderer.h"
+#include "renderer/shared/tile_geometry.h"
 #include "scenes/builtin_scenes.h"
 #include "test_support.h"
 
@@ -18,6 +21,43 @@ inline Scene builtin_frame(const std::string& name, int frame = 0) {
     BuiltinScene builtin = make_builtin_scene(name, 0);
     for (int k = 0; k <= frame && builtin.animation; ++k) builtin.animation->advance(builtin.scene);
     return std::move(builtin.scene);
+}
+
+// `per_tile` small circles (radii 0.5 to 3.5 pixels) centred in each of `tiles` (tile column, row),
+// every fifth on a pixel centre, in draw order round-robin over the tiles, with a circle covering
+// the whole image every 250 rounds: lists long enough that the cuda backend shades those tiles as
+// busy ones (tile_is_busy) when the other tiles are quiet.
+inline Scene busy_tiles_scene(int width, int height, const std::vector<std::pair<int, int>>& tiles, int per_tile,
+                              ShadingKind shading) {
+    Scene scene;
+    scene.shading = shading;
+    if (shading == kShadingSnow) scene.background = {kBackgroundSnowGradient, 1.f, 1.f, 1.f};
+    const float iw = 1.0f / width, ih = 1.0f / height;
+    const auto fraction = [](double v) { return float(v - std::floor(v)); };
+    const int circles = per_tile * int(tiles.size());
+    for (int k = 0; k < circles; ++k) {
+        const float colour = (k % 7) / 7.0f, alpha = 0.2f + (k % 11) / 20.0f, z = fraction(k * 0.37);
+        if (k % (250 * int(tiles.size())) == 0) scene.push_back({0.5f, 0.5f, z, 0.8f, 1 - colour, colour, 0.5f, 0.3f});
+        const auto [tx, ty] = tiles[k % tiles.size()];
+        const int x0 = tx * kTileSize, y0 = ty * kTileSize;
+        const int columns = std::min(kTileSize, width - x0), rows = std::min(kTileSize, height - y0);
+        float x = (x0 + fraction(k * 0.6180339887) * columns) * iw;
+        float y = (y0 + fraction(k * 0.7548776662) * rows) * ih;
+        if (k % 5 == 0) {
+            x = pixel_center(int(x * width), iw);
+            y = pixel_center(int(y * height), ih);
+        }
+        scene.push_back({x, y, z, (0.5f + (k % 7) * 0.5f) * iw, colour, 0.3f, 1 - colour, alpha});
+    }
+    return scene;
+}
+
+// 24 distinct tiles of a 20 x 20 grid (320 x 320 pixels) for busy_tiles_scene: more busy tiles
+// than the cuda backend shades at once.
+inline std::vector<std::pair<int, int>> busy_tiles_scene_many_tiles() {
+    std::vector<std::pair<int, int>> tiles;
+    for (int k = 0; k < 24; ++k) tiles.push_back({(7 * k) % 20, (3 * k + k / 7) % 20});
+    return tiles;
 }
 
 struct AdversarialScene {
@@ -82,6 +122,10 @@ inline std::vector<AdversarialScene> adversarial_scenes() {
                          (k % 3) / 2.0f, 0.05f + (k % 10) / 20.0f});
     }
     add("every_size_class", sizes, 512, 384);
+    // Two busy tiles, one inside and one in the partial corner tile of 90 x 75, flat and snow.
+    const std::vector<std::pair<int, int>> busy = {{2, 1}, {5, 4}};
+    scenes.push_back({"busy_tiles", busy_tiles_scene(90, 75, busy, 4000, kShadingFlat), 90, 75});
+    scenes.push_back({"busy_tiles_snow", busy_tiles_scene(90, 75, busy, 4000, kShadingSnow), 90, 75});
     return scenes;
 }
 

@@ -8,6 +8,7 @@
 #include <random>
 
 #include "kernels/primitives/ordered_binning_cpu.h"
+#include "kernels/render/frame_params.h"
 #include "render_cases.h"
 #include "renderer/cpu_backend.h"
 #include "renderer/errors.h"
@@ -42,6 +43,39 @@ TEST_CASE("cpu renders adversarial scenes like ref", "[cpu_backend]") {
     for (const AdversarialScene& a : adversarial_scenes()) {
         SECTION(a.name) { CHECK(renders_like_ref(backend, a.scene, a.width, a.height, a.name)); }
     }
+}
+
+TEST_CASE("the busy-tile scenes make exactly their named tiles busy", "[cpu_backend][busy]") {
+    // The cuda tests expect the busy-tile shading to take these tiles: check the lists' lengths
+    // against the one rule (tile_is_busy) with the exact overlap test the binning uses.
+    const auto busy_tiles_of = [](const Scene& scene, int width, int height) {
+        const TileGrid grid = tile_grid(width, height);
+        std::vector<std::uint64_t> lists(std::size_t(grid.tiles_x) * grid.tiles_y, 0);
+        for (std::size_t i = 0; i < scene.size(); ++i) {
+            const CircleFootprint c = circle_footprint(scene.x[i], scene.y[i], scene.radius[i], width, height);
+            if (box_is_empty(c.box)) continue;
+            const TileRect rect = tile_rect_of_box(c.box);
+            for (int ty = rect.ty0; ty < rect.ty1; ++ty)
+                for (int tx = rect.tx0; tx < rect.tx1; ++tx)
+                    lists[std::size_t(ty) * grid.tiles_x + tx] +=
+                        circle_touches_tile(c, tx, ty, width, height, 1.0f / width, 1.0f / height);
+        }
+        const std::uint64_t pairs = std::accumulate(lists.begin(), lists.end(), std::uint64_t(0));
+        std::vector<std::pair<int, int>> busy;
+        for (std::size_t t = 0; t < lists.size(); ++t)
+            if (tile_is_busy(lists[t], pairs, std::uint32_t(lists.size())))
+                busy.push_back({int(t % grid.tiles_x), int(t / grid.tiles_x)});
+        return busy;
+    };
+    const std::vector<std::pair<int, int>> two = {{2, 1}, {5, 4}};
+    CHECK(busy_tiles_of(busy_tiles_scene(90, 75, two, 4000, kShadingFlat), 90, 75) == two);
+    std::vector<std::pair<int, int>> many = busy_tiles_scene_many_tiles();
+    std::vector<std::pair<int, int>> found =
+        busy_tiles_of(busy_tiles_scene(320, 320, many, 2600, kShadingFlat), 320, 320);
+    std::sort(many.begin(), many.end(), [](auto a, auto b) {
+        return std::pair{a.second, a.first} < std::pair{b.second, b.first};
+    });
+    CHECK(found == many);
 }
 
 TEST_CASE("cpu renders animated frames like ref", "[cpu_backend]") {

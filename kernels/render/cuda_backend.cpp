@@ -118,7 +118,9 @@ public:
             throw;
         }
         TS_CUDA_CHECK(cudaStreamEndCapture(stream, &graph));
-        const cudaError_t instantiated = cudaGraphInstantiate(&exec_, graph, 0);
+        // Kernel nodes keep their captured stream's priority (the busy tiles' branch has the greatest).
+        const cudaError_t instantiated =
+            cudaGraphInstantiateWithFlags(&exec_, graph, cudaGraphInstantiateFlagUseNodePriority);
         TS_CUDA_CHECK_NOTHROW(cudaGraphDestroy(graph));
         TS_CUDA_CHECK(instantiated);
         key_ = key;
@@ -143,6 +145,8 @@ std::size_t bytes_of(const DeviceBuffer<T>& buffer) {
 
 struct CudaBackend::Buffers {
     cudaStream_t stream = nullptr;
+    cudaStream_t busy_stream = nullptr;  // the shading stage's busy-tile branch (launch_shade_tiles)
+    cudaEvent_t busy_forked = nullptr, busy_joined = nullptr;
     std::uint32_t circles = 0;
     ShadingKind shading = kShadingFlat;
     BackgroundParams background{};
@@ -160,26 +164,50 @@ struct CudaBackend::Buffers {
     DeviceBuffer<unsigned char> temp;
     DeviceBuffer<float> image;
     DeviceBuffer<unsigned long long> blends;
-    DeviceBuffer<unsigned long long> row_pairs;     // [tiles_y], for the band planner
+    DeviceBuffer<unsigned long long> row_pairs;  // [tiles_y], for the band planner
+    DeviceBuffer<std::uint32_t> busy_tiles, busy_count;
     std::uint64_t* host_total = nullptr;            // mapped pinned memory the emit stage copies the pair total to
     std::uint64_t* host_total_on_device = nullptr;  // its device alias
-    std::uint64_t pair_capacity = 0;                // pairs the pair buffers hold (grow-only)
-    std::unique_ptr<StageTimer> timer;              // the binned frame's stage events (in its graph)
-    FrameGraph frame_graph;                         // the binned frame, captured
+    std::uint32_t* host_busy_count = nullptr;       // mapped pinned memory the busy-tile shading writes its count to
+    std::uint32_t* host_busy_count_on_device = nullptr;
+    std::uint64_t pair_capacity = 0;    // pairs the pair buffers hold (grow-only)
+    std::unique_ptr<StageTimer> timer;  // the binned frame's stage events (in its graph)
+    FrameGraph frame_graph;             // the binned frame, captured
     int width = 0, height = 0;
 
     Buffers() {
         TS_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+        int least_priority = 0, greatest_priority = 0;
+        TS_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least_priority, &greatest_priority));
+        TS_CUDA_CHECK(cudaStreamCreateWithPriority(&busy_stream, cudaStreamNonBlocking, greatest_priority));
+        TS_CUDA_CHECK(cudaEventCreateWithFlags(&busy_forked, cudaEventDisableTiming));
+        TS_CUDA_CHECK(cudaEventCreateWithFlags(&busy_joined, cudaEventDisableTiming));
         timer = std::make_unique<StageTimer>(stream);
-        TS_CUDA_CHECK(cudaHostAlloc(reinterpret_cast<void**>(&host_total), sizeof(std::uint64_t), cudaHostAllocMapped));
-        TS_CUDA_CHECK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&host_total_on_device), host_total, 0));
+        host_total = mapped_pinned<std::uint64_t>(host_total_on_device);
+        host_busy_count = mapped_pinned<std::uint32_t>(host_busy_count_on_device);
         pair_total.reserve(1);
         big_count.reserve(2);
+        busy_count.reserve(1);
         blends.reserve(1);
     }
     ~Buffers() {
         TS_CUDA_CHECK_NOTHROW(cudaFreeHost(host_total));
+        TS_CUDA_CHECK_NOTHROW(cudaFreeHost(host_busy_count));
+        TS_CUDA_CHECK_NOTHROW(cudaEventDestroy(busy_forked));
+        TS_CUDA_CHECK_NOTHROW(cudaEventDestroy(busy_joined));
+        TS_CUDA_CHECK_NOTHROW(cudaStreamDestroy(busy_stream));
         TS_CUDA_CHECK_NOTHROW(cudaStreamDestroy(stream));
+    }
+
+    // One value of mapped pinned memory (written by a kernel, read by the host after the frame)
+    // and its device alias.
+    template <typename T>
+    static T* mapped_pinned(T*& on_device) {
+        T* host = nullptr;
+        TS_CUDA_CHECK(cudaHostAlloc(reinterpret_cast<void**>(&host), sizeof(T), cudaHostAllocMapped));
+        *host = 0;
+        TS_CUDA_CHECK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&on_device), host, 0));
+        return host;
     }
 
     DeviceCircles device_circles() const {
@@ -187,6 +215,9 @@ struct CudaBackend::Buffers {
     }
     CircleRecords records() { return {geometry.data(), paint.data(), box.data()}; }
     BigCircles big() { return {big_circles.data(), big_count.data(), circles}; }
+    BusyTiles busy() {
+        return {busy_tiles.data(), busy_count.data(), host_busy_count_on_device, busy_stream, busy_forked, busy_joined};
+    }
     // Every device (and pinned host) pointer the binned frame's launches take.
     std::vector<const void*> frame_pointers() const {
         return {x.data(),
@@ -213,12 +244,15 @@ struct CudaBackend::Buffers {
                 sorted_keys.data(),
                 temp.data(),
                 image.data(),
-                host_total};
+                busy_tiles.data(),
+                busy_count.data(),
+                host_total,
+                host_busy_count};
     }
     std::uint64_t bin_bytes() const {
         return bytes_of(pair_counts) + bytes_of(pair_offsets) + bytes_of(pair_tiles) + bytes_of(pair_circles) +
                bytes_of(tile_circles) + bytes_of(tile_offsets) + bytes_of(sort_keys) + bytes_of(sorted_keys) +
-               bytes_of(temp) + bytes_of(row_pairs);
+               bytes_of(temp) + bytes_of(row_pairs) + bytes_of(busy_tiles) + bytes_of(busy_count);
     }
 };
 
@@ -363,8 +397,8 @@ void CudaBackend::enqueue_bin_and_shade(const FrameParams& frame, std::uint64_t 
         timer.mark("bin");
     }
     // 5: shade the band's tiles.
-    launch_shade_tiles(frame, d.records(), d.tile_offsets.data(), d.tile_circles.data(), d.image.data(), blends,
-                       d.stream);
+    launch_shade_tiles(frame, d.records(), d.tile_offsets.data(), d.tile_circles.data(), d.busy(), d.image.data(),
+                       blends, d.stream);
     timer.mark("shade");
 }
 
@@ -374,6 +408,7 @@ RenderStats CudaBackend::bin_and_shade(const FrameParams& frame, std::uint64_t c
     const std::size_t scan_bytes = scan_temp_bytes<std::uint32_t, std::uint64_t>(d.circles);
     with_out_of_memory_message("allocating the tile bins", [&] {
         d.tile_offsets.reserve(std::size_t(bins) + 1);
+        d.busy_tiles.reserve(bins);
         d.tile_circles.reserve(capacity);
         if (binning_ == Binning::scan) {
             d.pair_tiles.reserve(capacity);
@@ -395,6 +430,7 @@ RenderStats CudaBackend::bin_and_shade(const FrameParams& frame, std::uint64_t c
     RenderStats stats;
     stats.stages = d.timer->stages();
     stats.pairs = d.circles ? *d.host_total : 0;
+    stats.busy_tiles = *d.host_busy_count;
     return stats;
 }
 
@@ -418,6 +454,7 @@ RenderStats CudaBackend::bin_and_shade_in_bands(const FrameParams& frame, unsign
         const RenderStats pass = bin_and_shade(band_frame, band.pairs, blends);
         add_stages(stats.stages, pass.stages);
         stats.pairs += pass.pairs;
+        stats.busy_tiles += pass.busy_tiles;
     }
     stats.bands = static_cast<std::uint32_t>(bands.size());
     return stats;

@@ -26,6 +26,22 @@ inline std::uint32_t band_tile_count(const FrameParams& f) {
     return std::uint32_t(f.band_end_row - f.band_first_row) * std::uint32_t(f.grid.tiles_x);
 }
 
+// A busy tile: one whose list is so much longer than the band's mean that one block shading it
+// would keep a single SM busy while the rest of the GPU idles (docs/renderer.md, "Busy tiles").
+// The main shading grid skips busy tiles and many one-warp blocks share each of them instead.
+// Lists of a few thousand circles take the main grid's block a few microseconds, within a frame's
+// noise, hence the floor; the factor keeps uniformly dense scenes on the main grid, which shades them at full occupancy
+// already (rand1M and biglittle at 1024 x 1024 list ~1400 and ~1500 circles per tile).
+constexpr std::uint64_t kBusyTileMinCircles = 2048;
+constexpr std::uint64_t kBusyTileMeanFactor = 8;
+
+// Whether a tile listing `circles` is busy in a band of `band_tiles` tiles listing `band_pairs`
+// pairs in all; the main grid and the busy-tile list decide with this one rule.
+TS_HD inline bool tile_is_busy(std::uint64_t circles, std::uint64_t band_pairs, std::uint32_t band_tiles) {
+    const std::uint64_t mean = band_pairs / band_tiles;
+    return circles > kBusyTileMinCircles && circles > kBusyTileMeanFactor * mean;
+}
+
 // The scene's structure of arrays on the device, [count] each.
 struct DeviceCircles {
     const float *x, *y, *z, *radius, *r, *g, *b, *a;

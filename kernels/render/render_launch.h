@@ -2,7 +2,8 @@
 //   1. cull + bound + count   launch_cull_and_count
 //   3. emit                   launch_emit_pairs (scan binning) / launch_emit_sort_keys (sort peer)
 //   5. bin (sort peer only)   launch_split_sort_keys, after cub::DeviceRadixSort
-//   6. shade                  launch_shade_tiles; launch_naive_render is the naive peer's bin+shade
+//   6. shade                  launch_shade_tiles (busy tiles included); launch_naive_render is the
+//                             naive peer's bin+shade
 // Stages 2 (scan) and 5 (ordered binning) are the scan library's and the primitives' own calls.
 // Every launcher is asynchronous on `stream` and checks its launch.
 #pragma once
@@ -15,6 +16,16 @@
 #include "kernels/render/frame_params.h"
 
 namespace tilescan {
+
+// The shading stage's busy tiles (tile_is_busy): listed on the device each frame and shaded on a
+// stream of their own, forked from the frame's stream and joined back into it.
+struct BusyTiles {
+    std::uint32_t* tiles;        // [band tiles]: band tile ids, in no particular order
+    std::uint32_t* count;        // [1] on the device
+    std::uint32_t* host_count;   // [1], the device's alias of mapped pinned memory: the count, for --stats
+    cudaStream_t stream;         // created with the device's greatest priority (see launch_shade_tiles)
+    cudaEvent_t forked, joined;  // ordering only, no timing
+};
 
 // Packs every circle's records and counts the tiles of the frame's band it really touches (0 when
 // culled). Circles whose tile rectangle is large are listed in `big` and counted a warp per circle.
@@ -59,11 +70,14 @@ void launch_split_sort_keys(const std::uint64_t* sorted_keys, std::size_t pairs,
                             cudaStream_t stream);
 
 // One block per tile of the frame's band: clears, blends the tile's circles in list order, writes
-// each pixel once. `blends`, when not null, accumulates the number of blends.
+// each pixel once. Busy tiles are listed into `busy` and shaded by many one-warp blocks each, on
+// busy.stream, forked from `stream` and joined back before this returns (in stream order).
+// `blends`, when not null, accumulates the number of blends.
 void launch_shade_tiles(const FrameParams& frame, const CircleRecords& records,
                         const std::uint64_t* tile_offsets,  // [band tiles + 1]
                         const std::uint32_t* tile_circles,  // [pairs]
-                        float* image,                       // [height][width][4], row 0 = bottom
+                        const BusyTiles& busy,
+                        float* image,  // [height][width][4], row 0 = bottom
                         unsigned long long* blends, cudaStream_t stream);
 
 // The naive peer (the course's reference GPU design): each tile's block tests every circle

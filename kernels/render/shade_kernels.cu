@@ -1,6 +1,6 @@
-// The shading stage (one block per tile, kPixelsPerThread pixels per thread) for the scan and sort
-// binnings,
-// the naive peer's test-every-circle kernel, and the 8-bit conversion for display.
+// The shading stage for the scan and sort binnings (one block per tile, kPixelsPerThread pixels per
+// thread; busy tiles by many one-warp blocks each), the naive peer's test-every-circle kernel, and
+// the 8-bit conversion for display.
 //
 // A tile's circles are staged through shared memory in batches; each thread keeps its pixels in
 // registers, blends the batch in list order (= draw order) with the shared per-pixel math of
@@ -283,12 +283,13 @@ __global__ void __launch_bounds__(kShadeThreads)
                        const std::uint32_t* __restrict__ tile_circles, float* __restrict__ image,
                        unsigned long long* blends) {
     __shared__ StagedCircles staged[2];
+    const std::uint64_t begin = tile_offsets[blockIdx.x];
+    const std::uint64_t end = tile_offsets[blockIdx.x + 1];
+    if (tile_is_busy(end - begin, tile_offsets[gridDim.x], gridDim.x)) return;  // shade_busy_tiles_kernel's
     const std::uint32_t tile = band_first_tile(f) + blockIdx.x;
     const TilePixels p = tile_pixels(f, tile);
     Rgba pixels[kPixelsPerThread];
     clear_pixels(f, p, pixels);
-    const std::uint64_t begin = tile_offsets[blockIdx.x];
-    const std::uint64_t end = tile_offsets[blockIdx.x + 1];
     const auto batch_size = [&](std::uint64_t first) { return end - first < kBatch ? int(end - first) : kBatch; };
     CircleInFlight next{};
     if (begin + threadIdx.x < end) next = fetch_circle(records, tile_circles[begin + threadIdx.x]);
@@ -303,6 +304,135 @@ __global__ void __launch_bounds__(kShadeThreads)
         my_blends += blend_staged<kShading>(staged[buffer], count, p, pixels);
     }
     write_pixels(image, f, p, pixels);
+    if (blends) add_blends(blends, my_blends);
+}
+
+// Busy tiles (tile_is_busy). A pixel's blends are one chain in list order, so the parallelism a
+// busy tile offers is its pixels and the coverage tests, which are independent: kBusyWarpsPerTile
+// one-warp blocks share the tile, each owning a 2 x 2 square of pixels (lane q < 4 holds pixel q).
+// The warp stages kBusyBatch circles in shared memory (the next batch's records already on their
+// way in registers), then takes them 32 at a time: lane j tests circle j against the four pixels,
+// a ballot per pixel gives the covering circles in list order, and each pixel's lane blends those.
+// Smaller squares would shorten each round but multiply the reads of the tile's list.
+constexpr int kBusySquare = 2;  // pixels per side of a warp's square
+constexpr int kBusyWarpsPerTile = kTilePixels / (kBusySquare * kBusySquare);
+constexpr int kBusyRoundsPerBatch = 4;  // deep enough that a batch's loads hide behind the last one's tests
+constexpr int kBusyBatch = 32 * kBusyRoundsPerBatch;
+// Busy tiles shaded at once (the grid's y): with kBusyWarpsPerTile that is 1024 warps, an eighth of
+// what the H200 holds, leaving the rest to the main grid running beside them.
+constexpr unsigned kBusyTilesAtOnce = 16;
+
+struct BusyStaged {
+    CircleGeometry geometry[kBusyBatch];
+    CirclePaint paint[kBusyBatch];
+    CircleBox box[kBusyBatch];
+};
+
+// The square of pixels warp-block `square` owns in `tile`: its first column and row in the image.
+struct BusySquare {
+    int column, row;
+};
+
+__device__ __forceinline__ BusySquare busy_square(const FrameParams& f, std::uint32_t tile, unsigned square) {
+    constexpr unsigned kSquaresPerRow = kTileSize / kBusySquare;
+    const int tx = int(tile % std::uint32_t(f.grid.tiles_x));
+    const int ty = int(tile / std::uint32_t(f.grid.tiles_x));
+    return {(tx << kTileLog2) + int(square % kSquaresPerRow) * kBusySquare,
+            (ty << kTileLog2) + int(square / kSquaresPerRow) * kBusySquare};
+}
+
+// Whether the circle blends into pixel (column, row): the main grid's rule of blend_circle.
+__device__ __forceinline__ bool blends_into(const CircleGeometry& g, const CircleBox& box, int column, int row,
+                                            const FrameParams& f) {
+    const bool in_box = column >= box.x0 && column <= box.x_last && row >= box.y0 && row <= box.y_last;
+    return in_box && covers_squared(squared_distance(g.x, g.y, pixel_center(column, f.inverse_width),
+                                                     pixel_center(row, f.inverse_height)),
+                                    g.squared_radius);
+}
+
+// Busy tiles' ids, appended in any order (each is shaded on its own).
+__global__ void list_busy_tiles_kernel(const std::uint64_t* __restrict__ tile_offsets, std::uint32_t band_tiles,
+                                       std::uint32_t* __restrict__ busy_tiles, std::uint32_t* busy_count) {
+    const std::uint32_t tile = blockIdx.x * blockDim.x + threadIdx.x;
+    if (tile >= band_tiles) return;
+    if (tile_is_busy(tile_offsets[tile + 1] - tile_offsets[tile], tile_offsets[band_tiles], band_tiles))
+        busy_tiles[atomicAdd(busy_count, 1u)] = tile;
+}
+
+// Grid kBusyWarpsPerTile x kBusyTilesAtOnce of one-warp blocks: block (s, t) shades square s of busy
+// tiles t, t + kBusyTilesAtOnce, ...
+template <ShadingKind kShading>
+__global__ void __launch_bounds__(32)
+    shade_busy_tiles_kernel(FrameParams f, CircleRecords records, const std::uint64_t* __restrict__ tile_offsets,
+                            const std::uint32_t* __restrict__ tile_circles,
+                            const std::uint32_t* __restrict__ busy_tiles, const std::uint32_t* __restrict__ busy_count,
+                            std::uint32_t* host_busy_count, float* __restrict__ image, unsigned long long* blends) {
+    __shared__ BusyStaged staged;
+    const int lane = int(threadIdx.x);
+    const std::uint32_t busy = *busy_count;
+    if (blockIdx.x == 0 && blockIdx.y == 0 && lane == 0) *host_busy_count = busy;
+    std::uint32_t my_blends = 0;
+    for (std::uint32_t i = blockIdx.y; i < busy; i += gridDim.y) {
+        const std::uint32_t band_tile = busy_tiles[i];
+        const BusySquare square = busy_square(f, band_first_tile(f) + band_tile, blockIdx.x);
+        const int my_column = square.column + lane % kBusySquare;  // lanes 0-3
+        const int my_row = square.row + lane / kBusySquare % kBusySquare;
+        Rgba pixel = background_pixel(f.background, my_row, f.height);
+        const std::uint64_t begin = tile_offsets[band_tile];
+        const std::uint64_t end = tile_offsets[band_tile + 1];
+        CircleInFlight next[kBusyRoundsPerBatch];
+#pragma unroll
+        for (int r = 0; r < kBusyRoundsPerBatch; ++r)
+            if (begin + r * 32 + lane < end) next[r] = fetch_circle(records, tile_circles[begin + r * 32 + lane]);
+        for (std::uint64_t batch = begin; batch < end; batch += kBusyBatch) {
+            const int count = end - batch < kBusyBatch ? int(end - batch) : kBusyBatch;
+#pragma unroll
+            for (int r = 0; r < kBusyRoundsPerBatch; ++r) {
+                const int k = r * 32 + lane;
+                if (k < count) {
+                    staged.geometry[k] = next[r].geometry;
+                    staged.paint[k] = next[r].paint;
+                    staged.box[k] = next[r].box;
+                }
+                const std::uint64_t following = batch + kBusyBatch + k;
+                if (following < end) next[r] = fetch_circle(records, tile_circles[following]);
+            }
+            __syncwarp();
+            for (int first = 0; first < count; first += 32) {
+                const int k = first + lane;
+                std::uint32_t covering = 0;  // bit q: circle k blends into the square's pixel q
+                if (k < count) {
+                    const CircleGeometry g = staged.geometry[k];
+                    const CircleBox box = staged.box[k];
+#pragma unroll
+                    for (int q = 0; q < kBusySquare * kBusySquare; ++q)
+                        covering |= std::uint32_t(blends_into(g, box, square.column + q % kBusySquare,
+                                                              square.row + q / kBusySquare, f))
+                                    << q;
+                }
+                std::uint32_t mine = 0;  // lane q < 4: the round's circles covering pixel q
+#pragma unroll
+                for (int q = 0; q < kBusySquare * kBusySquare; ++q) {
+                    const std::uint32_t ballot = __ballot_sync(0xffffffffu, (covering >> q) & 1u);
+                    if (lane == q) mine = ballot;
+                }
+                for (; mine != 0; mine &= mine - 1) {
+                    const int j = first + __ffs(mine) - 1;
+                    const CircleGeometry g = staged.geometry[j];
+                    const CirclePaint paint = staged.paint[j];
+                    const float squared_dist = squared_distance(g.x, g.y, pixel_center(my_column, f.inverse_width),
+                                                                pixel_center(my_row, f.inverse_height));
+                    shade_covered_pixel(pixel, kShading, squared_dist, g.radius, paint.r, paint.r, paint.g, paint.b,
+                                        paint.a);
+                    ++my_blends;
+                }
+            }
+            __syncwarp();
+        }
+        if (lane < kBusySquare * kBusySquare && my_column < f.width && my_row < f.height)
+            reinterpret_cast<float4*>(image)[std::size_t(my_row) * f.width + my_column] =
+                make_float4(pixel.r, pixel.g, pixel.b, pixel.a);
+    }
     if (blends) add_blends(blends, my_blends);
 }
 
@@ -354,11 +484,37 @@ __global__ void convert_to_rgba8_kernel(const float4* __restrict__ image, std::s
 
 unsigned tile_count(const FrameParams& f) { return unsigned(f.grid.tiles_x) * unsigned(f.grid.tiles_y); }
 
+// Lists the busy tiles and shades them, on busy.stream.
+void launch_shade_busy_tiles(const FrameParams& frame, const CircleRecords& records, const std::uint64_t* tile_offsets,
+                             const std::uint32_t* tile_circles, const BusyTiles& busy, float* image,
+                             unsigned long long* blends) {
+    const std::uint32_t band_tiles = band_tile_count(frame);
+    TS_CUDA_CHECK(cudaMemsetAsync(busy.count, 0, sizeof(std::uint32_t), busy.stream));
+    list_busy_tiles_kernel<<<(band_tiles + 255) / 256, 256, 0, busy.stream>>>(tile_offsets, band_tiles, busy.tiles,
+                                                                              busy.count);
+    TS_CUDA_CHECK_LAUNCH();
+    const dim3 grid(kBusyWarpsPerTile, kBusyTilesAtOnce);
+    if (frame.shading == kShadingSnow)
+        shade_busy_tiles_kernel<kShadingSnow><<<grid, 32, 0, busy.stream>>>(
+            frame, records, tile_offsets, tile_circles, busy.tiles, busy.count, busy.host_count, image, blends);
+    else
+        shade_busy_tiles_kernel<kShadingFlat><<<grid, 32, 0, busy.stream>>>(
+            frame, records, tile_offsets, tile_circles, busy.tiles, busy.count, busy.host_count, image, blends);
+    TS_CUDA_CHECK_LAUNCH();
+}
+
 }  // namespace
 
+// The busy branch runs beside the main grid; its stream's greater priority lets its blocks start
+// as soon as the main grid's first blocks retire instead of after the whole grid (the frame graph
+// keeps the priority: FrameGraph instantiates with cudaGraphInstantiateFlagUseNodePriority).
 void launch_shade_tiles(const FrameParams& frame, const CircleRecords& records, const std::uint64_t* tile_offsets,
-                        const std::uint32_t* tile_circles, float* image, unsigned long long* blends,
-                        cudaStream_t stream) {
+                        const std::uint32_t* tile_circles, const BusyTiles& busy, float* image,
+                        unsigned long long* blends, cudaStream_t stream) {
+    TS_CUDA_CHECK(cudaEventRecord(busy.forked, stream));
+    TS_CUDA_CHECK(cudaStreamWaitEvent(busy.stream, busy.forked, 0));
+    launch_shade_busy_tiles(frame, records, tile_offsets, tile_circles, busy, image, blends);
+    TS_CUDA_CHECK(cudaEventRecord(busy.joined, busy.stream));
     if (frame.shading == kShadingSnow)
         shade_tiles_kernel<kShadingSnow><<<band_tile_count(frame), kShadeThreads, 0, stream>>>(
             frame, records, tile_offsets, tile_circles, image, blends);
@@ -366,6 +522,7 @@ void launch_shade_tiles(const FrameParams& frame, const CircleRecords& records, 
         shade_tiles_kernel<kShadingFlat><<<band_tile_count(frame), kShadeThreads, 0, stream>>>(
             frame, records, tile_offsets, tile_circles, image, blends);
     TS_CUDA_CHECK_LAUNCH();
+    TS_CUDA_CHECK(cudaStreamWaitEvent(stream, busy.joined, 0));
 }
 
 void launch_naive_render(const FrameParams& frame, const CircleRecords& records, std::uint32_t circles, float* image,

@@ -121,10 +121,13 @@ TEST_CASE("cuda replays its captured frame graph: same bits, stage times, new gr
     for (const Binning binning : {Binning::scan, Binning::sort}) {
         CudaBackend backend(binning);
         int frame = 0;
-        for (const auto& [scene, width, height, count_blends] :
-             {std::tuple{&rand10k, 256, 256, true}, {&rand10k, 256, 256, true}, {&rand10k, 256, 256, false},
-              {&rand10k, 200, 120, false}, {&rgb, 200, 120, false}, {&rand10k, 256, 256, true},
-              {&rand10k, 256, 256, true}}) {
+        for (const auto& [scene, width, height, count_blends] : {std::tuple{&rand10k, 256, 256, true},
+                                                                 {&rand10k, 256, 256, true},
+                                                                 {&rand10k, 256, 256, false},
+                                                                 {&rand10k, 200, 120, false},
+                                                                 {&rgb, 200, 120, false},
+                                                                 {&rand10k, 256, 256, true},
+                                                                 {&rand10k, 256, 256, true}}) {
             Image expected(width, height);
             const std::uint64_t blends = render_reference(*scene, expected);
             backend.upload(*scene);
@@ -137,6 +140,35 @@ TEST_CASE("cuda replays its captured frame graph: same bits, stage times, new gr
             REQUIRE(stats.stages.size() == 5);
             for (const StageTime& stage : stats.stages) CHECK(stage.ms > 0);
             if (count_blends) CHECK(stats.blends == blends);
+        }
+    }
+}
+
+TEST_CASE("cuda shades busy tiles with many warps like ref", "[gpu][render][busy][sanitize]") {
+    // Two busy tiles of 90 x 75 (one partial), then 24 of 20 x 20 tiles: more than the busy-tile
+    // grid shades at once, so its blocks walk several tiles each.
+    struct Case {
+        Scene scene;
+        int width, height;
+        std::uint32_t busy;
+    };
+    const Case cases[] = {
+        {busy_tiles_scene(90, 75, {{2, 1}, {5, 4}}, 4000, kShadingFlat), 90, 75, 2},
+        {busy_tiles_scene(90, 75, {{2, 1}, {5, 4}}, 4000, kShadingSnow), 90, 75, 2},
+        {busy_tiles_scene(320, 320, busy_tiles_scene_many_tiles(), 2600, kShadingFlat), 320, 320, 24}};
+    for (const Case& c : cases) {
+        Image expected(c.width, c.height);
+        const std::uint64_t ref_blends = render_reference(c.scene, expected);
+        for (const Binning binning : {Binning::scan, Binning::sort}) {
+            CudaBackend backend(binning);
+            Image actual(c.width, c.height);
+            for (int frame = 0; frame < 2; ++frame) {  // the second replays the frame graph
+                const RenderStats stats = backend.render(c.scene, actual);
+                INFO(binning_name(binning) << " " << c.width << "x" << c.height << " frame " << frame);
+                CHECK(stats.busy_tiles == c.busy);
+                CHECK(stats.blends == ref_blends);
+                CHECK(images_match(expected, actual, 0.0f, std::string("cuda_busy_") + binning_name(binning)));
+            }
         }
     }
 }
