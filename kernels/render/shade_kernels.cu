@@ -8,6 +8,7 @@
 #include <cuda_runtime.h>
 
 #include "kernels/cuda_check.h"
+#include "kernels/primitives/block_ranking.cuh"
 #include "kernels/render/circle_records.cuh"
 #include "kernels/render/render_launch.h"
 #include "kernels/scan/scan_ops.h"
@@ -309,23 +310,31 @@ __global__ void __launch_bounds__(kShadeThreads)
 
 // Busy tiles (tile_is_busy). A pixel's blends are one chain in list order, so the parallelism a
 // busy tile offers is its pixels and the coverage tests, which are independent: kBusyWarpsPerTile
-// one-warp blocks share the tile, each owning a 2 x 2 square of pixels (lane q < 4 holds pixel q).
-// The warp stages kBusyBatch circles in shared memory (the next batch's records already on their
-// way in registers), then takes them 32 at a time: lane j tests circle j against the four pixels,
-// a ballot per pixel gives the covering circles in list order, and each pixel's lane blends those.
-// Smaller squares would shorten each round but multiply the reads of the tile's list.
-constexpr int kBusySquare = 2;  // pixels per side of a warp's square
-constexpr int kBusyWarpsPerTile = kTilePixels / (kBusySquare * kBusySquare);
-constexpr int kBusyRoundsPerBatch = 4;  // deep enough that a batch's loads hide behind the last one's tests
-constexpr int kBusyBatch = 32 * kBusyRoundsPerBatch;
-// Busy tiles shaded at once (the grid's y): with kBusyWarpsPerTile that is 1024 warps, an eighth of
-// what the H200 holds, leaving the rest to the main grid running beside them.
+// one-warp blocks share the tile, each owning a square of kBusySquare x kBusySquare pixels (lane
+// q < kBusyPixels holds pixel q). A warp takes the tile's list kBusyBatch circles at a time, lane
+// l holding circles l, l + 32, ... of the batch in registers: it tests them all against its
+// pixels (independent tests, no shared memory on that path), a ballot per (circle round, pixel)
+// gives each pixel's covering circles in list order, and each pixel's lane blends those, reading
+// their records from shared memory. The next batch's records and the ids of the one after are on
+// their way meanwhile, so no load's latency sits on the warp's path.
+#ifndef TILESCAN_BUSY_SQUARE
+#define TILESCAN_BUSY_SQUARE 2
+#endif
+constexpr int kBusySquare = TILESCAN_BUSY_SQUARE;  // pixels per side of a warp's square
+constexpr int kBusyPixels = kBusySquare * kBusySquare;
+constexpr int kBusyWarpsPerTile = kTilePixels / kBusyPixels;
+constexpr int kBusyRounds = 4;  // circles per lane per batch
+constexpr int kBusyBatch = 32 * kBusyRounds;
+static_assert(kTileSize % kBusySquare == 0 && kBusyPixels <= 32, "squares tile the tile, a lane per pixel");
+// Busy tiles shaded at once (the grid's y): with kBusyWarpsPerTile = 64 that is 1024 warps, an
+// eighth of what the H200 holds, leaving the rest to the main grid running beside them.
 constexpr unsigned kBusyTilesAtOnce = 16;
+constexpr int kListThreads = 1024;  // list_busy_tiles_kernel's one block
 
+// The records the blending lanes read: the batch's circles, in list order.
 struct BusyStaged {
     CircleGeometry geometry[kBusyBatch];
     CirclePaint paint[kBusyBatch];
-    CircleBox box[kBusyBatch];
 };
 
 // The square of pixels warp-block `square` owns in `tile`: its first column and row in the image.
@@ -341,22 +350,40 @@ __device__ __forceinline__ BusySquare busy_square(const FrameParams& f, std::uin
             (ty << kTileLog2) + int(square / kSquaresPerRow) * kBusySquare};
 }
 
-// Whether the circle blends into pixel (column, row): the main grid's rule of blend_circle.
-__device__ __forceinline__ bool blends_into(const CircleGeometry& g, const CircleBox& box, int column, int row,
-                                            const FrameParams& f) {
-    const bool in_box = column >= box.x0 && column <= box.x_last && row >= box.y0 && row <= box.y_last;
-    return in_box && covers_squared(squared_distance(g.x, g.y, pixel_center(column, f.inverse_width),
-                                                     pixel_center(row, f.inverse_height)),
-                                    g.squared_radius);
+// Bit q set when the circle blends into pixel q of the square: the main grid's rule of
+// blend_circle (pixel in the circle's box, centre covered).
+__device__ __forceinline__ std::uint32_t covered_pixels(const CircleInFlight& c, const BusySquare& square,
+                                                        const FrameParams& f) {
+    std::uint32_t covered = 0;
+#pragma unroll
+    for (int q = 0; q < kBusyPixels; ++q) {
+        const int column = square.column + q % kBusySquare, row = square.row + q / kBusySquare;
+        const bool in_box = column >= c.box.x0 && column <= c.box.x_last && row >= c.box.y0 && row <= c.box.y_last;
+        const float squared_dist = squared_distance(c.geometry.x, c.geometry.y, pixel_center(column, f.inverse_width),
+                                                    pixel_center(row, f.inverse_height));
+        covered |= std::uint32_t(in_box && covers_squared(squared_dist, c.geometry.squared_radius)) << q;
+    }
+    return covered;
 }
 
-// Busy tiles' ids, appended in any order (each is shaded on its own).
-__global__ void list_busy_tiles_kernel(const std::uint64_t* __restrict__ tile_offsets, std::uint32_t band_tiles,
-                                       std::uint32_t* __restrict__ busy_tiles, std::uint32_t* busy_count) {
-    const std::uint32_t tile = blockIdx.x * blockDim.x + threadIdx.x;
-    if (tile >= band_tiles) return;
-    if (tile_is_busy(tile_offsets[tile + 1] - tile_offsets[tile], tile_offsets[band_tiles], band_tiles))
-        busy_tiles[atomicAdd(busy_count, 1u)] = tile;
+// The busy tiles' ids in increasing order, by one block (no counter to clear, no atomics); a
+// band of 4096 tiles takes it four block-wide compactions.
+__global__ void __launch_bounds__(kListThreads)
+    list_busy_tiles_kernel(const std::uint64_t* __restrict__ tile_offsets, std::uint32_t band_tiles,
+                           std::uint32_t* __restrict__ busy_tiles, std::uint32_t* busy_count) {
+    __shared__ std::uint32_t scratch[kListThreads / 32];
+    const int lane = int(threadIdx.x & 31), warp = int(threadIdx.x >> 5);
+    const std::uint64_t band_pairs = tile_offsets[band_tiles];
+    std::uint32_t listed = 0;
+    for (std::uint32_t first = 0; first < band_tiles; first += kListThreads) {
+        const std::uint32_t tile = first + threadIdx.x;
+        const bool busy =
+            tile < band_tiles && tile_is_busy(tile_offsets[tile + 1] - tile_offsets[tile], band_pairs, band_tiles);
+        const std::uint32_t before = prim_detail::block_exclusive_sum<kListThreads / 32>(busy, scratch, lane, warp);
+        if (busy) busy_tiles[listed + before] = tile;
+        listed += std::uint32_t(__syncthreads_count(busy));  // also the barrier before scratch is reused
+    }
+    if (threadIdx.x == 0) *busy_count = listed;
 }
 
 // Grid kBusyWarpsPerTile x kBusyTilesAtOnce of one-warp blocks: block (s, t) shades square s of busy
@@ -375,61 +402,56 @@ __global__ void __launch_bounds__(32)
     for (std::uint32_t i = blockIdx.y; i < busy; i += gridDim.y) {
         const std::uint32_t band_tile = busy_tiles[i];
         const BusySquare square = busy_square(f, band_first_tile(f) + band_tile, blockIdx.x);
-        const int my_column = square.column + lane % kBusySquare;  // lanes 0-3
+        const int my_column = square.column + lane % kBusySquare;  // lanes below kBusyPixels
         const int my_row = square.row + lane / kBusySquare % kBusySquare;
+        const float my_px = pixel_center(my_column, f.inverse_width), my_py = pixel_center(my_row, f.inverse_height);
         Rgba pixel = background_pixel(f.background, my_row, f.height);
         const std::uint64_t begin = tile_offsets[band_tile];
         const std::uint64_t end = tile_offsets[band_tile + 1];
-        CircleInFlight next[kBusyRoundsPerBatch];
+        // Lane l's circle of round r in the batch starting at list index `batch`.
+        const auto slot = [&](std::uint64_t batch, int r) { return batch + std::uint64_t(r * 32 + lane); };
+        std::uint32_t ids[kBusyRounds];    // of the batch after the next
+        CircleInFlight next[kBusyRounds];  // the next batch's records
 #pragma unroll
-        for (int r = 0; r < kBusyRoundsPerBatch; ++r)
-            if (begin + r * 32 + lane < end) next[r] = fetch_circle(records, tile_circles[begin + r * 32 + lane]);
+        for (int r = 0; r < kBusyRounds; ++r) {
+            if (slot(begin, r) < end) next[r] = fetch_circle(records, tile_circles[slot(begin, r)]);
+            if (slot(begin + kBusyBatch, r) < end) ids[r] = tile_circles[slot(begin + kBusyBatch, r)];
+        }
         for (std::uint64_t batch = begin; batch < end; batch += kBusyBatch) {
-            const int count = end - batch < kBusyBatch ? int(end - batch) : kBusyBatch;
+            CircleInFlight mine[kBusyRounds];
+            std::uint32_t covering[kBusyRounds];  // lane q < kBusyPixels: bit l of round r covers pixel q
 #pragma unroll
-            for (int r = 0; r < kBusyRoundsPerBatch; ++r) {
-                const int k = r * 32 + lane;
-                if (k < count) {
-                    staged.geometry[k] = next[r].geometry;
-                    staged.paint[k] = next[r].paint;
-                    staged.box[k] = next[r].box;
+            for (int r = 0; r < kBusyRounds; ++r) {
+                mine[r] = next[r];
+                const bool valid = slot(batch, r) < end;
+                if (valid) {
+                    staged.geometry[r * 32 + lane] = mine[r].geometry;
+                    staged.paint[r * 32 + lane] = mine[r].paint;
                 }
-                const std::uint64_t following = batch + kBusyBatch + k;
-                if (following < end) next[r] = fetch_circle(records, tile_circles[following]);
+                if (slot(batch + kBusyBatch, r) < end) next[r] = fetch_circle(records, ids[r]);
+                if (slot(batch + 2 * kBusyBatch, r) < end) ids[r] = tile_circles[slot(batch + 2 * kBusyBatch, r)];
+                const std::uint32_t covered = valid ? covered_pixels(mine[r], square, f) : 0u;
+                covering[r] = 0;
+#pragma unroll
+                for (int q = 0; q < kBusyPixels; ++q) {
+                    const std::uint32_t ballot = __ballot_sync(0xffffffffu, (covered >> q) & 1u);
+                    if (lane == q) covering[r] = ballot;
+                }
             }
             __syncwarp();
-            for (int first = 0; first < count; first += 32) {
-                const int k = first + lane;
-                std::uint32_t covering = 0;  // bit q: circle k blends into the square's pixel q
-                if (k < count) {
+#pragma unroll
+            for (int r = 0; r < kBusyRounds; ++r)
+                for (std::uint32_t rest = covering[r]; rest != 0; rest &= rest - 1) {
+                    const int k = r * 32 + __ffs(rest) - 1;
                     const CircleGeometry g = staged.geometry[k];
-                    const CircleBox box = staged.box[k];
-#pragma unroll
-                    for (int q = 0; q < kBusySquare * kBusySquare; ++q)
-                        covering |= std::uint32_t(blends_into(g, box, square.column + q % kBusySquare,
-                                                              square.row + q / kBusySquare, f))
-                                    << q;
-                }
-                std::uint32_t mine = 0;  // lane q < 4: the round's circles covering pixel q
-#pragma unroll
-                for (int q = 0; q < kBusySquare * kBusySquare; ++q) {
-                    const std::uint32_t ballot = __ballot_sync(0xffffffffu, (covering >> q) & 1u);
-                    if (lane == q) mine = ballot;
-                }
-                for (; mine != 0; mine &= mine - 1) {
-                    const int j = first + __ffs(mine) - 1;
-                    const CircleGeometry g = staged.geometry[j];
-                    const CirclePaint paint = staged.paint[j];
-                    const float squared_dist = squared_distance(g.x, g.y, pixel_center(my_column, f.inverse_width),
-                                                                pixel_center(my_row, f.inverse_height));
-                    shade_covered_pixel(pixel, kShading, squared_dist, g.radius, paint.r, paint.r, paint.g, paint.b,
-                                        paint.a);
+                    const CirclePaint paint = staged.paint[k];
+                    shade_covered_pixel(pixel, kShading, squared_distance(g.x, g.y, my_px, my_py), g.radius, paint.r,
+                                        paint.r, paint.g, paint.b, paint.a);
                     ++my_blends;
                 }
-            }
             __syncwarp();
         }
-        if (lane < kBusySquare * kBusySquare && my_column < f.width && my_row < f.height)
+        if (lane < kBusyPixels && my_column < f.width && my_row < f.height)
             reinterpret_cast<float4*>(image)[std::size_t(my_row) * f.width + my_column] =
                 make_float4(pixel.r, pixel.g, pixel.b, pixel.a);
     }
@@ -488,10 +510,8 @@ unsigned tile_count(const FrameParams& f) { return unsigned(f.grid.tiles_x) * un
 void launch_shade_busy_tiles(const FrameParams& frame, const CircleRecords& records, const std::uint64_t* tile_offsets,
                              const std::uint32_t* tile_circles, const BusyTiles& busy, float* image,
                              unsigned long long* blends) {
-    const std::uint32_t band_tiles = band_tile_count(frame);
-    TS_CUDA_CHECK(cudaMemsetAsync(busy.count, 0, sizeof(std::uint32_t), busy.stream));
-    list_busy_tiles_kernel<<<(band_tiles + 255) / 256, 256, 0, busy.stream>>>(tile_offsets, band_tiles, busy.tiles,
-                                                                              busy.count);
+    list_busy_tiles_kernel<<<1, kListThreads, 0, busy.stream>>>(tile_offsets, band_tile_count(frame), busy.tiles,
+                                                                busy.count);
     TS_CUDA_CHECK_LAUNCH();
     const dim3 grid(kBusyWarpsPerTile, kBusyTilesAtOnce);
     if (frame.shading == kShadingSnow)
