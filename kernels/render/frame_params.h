@@ -28,10 +28,11 @@ inline std::uint32_t band_tile_count(const FrameParams& f) {
 
 // A busy tile: one whose list is so much longer than the band's mean that one block shading it
 // would keep a single SM busy while the rest of the GPU idles (docs/renderer.md, "Busy tiles").
-// The main shading grid skips busy tiles and many one-warp blocks share each of them instead.
+// The main shading grid skips busy tiles and a warp per pixel shades each of them instead.
 // Lists of a few thousand circles take the main grid's block a few microseconds, within a frame's
-// noise, hence the floor; the factor keeps uniformly dense scenes on the main grid, which shades them at full occupancy
-// already (rand1M and biglittle at 1024 x 1024 list ~1400 and ~1500 circles per tile).
+// noise, hence the floor; the factor keeps uniformly dense scenes on the main grid, which shades
+// them at full occupancy already (rand1M and biglittle at 1024 x 1024 list ~1400 and ~1500
+// circles per tile).
 constexpr std::uint64_t kBusyTileMinCircles = 2048;
 constexpr std::uint64_t kBusyTileMeanFactor = 8;
 

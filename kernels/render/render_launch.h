@@ -70,7 +70,7 @@ void launch_split_sort_keys(const std::uint64_t* sorted_keys, std::size_t pairs,
                             cudaStream_t stream);
 
 // One block per tile of the frame's band: clears, blends the tile's circles in list order, writes
-// each pixel once. Busy tiles are listed into `busy` and shaded by many one-warp blocks each, on
+// each pixel once. Busy tiles are listed into `busy` and shaded by a warp per pixel, on
 // busy.stream, forked from `stream` and joined back before this returns (in stream order).
 // `blends`, when not null, accumulates the number of blends.
 void launch_shade_tiles(const FrameParams& frame, const CircleRecords& records,

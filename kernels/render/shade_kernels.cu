@@ -1,5 +1,5 @@
 // The shading stage for the scan and sort binnings (one block per tile, kPixelsPerThread pixels per
-// thread; busy tiles by many one-warp blocks each), the naive peer's test-every-circle kernel, and
+// thread; busy tiles by a warp per pixel), the naive peer's test-every-circle kernel, and
 // the 8-bit conversion for display.
 //
 // A tile's circles are staged through shared memory in batches; each thread keeps its pixels in
@@ -309,65 +309,40 @@ __global__ void __launch_bounds__(kShadeThreads)
 }
 
 // Busy tiles (tile_is_busy). A pixel's blends are one chain in list order, so the parallelism a
-// busy tile offers is its pixels and the coverage tests, which are independent: kBusyWarpsPerTile
-// one-warp blocks share the tile, each owning a square of kBusySquare x kBusySquare pixels (lane
-// q < kBusyPixels holds pixel q). A warp takes the tile's list kBusyBatch circles at a time, lane
-// l holding circles l, l + 32, ... of the batch in registers: it tests them all against its
-// pixels (independent tests, no shared memory on that path), a ballot per (circle round, pixel)
-// gives each pixel's covering circles in list order, and each pixel's lane blends those, reading
-// their records from shared memory. The next batch's records and the ids of the one after are on
-// their way meanwhile, so no load's latency sits on the warp's path.
-#ifndef TILESCAN_BUSY_SQUARE
-#define TILESCAN_BUSY_SQUARE 2
-#endif
-constexpr int kBusySquare = TILESCAN_BUSY_SQUARE;  // pixels per side of a warp's square
-constexpr int kBusyPixels = kBusySquare * kBusySquare;
-constexpr int kBusyWarpsPerTile = kTilePixels / kBusyPixels;
+// busy tile offers is its pixels and the coverage tests, which are independent: one warp per pixel
+// (kBusyWarpsPerBlock warps per block, each on its own). The warp takes the tile's list kBusyBatch
+// circles at a time, lane l holding circles l, l + 32, ... of the batch in registers: it tests
+// them all against its pixel (independent tests, no shared memory on that path), a ballot per
+// round of 32 gives the covering circles in list order, and lane 0 blends those, reading their
+// records from shared memory. The next batch's records and the ids of the one after are on their
+// way meanwhile, so no load's latency sits on the warp's path. Measured on the hot-tile scene
+// (docs/renderer.md): a 2x2 square of pixels per warp shaded it in 0.87 ms, a pixel per warp in
+// 0.55 ms, as each round's tests and blends shrink four times and the list is read from L2.
+constexpr int kBusyWarpsPerBlock = 4;
+constexpr int kBusyBlocksPerTile = kTilePixels / kBusyWarpsPerBlock;
 constexpr int kBusyRounds = 4;  // circles per lane per batch
 constexpr int kBusyBatch = 32 * kBusyRounds;
-static_assert(kTileSize % kBusySquare == 0 && kBusyPixels <= 32, "squares tile the tile, a lane per pixel");
-// Busy tiles shaded at once (the grid's y): with kBusyWarpsPerTile = 64 that is 1024 warps, an
-// eighth of what the H200 holds, leaving the rest to the main grid running beside them.
-constexpr unsigned kBusyTilesAtOnce = 16;
+// Busy tiles shaded at once (the grid's y): 8 x 256 warps, a quarter of what the H200 holds,
+// leaving the rest to the main grid running beside them.
+constexpr unsigned kBusyTilesAtOnce = 8;
 constexpr int kListThreads = 1024;  // list_busy_tiles_kernel's one block
+constexpr int kListTilesPerThread = 4;
 
-// The records the blending lanes read: the batch's circles, in list order.
+// One warp's staged records, read by its blending lane: the batch's circles, in list order.
 struct BusyStaged {
     CircleGeometry geometry[kBusyBatch];
     CirclePaint paint[kBusyBatch];
 };
 
-// The square of pixels warp-block `square` owns in `tile`: its first column and row in the image.
-struct BusySquare {
-    int column, row;
-};
-
-__device__ __forceinline__ BusySquare busy_square(const FrameParams& f, std::uint32_t tile, unsigned square) {
-    constexpr unsigned kSquaresPerRow = kTileSize / kBusySquare;
-    const int tx = int(tile % std::uint32_t(f.grid.tiles_x));
-    const int ty = int(tile / std::uint32_t(f.grid.tiles_x));
-    return {(tx << kTileLog2) + int(square % kSquaresPerRow) * kBusySquare,
-            (ty << kTileLog2) + int(square / kSquaresPerRow) * kBusySquare};
+// Whether the circle blends into the pixel: the main grid's rule of blend_circle (pixel in the
+// circle's box, centre covered).
+__device__ __forceinline__ bool blends_into(const CircleInFlight& c, int column, int row, float px, float py) {
+    const bool in_box = column >= c.box.x0 && column <= c.box.x_last && row >= c.box.y0 && row <= c.box.y_last;
+    return in_box && covers_squared(squared_distance(c.geometry.x, c.geometry.y, px, py), c.geometry.squared_radius);
 }
 
-// Bit q set when the circle blends into pixel q of the square: the main grid's rule of
-// blend_circle (pixel in the circle's box, centre covered).
-__device__ __forceinline__ std::uint32_t covered_pixels(const CircleInFlight& c, const BusySquare& square,
-                                                        const FrameParams& f) {
-    std::uint32_t covered = 0;
-#pragma unroll
-    for (int q = 0; q < kBusyPixels; ++q) {
-        const int column = square.column + q % kBusySquare, row = square.row + q / kBusySquare;
-        const bool in_box = column >= c.box.x0 && column <= c.box.x_last && row >= c.box.y0 && row <= c.box.y_last;
-        const float squared_dist = squared_distance(c.geometry.x, c.geometry.y, pixel_center(column, f.inverse_width),
-                                                    pixel_center(row, f.inverse_height));
-        covered |= std::uint32_t(in_box && covers_squared(squared_dist, c.geometry.squared_radius)) << q;
-    }
-    return covered;
-}
-
-// The busy tiles' ids in increasing order, by one block (no counter to clear, no atomics); a
-// band of 4096 tiles takes it four block-wide compactions.
+// The busy tiles' ids in increasing order, by one block (no counter to clear, no atomics): a
+// band of 4096 tiles is one block-wide compaction.
 __global__ void __launch_bounds__(kListThreads)
     list_busy_tiles_kernel(const std::uint64_t* __restrict__ tile_offsets, std::uint32_t band_tiles,
                            std::uint32_t* __restrict__ busy_tiles, std::uint32_t* busy_count) {
@@ -375,40 +350,49 @@ __global__ void __launch_bounds__(kListThreads)
     const int lane = int(threadIdx.x & 31), warp = int(threadIdx.x >> 5);
     const std::uint64_t band_pairs = tile_offsets[band_tiles];
     std::uint32_t listed = 0;
-    for (std::uint32_t first = 0; first < band_tiles; first += kListThreads) {
-        const std::uint32_t tile = first + threadIdx.x;
-        const bool busy =
-            tile < band_tiles && tile_is_busy(tile_offsets[tile + 1] - tile_offsets[tile], band_pairs, band_tiles);
-        const std::uint32_t before = prim_detail::block_exclusive_sum<kListThreads / 32>(busy, scratch, lane, warp);
-        if (busy) busy_tiles[listed + before] = tile;
-        listed += std::uint32_t(__syncthreads_count(busy));  // also the barrier before scratch is reused
+    for (std::uint32_t first = 0; first < band_tiles; first += kListThreads * kListTilesPerThread) {
+        const std::uint32_t mine = first + threadIdx.x * kListTilesPerThread;  // my tiles, consecutive
+        std::uint32_t busy = 0;                                                // bit k: tile mine + k
+#pragma unroll
+        for (int k = 0; k < kListTilesPerThread; ++k) {
+            const std::uint32_t tile = mine + k;
+            if (tile < band_tiles && tile_is_busy(tile_offsets[tile + 1] - tile_offsets[tile], band_pairs, band_tiles))
+                busy |= 1u << k;
+        }
+        std::uint32_t at =
+            listed + prim_detail::block_exclusive_sum<kListThreads / 32>(__popc(busy), scratch, lane, warp);
+        for (std::uint32_t rest = busy; rest != 0; rest &= rest - 1) busy_tiles[at++] = mine + __ffs(rest) - 1;
+        for (int w = 0; w < kListThreads / 32; ++w) listed += scratch[w];  // the warps' totals
+        __syncthreads();                                                   // before the next chunk rewrites scratch
     }
     if (threadIdx.x == 0) *busy_count = listed;
 }
 
-// Grid kBusyWarpsPerTile x kBusyTilesAtOnce of one-warp blocks: block (s, t) shades square s of busy
-// tiles t, t + kBusyTilesAtOnce, ...
+// Grid kBusyBlocksPerTile x kBusyTilesAtOnce: warp w of block (b, t) shades pixel
+// b * kBusyWarpsPerBlock + w (row-major in the tile) of busy tiles t, t + kBusyTilesAtOnce, ...
 template <ShadingKind kShading>
-__global__ void __launch_bounds__(32)
+__global__ void __launch_bounds__(32 * kBusyWarpsPerBlock)
     shade_busy_tiles_kernel(FrameParams f, CircleRecords records, const std::uint64_t* __restrict__ tile_offsets,
                             const std::uint32_t* __restrict__ tile_circles,
                             const std::uint32_t* __restrict__ busy_tiles, const std::uint32_t* __restrict__ busy_count,
                             std::uint32_t* host_busy_count, float* __restrict__ image, unsigned long long* blends) {
-    __shared__ BusyStaged staged;
-    const int lane = int(threadIdx.x);
+    __shared__ BusyStaged staged_by_warp[kBusyWarpsPerBlock];
+    const int lane = int(threadIdx.x & 31), warp = int(threadIdx.x >> 5);
+    BusyStaged& staged = staged_by_warp[warp];
+    const int pixel_in_tile = int(blockIdx.x) * kBusyWarpsPerBlock + warp;
     const std::uint32_t busy = *busy_count;
-    if (blockIdx.x == 0 && blockIdx.y == 0 && lane == 0) *host_busy_count = busy;
+    if (blockIdx.x == 0 && blockIdx.y == 0 && threadIdx.x == 0) *host_busy_count = busy;
     std::uint32_t my_blends = 0;
     for (std::uint32_t i = blockIdx.y; i < busy; i += gridDim.y) {
         const std::uint32_t band_tile = busy_tiles[i];
-        const BusySquare square = busy_square(f, band_first_tile(f) + band_tile, blockIdx.x);
-        const int my_column = square.column + lane % kBusySquare;  // lanes below kBusyPixels
-        const int my_row = square.row + lane / kBusySquare % kBusySquare;
-        const float my_px = pixel_center(my_column, f.inverse_width), my_py = pixel_center(my_row, f.inverse_height);
-        Rgba pixel = background_pixel(f.background, my_row, f.height);
+        const std::uint32_t tile = band_first_tile(f) + band_tile;
+        const int column = (int(tile % std::uint32_t(f.grid.tiles_x)) << kTileLog2) + pixel_in_tile % kTileSize;
+        const int row = (int(tile / std::uint32_t(f.grid.tiles_x)) << kTileLog2) + pixel_in_tile / kTileSize;
+        const float px = pixel_center(column, f.inverse_width), py = pixel_center(row, f.inverse_height);
+        Rgba pixel = background_pixel(f.background, row, f.height);
         const std::uint64_t begin = tile_offsets[band_tile];
         const std::uint64_t end = tile_offsets[band_tile + 1];
-        // Lane l's circle of round r in the batch starting at list index `batch`.
+        // This lane's circle of round r in the batch starting at list index `batch`.
         const auto slot = [&](std::uint64_t batch, int r) { return batch + std::uint64_t(r * 32 + lane); };
         std::uint32_t ids[kBusyRounds];    // of the batch after the next
         CircleInFlight next[kBusyRounds];  // the next batch's records
@@ -418,41 +402,36 @@ __global__ void __launch_bounds__(32)
             if (slot(begin + kBusyBatch, r) < end) ids[r] = tile_circles[slot(begin + kBusyBatch, r)];
         }
         for (std::uint64_t batch = begin; batch < end; batch += kBusyBatch) {
-            CircleInFlight mine[kBusyRounds];
-            std::uint32_t covering[kBusyRounds];  // lane q < kBusyPixels: bit l of round r covers pixel q
+            std::uint32_t covering[kBusyRounds];  // bit l: round r's circle l covers the pixel
 #pragma unroll
             for (int r = 0; r < kBusyRounds; ++r) {
-                mine[r] = next[r];
+                const CircleInFlight mine = next[r];
                 const bool valid = slot(batch, r) < end;
                 if (valid) {
-                    staged.geometry[r * 32 + lane] = mine[r].geometry;
-                    staged.paint[r * 32 + lane] = mine[r].paint;
+                    staged.geometry[r * 32 + lane] = mine.geometry;
+                    staged.paint[r * 32 + lane] = mine.paint;
                 }
                 if (slot(batch + kBusyBatch, r) < end) next[r] = fetch_circle(records, ids[r]);
                 if (slot(batch + 2 * kBusyBatch, r) < end) ids[r] = tile_circles[slot(batch + 2 * kBusyBatch, r)];
-                const std::uint32_t covered = valid ? covered_pixels(mine[r], square, f) : 0u;
-                covering[r] = 0;
-#pragma unroll
-                for (int q = 0; q < kBusyPixels; ++q) {
-                    const std::uint32_t ballot = __ballot_sync(0xffffffffu, (covered >> q) & 1u);
-                    if (lane == q) covering[r] = ballot;
-                }
+                covering[r] = __ballot_sync(0xffffffffu, valid && blends_into(mine, column, row, px, py));
             }
             __syncwarp();
+            if (lane == 0) {
 #pragma unroll
-            for (int r = 0; r < kBusyRounds; ++r)
-                for (std::uint32_t rest = covering[r]; rest != 0; rest &= rest - 1) {
-                    const int k = r * 32 + __ffs(rest) - 1;
-                    const CircleGeometry g = staged.geometry[k];
-                    const CirclePaint paint = staged.paint[k];
-                    shade_covered_pixel(pixel, kShading, squared_distance(g.x, g.y, my_px, my_py), g.radius, paint.r,
-                                        paint.r, paint.g, paint.b, paint.a);
-                    ++my_blends;
-                }
+                for (int r = 0; r < kBusyRounds; ++r)
+                    for (std::uint32_t rest = covering[r]; rest != 0; rest &= rest - 1) {
+                        const int k = r * 32 + __ffs(rest) - 1;
+                        const CircleGeometry g = staged.geometry[k];
+                        const CirclePaint paint = staged.paint[k];
+                        shade_covered_pixel(pixel, kShading, squared_distance(g.x, g.y, px, py), g.radius, paint.r,
+                                            paint.r, paint.g, paint.b, paint.a);
+                        ++my_blends;
+                    }
+            }
             __syncwarp();
         }
-        if (lane < kBusyPixels && my_column < f.width && my_row < f.height)
-            reinterpret_cast<float4*>(image)[std::size_t(my_row) * f.width + my_column] =
+        if (lane == 0 && column < f.width && row < f.height)
+            reinterpret_cast<float4*>(image)[std::size_t(row) * f.width + column] =
                 make_float4(pixel.r, pixel.g, pixel.b, pixel.a);
     }
     if (blends) add_blends(blends, my_blends);
@@ -513,12 +492,12 @@ void launch_shade_busy_tiles(const FrameParams& frame, const CircleRecords& reco
     list_busy_tiles_kernel<<<1, kListThreads, 0, busy.stream>>>(tile_offsets, band_tile_count(frame), busy.tiles,
                                                                 busy.count);
     TS_CUDA_CHECK_LAUNCH();
-    const dim3 grid(kBusyWarpsPerTile, kBusyTilesAtOnce);
+    const dim3 grid(kBusyBlocksPerTile, kBusyTilesAtOnce);
     if (frame.shading == kShadingSnow)
-        shade_busy_tiles_kernel<kShadingSnow><<<grid, 32, 0, busy.stream>>>(
+        shade_busy_tiles_kernel<kShadingSnow><<<grid, 32 * kBusyWarpsPerBlock, 0, busy.stream>>>(
             frame, records, tile_offsets, tile_circles, busy.tiles, busy.count, busy.host_count, image, blends);
     else
-        shade_busy_tiles_kernel<kShadingFlat><<<grid, 32, 0, busy.stream>>>(
+        shade_busy_tiles_kernel<kShadingFlat><<<grid, 32 * kBusyWarpsPerBlock, 0, busy.stream>>>(
             frame, records, tile_offsets, tile_circles, busy.tiles, busy.count, busy.host_count, image, blends);
     TS_CUDA_CHECK_LAUNCH();
 }
