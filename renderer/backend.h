@@ -24,13 +24,15 @@ struct StageTime {
 
 /// What one render() measured, for --stats and --json.
 struct RenderStats {
-    double total_ms = 0;            ///< the frame, from circles in place to the finished float image
-    std::uint64_t blends = 0;       ///< pixel-circle coverings, when counted (see counted_blends)
-    bool counted_blends = false;    ///< the naive peer and the viewer's device path do not count them
-    std::uint64_t pairs = 0;        ///< (tile, circle) pairs binned; 0 for `ref`
-    std::uint64_t bin_bytes = 0;    ///< memory the binning stages used
-    std::uint32_t bands = 0;        ///< tile-row bands the frame was binned in (tile_bands.h); 0 for `ref`
-    std::uint32_t busy_tiles = 0;   ///< tiles the `cuda` backend shaded with many warps each (tile_is_busy)
+    double total_ms = 0;          ///< the frame, from circles in place to the finished float image
+    std::uint64_t blends = 0;     ///< pixel-circle coverings, when counted (see counted_blends)
+    bool counted_blends = false;  ///< the naive peer and the viewer's device path do not count them
+    std::uint64_t pairs = 0;      ///< (tile, circle) pairs binned; 0 for `ref`
+    std::uint64_t bin_bytes = 0;  ///< memory the binning stages used
+    std::uint32_t bands = 0;      ///< tile-row bands the frame was binned in (tile_bands.h); 0 for `ref`
+    /// tiles the `cuda` backend shaded apart, a warp per pixel (tile_is_busy; from the frame after
+    /// one that met busy tiles on)
+    std::uint32_t busy_tiles = 0;
     std::vector<StageTime> stages;  ///< in pipeline order (summed over bands); empty for `ref`
 };
 

@@ -87,13 +87,15 @@ struct FrameGraphKey {
     std::uint64_t capacity;
     std::uint32_t circles;
     const unsigned long long* blends;
+    bool shade_busy_apart;
     std::vector<const void*> buffers;
 
     bool operator==(const FrameGraphKey& o) const {
         return binning == o.binning && width == o.width && height == o.height && band_first_row == o.band_first_row &&
                band_end_row == o.band_end_row && shading == o.shading && background.kind == o.background.kind &&
                background.r == o.background.r && background.g == o.background.g && background.b == o.background.b &&
-               capacity == o.capacity && circles == o.circles && blends == o.blends && buffers == o.buffers;
+               capacity == o.capacity && circles == o.circles && blends == o.blends &&
+               shade_busy_apart == o.shade_busy_apart && buffers == o.buffers;
     }
 };
 
@@ -170,6 +172,11 @@ struct CudaBackend::Buffers {
     std::uint64_t* host_total_on_device = nullptr;  // its device alias
     std::uint32_t* host_busy_count = nullptr;       // mapped pinned memory the busy-tile shading writes its count to
     std::uint32_t* host_busy_count_on_device = nullptr;
+    std::uint32_t* host_busy_seen = nullptr;  // mapped pinned memory the main grid flags busy tiles in
+    std::uint32_t* host_busy_seen_on_device = nullptr;
+    // Whether the next frame shades busy tiles apart: on after a frame whose main grid met one,
+    // off after a frame whose busy branch found none (BusyTiles).
+    bool shade_busy_apart = false;
     std::uint64_t pair_capacity = 0;    // pairs the pair buffers hold (grow-only)
     std::unique_ptr<StageTimer> timer;  // the binned frame's stage events (in its graph)
     FrameGraph frame_graph;             // the binned frame, captured
@@ -185,6 +192,7 @@ struct CudaBackend::Buffers {
         timer = std::make_unique<StageTimer>(stream);
         host_total = mapped_pinned<std::uint64_t>(host_total_on_device);
         host_busy_count = mapped_pinned<std::uint32_t>(host_busy_count_on_device);
+        host_busy_seen = mapped_pinned<std::uint32_t>(host_busy_seen_on_device);
         pair_total.reserve(1);
         big_count.reserve(2);
         busy_count.reserve(1);
@@ -193,6 +201,7 @@ struct CudaBackend::Buffers {
     ~Buffers() {
         TS_CUDA_CHECK_NOTHROW(cudaFreeHost(host_total));
         TS_CUDA_CHECK_NOTHROW(cudaFreeHost(host_busy_count));
+        TS_CUDA_CHECK_NOTHROW(cudaFreeHost(host_busy_seen));
         TS_CUDA_CHECK_NOTHROW(cudaEventDestroy(busy_forked));
         TS_CUDA_CHECK_NOTHROW(cudaEventDestroy(busy_joined));
         TS_CUDA_CHECK_NOTHROW(cudaStreamDestroy(busy_stream));
@@ -216,7 +225,8 @@ struct CudaBackend::Buffers {
     CircleRecords records() { return {geometry.data(), paint.data(), box.data()}; }
     BigCircles big() { return {big_circles.data(), big_count.data(), circles}; }
     BusyTiles busy() {
-        return {busy_tiles.data(), busy_count.data(), host_busy_count_on_device, busy_stream, busy_forked, busy_joined};
+        return {shade_busy_apart,         busy_tiles.data(), busy_count.data(), host_busy_count_on_device,
+                host_busy_seen_on_device, busy_stream,       busy_forked,       busy_joined};
     }
     // Every device (and pinned host) pointer the binned frame's launches take.
     std::vector<const void*> frame_pointers() const {
@@ -247,7 +257,8 @@ struct CudaBackend::Buffers {
                 busy_tiles.data(),
                 busy_count.data(),
                 host_total,
-                host_busy_count};
+                host_busy_count,
+                host_busy_seen};
     }
     std::uint64_t bin_bytes() const {
         return bytes_of(pair_counts) + bytes_of(pair_offsets) + bytes_of(pair_tiles) + bytes_of(pair_circles) +
@@ -420,17 +431,19 @@ RenderStats CudaBackend::bin_and_shade(const FrameParams& frame, std::uint64_t c
             d.temp.reserve(std::max(scan_bytes, sort_pair_keys_temp_bytes(capacity, sort_key_bits(bins))));
         }
     });
-    const FrameGraphKey key{binning_,           frame.width,   frame.height,      frame.band_first_row,
-                            frame.band_end_row, frame.shading, frame.background,  capacity,
-                            d.circles,          blends,        d.frame_pointers()};
+    const FrameGraphKey key{binning_,           frame.width,   frame.height,       frame.band_first_row,
+                            frame.band_end_row, frame.shading, frame.background,   capacity,
+                            d.circles,          blends,        d.shade_busy_apart, d.frame_pointers()};
     if (!d.frame_graph.matches(key))
         d.frame_graph.capture(d.stream, key, [&] { enqueue_bin_and_shade(frame, capacity, blends); });
+    *d.host_busy_seen = 0;  // before the launch, so the frame's kernels see it
     d.frame_graph.launch(d.stream);
     TS_CUDA_CHECK(cudaStreamSynchronize(d.stream));
     RenderStats stats;
     stats.stages = d.timer->stages();
     stats.pairs = d.circles ? *d.host_total : 0;
-    stats.busy_tiles = *d.host_busy_count;
+    stats.busy_tiles = d.shade_busy_apart ? *d.host_busy_count : 0;
+    d.shade_busy_apart = d.shade_busy_apart ? stats.busy_tiles > 0 : *d.host_busy_seen != 0;
     return stats;
 }
 

@@ -17,14 +17,24 @@
 
 namespace tilescan {
 
-// The shading stage's busy tiles (tile_is_busy): listed on the device each frame and shaded on a
-// stream of their own, forked from the frame's stream and joined back into it.
+// The shading stage's busy tiles (tile_is_busy). With shade_apart they are listed on the device
+// and shaded on a stream of their own, forked from the frame's stream and joined back into it;
+// without, the main grid shades them like any tile and sets *host_seen, so that the caller can
+// turn the branch on for the next frames (frames without busy tiles then pay nothing for it).
 struct BusyTiles {
-    std::uint32_t* tiles;        // [band tiles]: band tile ids, in no particular order
+    bool shade_apart;
+    std::uint32_t* tiles;        // [band tiles]: band tile ids, increasing
     std::uint32_t* count;        // [1] on the device
-    std::uint32_t* host_count;   // [1], the device's alias of mapped pinned memory: the count, for --stats
+    std::uint32_t* host_count;   // mapped pinned memory (device alias): the count, with shade_apart
+    std::uint32_t* host_seen;    // mapped pinned memory (device alias): set to 1 without shade_apart
     cudaStream_t stream;         // created with the device's greatest priority (see launch_shade_tiles)
     cudaEvent_t forked, joined;  // ordering only, no timing
+};
+
+// What the main shading grid needs of BusyTiles.
+struct BusyTilesSeen {
+    bool shaded_apart;
+    std::uint32_t* host_seen;
 };
 
 // Packs every circle's records and counts the tiles of the frame's band it really touches (0 when
@@ -70,8 +80,9 @@ void launch_split_sort_keys(const std::uint64_t* sorted_keys, std::size_t pairs,
                             cudaStream_t stream);
 
 // One block per tile of the frame's band: clears, blends the tile's circles in list order, writes
-// each pixel once. Busy tiles are listed into `busy` and shaded by a warp per pixel, on
-// busy.stream, forked from `stream` and joined back before this returns (in stream order).
+// each pixel once. With busy.shade_apart, busy tiles are listed into `busy` and shaded by a warp
+// per pixel on busy.stream, forked from `stream` and joined back before this returns (in stream
+// order); without, the main grid shades them and reports them in *busy.host_seen.
 // `blends`, when not null, accumulates the number of blends.
 void launch_shade_tiles(const FrameParams& frame, const CircleRecords& records,
                         const std::uint64_t* tile_offsets,  // [band tiles + 1]

@@ -281,12 +281,15 @@ __device__ __forceinline__ void add_blends(unsigned long long* total, std::uint3
 template <ShadingKind kShading>
 __global__ void __launch_bounds__(kShadeThreads)
     shade_tiles_kernel(FrameParams f, CircleRecords records, const std::uint64_t* __restrict__ tile_offsets,
-                       const std::uint32_t* __restrict__ tile_circles, float* __restrict__ image,
+                       const std::uint32_t* __restrict__ tile_circles, BusyTilesSeen busy, float* __restrict__ image,
                        unsigned long long* blends) {
     __shared__ StagedCircles staged[2];
     const std::uint64_t begin = tile_offsets[blockIdx.x];
     const std::uint64_t end = tile_offsets[blockIdx.x + 1];
-    if (tile_is_busy(end - begin, tile_offsets[gridDim.x], gridDim.x)) return;  // shade_busy_tiles_kernel's
+    if (tile_is_busy(end - begin, tile_offsets[gridDim.x], gridDim.x)) {
+        if (busy.shaded_apart) return;  // shade_busy_tiles_kernel's
+        if (threadIdx.x == 0) *busy.host_seen = 1;
+    }
     const std::uint32_t tile = band_first_tile(f) + blockIdx.x;
     const TilePixels p = tile_pixels(f, tile);
     Rgba pixels[kPixelsPerThread];
@@ -309,17 +312,15 @@ __global__ void __launch_bounds__(kShadeThreads)
 }
 
 // Busy tiles (tile_is_busy). A pixel's blends are one chain in list order, so the parallelism a
-// busy tile offers is its pixels and the coverage tests, which are independent: one warp per pixel
-// (kBusyWarpsPerBlock warps per block, each on its own). The warp takes the tile's list kBusyBatch
+// busy tile offers is its pixels and the coverage tests, which are independent: one warp per pixel,
+// a block of its own each. The warp takes the tile's list kBusyBatch
 // circles at a time, lane l holding circles l, l + 32, ... of the batch in registers: it tests
 // them all against its pixel (independent tests, no shared memory on that path), a ballot per
 // round of 32 gives the covering circles in list order, and lane 0 blends those, reading their
 // records from shared memory. The next batch's records and the ids of the one after are on their
 // way meanwhile, so no load's latency sits on the warp's path. Measured on the hot-tile scene
-// (docs/renderer.md): a 2x2 square of pixels per warp shaded it in 0.87 ms, a pixel per warp in
-// 0.55 ms, as each round's tests and blends shrink four times and the list is read from L2.
-constexpr int kBusyWarpsPerBlock = 4;
-constexpr int kBusyBlocksPerTile = kTilePixels / kBusyWarpsPerBlock;
+// (docs/renderer.md), the tile shaded in 0.87 ms with a 2x2 square of pixels per warp, 0.55 ms
+// with a pixel per warp, and 0.73 ms with a pixel per warp in blocks of 4 warps.
 constexpr int kBusyRounds = 4;  // circles per lane per batch
 constexpr int kBusyBatch = 32 * kBusyRounds;
 // Busy tiles shaded at once (the grid's y): 8 x 256 warps, a quarter of what the H200 holds,
@@ -328,7 +329,7 @@ constexpr unsigned kBusyTilesAtOnce = 8;
 constexpr int kListThreads = 1024;  // list_busy_tiles_kernel's one block
 constexpr int kListTilesPerThread = 4;
 
-// One warp's staged records, read by its blending lane: the batch's circles, in list order.
+// The warp's staged records, read by its blending lane: the batch's circles, in list order.
 struct BusyStaged {
     CircleGeometry geometry[kBusyBatch];
     CirclePaint paint[kBusyBatch];
@@ -368,18 +369,17 @@ __global__ void __launch_bounds__(kListThreads)
     if (threadIdx.x == 0) *busy_count = listed;
 }
 
-// Grid kBusyBlocksPerTile x kBusyTilesAtOnce: warp w of block (b, t) shades pixel
-// b * kBusyWarpsPerBlock + w (row-major in the tile) of busy tiles t, t + kBusyTilesAtOnce, ...
+// Grid kTilePixels x kBusyTilesAtOnce of one-warp blocks: block (p, t) shades pixel p (row-major
+// in the tile) of busy tiles t, t + kBusyTilesAtOnce, ...
 template <ShadingKind kShading>
-__global__ void __launch_bounds__(32 * kBusyWarpsPerBlock)
+__global__ void __launch_bounds__(32)
     shade_busy_tiles_kernel(FrameParams f, CircleRecords records, const std::uint64_t* __restrict__ tile_offsets,
                             const std::uint32_t* __restrict__ tile_circles,
                             const std::uint32_t* __restrict__ busy_tiles, const std::uint32_t* __restrict__ busy_count,
                             std::uint32_t* host_busy_count, float* __restrict__ image, unsigned long long* blends) {
-    __shared__ BusyStaged staged_by_warp[kBusyWarpsPerBlock];
-    const int lane = int(threadIdx.x & 31), warp = int(threadIdx.x >> 5);
-    BusyStaged& staged = staged_by_warp[warp];
-    const int pixel_in_tile = int(blockIdx.x) * kBusyWarpsPerBlock + warp;
+    __shared__ BusyStaged staged;
+    const int lane = int(threadIdx.x);
+    const int pixel_in_tile = int(blockIdx.x);
     const std::uint32_t busy = *busy_count;
     if (blockIdx.x == 0 && blockIdx.y == 0 && threadIdx.x == 0) *host_busy_count = busy;
     std::uint32_t my_blends = 0;
@@ -492,12 +492,12 @@ void launch_shade_busy_tiles(const FrameParams& frame, const CircleRecords& reco
     list_busy_tiles_kernel<<<1, kListThreads, 0, busy.stream>>>(tile_offsets, band_tile_count(frame), busy.tiles,
                                                                 busy.count);
     TS_CUDA_CHECK_LAUNCH();
-    const dim3 grid(kBusyBlocksPerTile, kBusyTilesAtOnce);
+    const dim3 grid(kTilePixels, kBusyTilesAtOnce);
     if (frame.shading == kShadingSnow)
-        shade_busy_tiles_kernel<kShadingSnow><<<grid, 32 * kBusyWarpsPerBlock, 0, busy.stream>>>(
+        shade_busy_tiles_kernel<kShadingSnow><<<grid, 32, 0, busy.stream>>>(
             frame, records, tile_offsets, tile_circles, busy.tiles, busy.count, busy.host_count, image, blends);
     else
-        shade_busy_tiles_kernel<kShadingFlat><<<grid, 32 * kBusyWarpsPerBlock, 0, busy.stream>>>(
+        shade_busy_tiles_kernel<kShadingFlat><<<grid, 32, 0, busy.stream>>>(
             frame, records, tile_offsets, tile_circles, busy.tiles, busy.count, busy.host_count, image, blends);
     TS_CUDA_CHECK_LAUNCH();
 }
@@ -510,18 +510,21 @@ void launch_shade_busy_tiles(const FrameParams& frame, const CircleRecords& reco
 void launch_shade_tiles(const FrameParams& frame, const CircleRecords& records, const std::uint64_t* tile_offsets,
                         const std::uint32_t* tile_circles, const BusyTiles& busy, float* image,
                         unsigned long long* blends, cudaStream_t stream) {
-    TS_CUDA_CHECK(cudaEventRecord(busy.forked, stream));
-    TS_CUDA_CHECK(cudaStreamWaitEvent(busy.stream, busy.forked, 0));
-    launch_shade_busy_tiles(frame, records, tile_offsets, tile_circles, busy, image, blends);
-    TS_CUDA_CHECK(cudaEventRecord(busy.joined, busy.stream));
+    if (busy.shade_apart) {
+        TS_CUDA_CHECK(cudaEventRecord(busy.forked, stream));
+        TS_CUDA_CHECK(cudaStreamWaitEvent(busy.stream, busy.forked, 0));
+        launch_shade_busy_tiles(frame, records, tile_offsets, tile_circles, busy, image, blends);
+        TS_CUDA_CHECK(cudaEventRecord(busy.joined, busy.stream));
+    }
+    const BusyTilesSeen seen{busy.shade_apart, busy.host_seen};
     if (frame.shading == kShadingSnow)
         shade_tiles_kernel<kShadingSnow><<<band_tile_count(frame), kShadeThreads, 0, stream>>>(
-            frame, records, tile_offsets, tile_circles, image, blends);
+            frame, records, tile_offsets, tile_circles, seen, image, blends);
     else
         shade_tiles_kernel<kShadingFlat><<<band_tile_count(frame), kShadeThreads, 0, stream>>>(
-            frame, records, tile_offsets, tile_circles, image, blends);
+            frame, records, tile_offsets, tile_circles, seen, image, blends);
     TS_CUDA_CHECK_LAUNCH();
-    TS_CUDA_CHECK(cudaStreamWaitEvent(stream, busy.joined, 0));
+    if (busy.shade_apart) TS_CUDA_CHECK(cudaStreamWaitEvent(stream, busy.joined, 0));
 }
 
 void launch_naive_render(const FrameParams& frame, const CircleRecords& records, std::uint32_t circles, float* image,
