@@ -318,9 +318,10 @@ __global__ void __launch_bounds__(kShadeThreads)
 // them all against its pixel (independent tests, no shared memory on that path), a ballot per
 // round of 32 gives the covering circles in list order, and lane 0 blends those, reading their
 // records from shared memory. The next batch's records and the ids of the one after are on their
-// way meanwhile, so no load's latency sits on the warp's path. Measured on the hot-tile scene
-// (docs/renderer.md), the tile shaded in 0.87 ms with a 2x2 square of pixels per warp, 0.55 ms
-// with a pixel per warp, and 0.73 ms with a pixel per warp in blocks of 4 warps.
+// way meanwhile, so no load's latency sits on the warp's path. On the hot-tile scene
+// (docs/renderer.md) single frames shaded in 0.87 ms with a 2x2 square of pixels per warp (each
+// round's tests and blends four times longer), 0.55-0.66 ms with a pixel per warp, 0.73 ms with a
+// pixel per warp in blocks of 4 warps; the median of 10 frames of this kernel is 0.69 ms.
 constexpr int kBusyRounds = 4;  // circles per lane per batch
 constexpr int kBusyBatch = 32 * kBusyRounds;
 // Busy tiles shaded at once (the grid's y): 8 x 256 warps, a quarter of what the H200 holds,
