@@ -324,9 +324,10 @@ __global__ void __launch_bounds__(kShadeThreads)
 // pixel per warp in blocks of 4 warps; the median of 10 frames of this kernel is 0.69 ms.
 constexpr int kBusyRounds = 4;  // circles per lane per batch
 constexpr int kBusyBatch = 32 * kBusyRounds;
-// Busy tiles shaded at once (the grid's y): 8 x 256 warps, a quarter of what the H200 holds,
-// leaving the rest to the main grid running beside them.
-constexpr unsigned kBusyTilesAtOnce = 8;
+// Busy tiles shaded at once (the grid's y): 16 x 256 one-warp blocks, about as many blocks as the
+// H200 holds (32 per SM). Blocks past the busy count exit at once and leave their place to the main
+// grid; when there are more busy tiles than that, they are the frame's work and may take it all.
+constexpr unsigned kBusyTilesAtOnce = 16;
 constexpr int kListThreads = 1024;  // list_busy_tiles_kernel's one block
 constexpr int kListTilesPerThread = 4;
 
