@@ -324,10 +324,11 @@ __global__ void __launch_bounds__(kShadeThreads)
 // pixel per warp in blocks of 4 warps; the median of 10 frames of this kernel is 0.69 ms.
 constexpr int kBusyRounds = 4;  // circles per lane per batch
 constexpr int kBusyBatch = 32 * kBusyRounds;
-// Busy tiles shaded at once (the grid's y): 16 x 256 one-warp blocks, about as many blocks as the
-// H200 holds (32 per SM). Blocks past the busy count exit at once and leave their place to the main
-// grid; when there are more busy tiles than that, they are the frame's work and may take it all.
-constexpr unsigned kBusyTilesAtOnce = 16;
+// Busy tiles shaded at once (the grid's y): 64 x 256 one-warp blocks, four times as many as the
+// H200 holds (32 per SM), so that many busy tiles' long per-pixel chains run side by side (walking
+// tiles in turn serialized them: docs/limits.md). Blocks past the busy count exit at once, a few
+// microseconds for the whole grid, and leave their place to the main grid.
+constexpr unsigned kBusyTilesAtOnce = 64;
 constexpr int kListThreads = 1024;  // list_busy_tiles_kernel's one block
 constexpr int kListTilesPerThread = 4;
 
@@ -419,16 +420,26 @@ __global__ void __launch_bounds__(32)
             }
             __syncwarp();
             if (lane == 0) {
+                const auto blend_staged_circle = [&](int k) {
+                    const CircleGeometry g = staged.geometry[k];
+                    const CirclePaint paint = staged.paint[k];
+                    shade_covered_pixel(pixel, kShading, squared_distance(g.x, g.y, px, py), g.radius, paint.r, paint.r,
+                                        paint.g, paint.b, paint.a);
+                };
 #pragma unroll
-                for (int r = 0; r < kBusyRounds; ++r)
-                    for (std::uint32_t rest = covering[r]; rest != 0; rest &= rest - 1) {
-                        const int k = r * 32 + __ffs(rest) - 1;
-                        const CircleGeometry g = staged.geometry[k];
-                        const CirclePaint paint = staged.paint[k];
-                        shade_covered_pixel(pixel, kShading, squared_distance(g.x, g.y, px, py), g.radius, paint.r,
-                                            paint.r, paint.g, paint.b, paint.a);
-                        ++my_blends;
+                for (int r = 0; r < kBusyRounds; ++r) {
+                    // A round that covers the pixel all through is a plain loop, which the compiler
+                    // pipelines (its records load ahead of the blends' chain); a tile whose circles all
+                    // cover some pixels (docs/limits.md's edge columns) is shaded about that fast.
+                    if (covering[r] == 0xffffffffu) {
+#pragma unroll 8
+                        for (int j = 0; j < 32; ++j) blend_staged_circle(r * 32 + j);
+                    } else {
+                        for (std::uint32_t rest = covering[r]; rest != 0; rest &= rest - 1)
+                            blend_staged_circle(r * 32 + __ffs(rest) - 1);
                     }
+                    my_blends += __popc(covering[r]);
+                }
             }
             __syncwarp();
         }
