@@ -321,7 +321,8 @@ __global__ void __launch_bounds__(kShadeThreads)
 // way meanwhile, so no load's latency sits on the warp's path. On the hot-tile scene
 // (docs/renderer.md) single frames shaded in 0.87 ms with a 2x2 square of pixels per warp (each
 // round's tests and blends four times longer), 0.55-0.66 ms with a pixel per warp, 0.73 ms with a
-// pixel per warp in blocks of 4 warps; the median of 10 frames of this kernel is 0.69 ms.
+// pixel per warp in blocks of 4 warps; the median of 10 frames of this kernel is 0.77 ms (0.69 ms
+// with 16 tiles at once: kBusyTilesAtOnce).
 constexpr int kBusyRounds = 4;  // circles per lane per batch
 constexpr int kBusyBatch = 32 * kBusyRounds;
 // Busy tiles shaded at once (the grid's y): 64 x 256 one-warp blocks, four times as many as the
