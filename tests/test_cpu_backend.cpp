@@ -45,21 +45,33 @@ TEST_CASE("cpu renders adversarial scenes like ref", "[cpu_backend]") {
     }
 }
 
+namespace {
+
+// The (tile, circle) pairs of each tile (row-major), counted the slow, obvious way: every circle
+// against every tile of its tile rectangle, with the exact overlap test the binning uses.
+std::vector<std::uint64_t> tile_pairs_by_brute_force(const Scene& scene, int width, int height) {
+    const TileGrid grid = tile_grid(width, height);
+    std::vector<std::uint64_t> tiles(std::size_t(grid.tiles_x) * grid.tiles_y, 0);
+    for (std::size_t i = 0; i < scene.size(); ++i) {
+        const CircleFootprint c = circle_footprint(scene.x[i], scene.y[i], scene.radius[i], width, height);
+        if (box_is_empty(c.box)) continue;
+        const TileRect rect = tile_rect_of_box(c.box);
+        for (int ty = rect.ty0; ty < rect.ty1; ++ty)
+            for (int tx = rect.tx0; tx < rect.tx1; ++tx)
+                tiles[std::size_t(ty) * grid.tiles_x + tx] +=
+                    circle_touches_tile(c, tx, ty, width, height, 1.0f / width, 1.0f / height);
+    }
+    return tiles;
+}
+
+}  // namespace
+
 TEST_CASE("the busy-tile scenes make exactly their named tiles busy", "[cpu_backend][busy]") {
     // The cuda tests expect the busy-tile shading to take these tiles: check the lists' lengths
-    // against the one rule (tile_is_busy) with the exact overlap test the binning uses.
+    // against the one rule (tile_is_busy).
     const auto busy_tiles_of = [](const Scene& scene, int width, int height) {
         const TileGrid grid = tile_grid(width, height);
-        std::vector<std::uint64_t> lists(std::size_t(grid.tiles_x) * grid.tiles_y, 0);
-        for (std::size_t i = 0; i < scene.size(); ++i) {
-            const CircleFootprint c = circle_footprint(scene.x[i], scene.y[i], scene.radius[i], width, height);
-            if (box_is_empty(c.box)) continue;
-            const TileRect rect = tile_rect_of_box(c.box);
-            for (int ty = rect.ty0; ty < rect.ty1; ++ty)
-                for (int tx = rect.tx0; tx < rect.tx1; ++tx)
-                    lists[std::size_t(ty) * grid.tiles_x + tx] +=
-                        circle_touches_tile(c, tx, ty, width, height, 1.0f / width, 1.0f / height);
-        }
+        const std::vector<std::uint64_t> lists = tile_pairs_by_brute_force(scene, width, height);
         const std::uint64_t pairs = std::accumulate(lists.begin(), lists.end(), std::uint64_t(0));
         std::vector<std::pair<int, int>> busy;
         for (std::size_t t = 0; t < lists.size(); ++t)
@@ -72,7 +84,7 @@ TEST_CASE("the busy-tile scenes make exactly their named tiles busy", "[cpu_back
     std::vector<std::pair<int, int>> many = busy_tiles_scene_many_tiles();
     std::vector<std::pair<int, int>> found =
         busy_tiles_of(busy_tiles_scene(320, 320, many, 2600, kShadingFlat), 320, 320);
-    std::sort(many.begin(), many.end(), [](auto a, auto b) {
+    std::sort(many.begin(), many.end(), [](auto a, auto b) {  // busy_tiles_of lists them row by row
         return std::pair{a.second, a.first} < std::pair{b.second, b.first};
     });
     CHECK(found == many);
@@ -92,19 +104,12 @@ TEST_CASE("cpu renders animated frames like ref", "[cpu_backend]") {
 
 namespace {
 
-// The (tile, circle) pairs of each tile row, counted the slow, obvious way: every circle against
-// every tile of its tile rectangle.
+// The (tile, circle) pairs of each tile row, from tile_pairs_by_brute_force.
 std::vector<std::uint64_t> row_pairs_by_brute_force(const Scene& scene, int width, int height) {
     const TileGrid grid = tile_grid(width, height);
+    const std::vector<std::uint64_t> tiles = tile_pairs_by_brute_force(scene, width, height);
     std::vector<std::uint64_t> rows(grid.tiles_y, 0);
-    for (std::size_t i = 0; i < scene.size(); ++i) {
-        const CircleFootprint c = circle_footprint(scene.x[i], scene.y[i], scene.radius[i], width, height);
-        if (box_is_empty(c.box)) continue;
-        const TileRect rect = tile_rect_of_box(c.box);
-        for (int ty = rect.ty0; ty < rect.ty1; ++ty)
-            for (int tx = rect.tx0; tx < rect.tx1; ++tx)
-                rows[ty] += circle_touches_tile(c, tx, ty, width, height, 1.0f / width, 1.0f / height);
-    }
+    for (std::size_t t = 0; t < tiles.size(); ++t) rows[t / grid.tiles_x] += tiles[t];
     return rows;
 }
 
