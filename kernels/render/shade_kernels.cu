@@ -312,10 +312,10 @@ __global__ void __launch_bounds__(kShadeThreads)
 }
 
 // Busy tiles (tile_is_busy). A pixel's blends are one chain in list order, so the parallelism a
-// busy tile offers is its pixels and the coverage tests, which are independent: one warp per pixel,
-// a block of its own each. The warp takes the tile's list kBusyBatch
-// circles at a time, lane l holding circles l, l + 32, ... of the batch in registers: it tests
-// them all against its pixel (independent tests, no shared memory on that path), a ballot per
+// busy tile offers is its pixels and the coverage tests, which are independent: one warp per
+// pixel, a block of its own each. The warp takes the tile's list kBusyBatch circles at a time,
+// lane l holding circles l, l + 32, ... of the batch in registers: it tests them all against its
+// pixel (independent tests, no shared memory on that path), a ballot per
 // round of 32 gives the covering circles in list order, and lane 0 blends those, reading their
 // records from shared memory. The next batch's records and the ids of the one after are on their
 // way meanwhile, so no load's latency sits on the warp's path. On the hot-tile scene
@@ -327,8 +327,8 @@ constexpr int kBusyRounds = 4;  // circles per lane per batch
 constexpr int kBusyBatch = 32 * kBusyRounds;
 // Busy tiles shaded at once (the grid's y): 64 x 256 one-warp blocks, four times as many as the
 // H200 holds (32 per SM), so that many busy tiles' long per-pixel chains run side by side (walking
-// tiles in turn serialized them: docs/limits.md). Blocks past the busy count exit at once, a few
-// microseconds for the whole grid, and leave their place to the main grid.
+// tiles in turn serialized them: docs/limits.md). Blocks past the busy count exit at once and
+// leave their place to the main grid; they cost the hot-tile frame (5 busy tiles) 0.07 ms.
 constexpr unsigned kBusyTilesAtOnce = 64;
 constexpr int kListThreads = 1024;  // list_busy_tiles_kernel's one block
 constexpr int kListTilesPerThread = 4;
@@ -429,9 +429,9 @@ __global__ void __launch_bounds__(32)
                 };
 #pragma unroll
                 for (int r = 0; r < kBusyRounds; ++r) {
-                    // A round that covers the pixel all through is a plain loop, which the compiler
-                    // pipelines (its records load ahead of the blends' chain); a tile whose circles all
-                    // cover some pixels (docs/limits.md's edge columns) is shaded about that fast.
+                    // A round whose 32 circles all cover the pixel is a plain loop, which the compiler
+                    // pipelines (the records load ahead of the blends' chain): the case of pixels
+                    // under thousands of circles, like docs/limits.md's edge columns.
                     if (covering[r] == 0xffffffffu) {
 #pragma unroll 8
                         for (int j = 0; j < 32; ++j) blend_staged_circle(r * 32 + j);
