@@ -28,7 +28,8 @@ inline std::uint32_t band_tile_count(const FrameParams& f) {
 
 // A busy tile: one whose list is so much longer than the band's mean that one block shading it
 // would keep a single SM busy while the rest of the GPU idles (docs/renderer.md, "Busy tiles").
-// The main shading grid skips busy tiles and a warp per pixel shades each of them instead.
+// Once a frame has met busy tiles, the main shading grid skips them and a warp per pixel shades
+// each of them instead (BusyTiles, launch_shade_tiles).
 // Lists of a few thousand circles take the main grid's block a few microseconds, within a frame's
 // noise, hence the floor; the factor keeps uniformly dense scenes on the main grid, which shades
 // them at full occupancy already (rand1M and biglittle at 1024 x 1024 list ~1400 and ~1500
