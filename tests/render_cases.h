@@ -52,8 +52,7 @@ inline Scene busy_tiles_scene(int width, int height, const std::vector<std::pair
     return scene;
 }
 
-// 24 distinct tiles of a 20 x 20 grid (320 x 320 pixels) for busy_tiles_scene: more busy tiles
-// than the cuda backend shades at once.
+// 24 distinct tiles of a 20 x 20 grid (320 x 320 pixels) for busy_tiles_scene.
 inline std::vector<std::pair<int, int>> busy_tiles_scene_many_tiles() {
     std::vector<std::pair<int, int>> tiles;
     for (int k = 0; k < 24; ++k) tiles.push_back({(7 * k) % 20, (3 * k + k / 7) % 20});

@@ -145,8 +145,8 @@ TEST_CASE("cuda replays its captured frame graph: same bits, stage times, new gr
 }
 
 TEST_CASE("cuda shades busy tiles with many warps like ref", "[gpu][render][busy][sanitize]") {
-    // Two busy tiles of 90 x 75 (one partial), then 24 of 20 x 20 tiles: more than the busy-tile
-    // grid shades at once, so its blocks walk several tiles each.
+    // Two busy tiles of 90 x 75 (one partial), then 24 of 20 x 20 tiles. (More busy tiles than the
+    // busy-tile grid shades at once, whose blocks then walk several tiles each: the [limits] test.)
     struct Case {
         Scene scene;
         int width, height;
