@@ -7,7 +7,8 @@
 //   count             per-tile kept counts -> tile_counts[tile]       (reduce_then_scan, phase 1)
 //   scatter_offsets   tile prefix read from tile_counts scanned by tilescan::exclusive_scan
 //   scatter_lookback  tile prefix from the scan library's two-level decoupled look-back
-//   scatter_chained   tile prefix from the chained look-back below (single pass, the default)
+//   scatter_chained   tile prefix from the scan library's single-level look-back (single pass, the
+//                     default; counts are integers, so any grouping gives the same offsets)
 // Scatter: each kept element's rank in the tile (warp prefix + round prefix + lane prefix +
 // earlier kept elements of its own vector; the per-lane counts of all rounds are packed into
 // 32-bit words and scanned across the warp together) places it in shared memory, so the tile's
@@ -56,40 +57,6 @@ struct SelectShape {
 
 enum class SelectMode { count, scatter_offsets, scatter_lookback, scatter_chained };
 
-// Chained decoupled look-back over uint32 counts (Merrill & Garland's, one level): status word
-// of tile t = kind << 32 | value, kind 1 = aggregate (this tile's count), 2 = inclusive prefix.
-// Warp 0 of a tile publishes its aggregate, then reads 32 predecessors at once (lane l: tile
-// t-1-l; "tile -1" reads as prefix 0), sums the values up to the nearest inclusive prefix, and
-// moves 32 tiles back while none is found. Counts are integers, so the grouping cannot change
-// the result. One 64-bit relaxed atomic word carries kind and value together.
-__device__ __forceinline__ std::uint32_t chained_look_back(unsigned long long* status, std::size_t tile,
-                                                           std::uint32_t aggregate, int lane) {
-    using Ref = cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>;
-    if (tile == 0) {
-        if (lane == 0) Ref(status[0]).store((2ull << 32) | aggregate, cuda::memory_order_relaxed);
-        return 0;
-    }
-    if (lane == 0) Ref(status[tile]).store((1ull << 32) | aggregate, cuda::memory_order_relaxed);
-    std::uint32_t exclusive = 0;
-    long long window = (long long)tile - 1;
-    for (;;) {
-        const long long t = window - lane;
-        unsigned long long word = 2ull << 32;
-        if (t >= 0) {
-            do {
-                word = Ref(status[t]).load(cuda::memory_order_relaxed);
-            } while ((word >> 32) == 0);
-        }
-        const unsigned prefixes = __ballot_sync(kFullMask, (word >> 32) == 2);
-        const int stop = prefixes ? __ffs(prefixes) - 1 : 31;
-        exclusive += __reduce_add_sync(kFullMask, lane <= stop ? std::uint32_t(word) : 0u);
-        if (prefixes) break;
-        window -= 32;
-    }
-    if (lane == 0) Ref(status[tile]).store((2ull << 32) | (exclusive + aggregate), cuda::memory_order_relaxed);
-    return exclusive;
-}
-
 // Sources: what a tile loads (Load), what it writes (Value) and which elements it keeps.
 template <typename T, typename Pred>
 struct PredicateSource {
@@ -132,7 +99,7 @@ struct SelectParams {
     bool aligned;        // src.in is 16-byte aligned
     TileStatus<std::uint32_t> status;
     unsigned* tile_counter;
-    unsigned long long* chain;         // [tiles] chained look-back status words
+    scan_detail::StatusSlots<std::uint32_t> chain;  // [tiles] single-level look-back status
     std::uint32_t* tile_counts;        // [tiles] counts (count mode) or their exclusive scan
     const std::uint32_t* kept_total;   // partition: total kept (scan's total)
     unsigned long long* num_selected;  // receives the kept count
@@ -243,7 +210,8 @@ __global__ void __launch_bounds__(kSelectThreads)
     } else {
         if constexpr (kMode == SelectMode::scatter_chained) {
             if (warp == 0) {
-                const std::uint32_t prefix = chained_look_back(p.chain, tile, tile_kept, lane);
+                const std::uint32_t prefix =
+                    scan_detail::look_back_regrouping(p.chain, tile, tile_kept, Sum<std::uint32_t>{}, lane);
                 if (lane == 0) tile_prefix = prefix;
             }
         } else if constexpr (kMode == SelectMode::scatter_lookback) {
@@ -295,16 +263,17 @@ __global__ inline void select_init_kernel(TileStatus<std::uint32_t> status, unsi
         status.superblocks.clear(t);
 }
 
-__global__ inline void chain_init_kernel(unsigned long long* chain, unsigned* tile_counter, std::size_t tiles) {
+__global__ inline void chain_init_kernel(scan_detail::StatusSlots<std::uint32_t> chain, unsigned* tile_counter,
+                                         std::size_t tiles) {
     const std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
     const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
     if (i == 0) *tile_counter = 0;
-    for (std::size_t t = i; t < tiles; t += stride) chain[t] = 0;
+    for (std::size_t t = i; t < tiles; t += stride) chain.clear(t);
 }
 
 // Temporary storage of each algorithm for `tiles` tiles.
 inline std::size_t chained_select_bytes(std::size_t tiles) {
-    return align_bytes(sizeof(unsigned)) + align_bytes(tiles * 8);
+    return align_bytes(sizeof(unsigned)) + scan_detail::StatusSlots<std::uint32_t>::bytes(tiles);
 }
 inline std::size_t lookback_select_bytes(std::size_t tiles) {
     const std::size_t superblocks = (tiles + scan_detail::kSuperblock - 1) / scan_detail::kSuperblock;
@@ -370,7 +339,7 @@ void compact(const char* what, Source src, std::size_t n, std::size_t load_n, ty
     const unsigned init_grid = unsigned(tiles < 256 * 1024 ? (tiles + 255) / 256 : 1024);
     if (algorithm == SelectAlgorithm::single_pass) {
         p.tile_counter = reinterpret_cast<unsigned*>(temp);
-        p.chain = reinterpret_cast<unsigned long long*>(temp + align_bytes(sizeof(unsigned)));
+        p.chain.carve(temp + align_bytes(sizeof(unsigned)), tiles);
         chain_init_kernel<<<init_grid, 256, 0, stream>>>(p.chain, p.tile_counter, tiles);
         TS_CUDA_CHECK_LAUNCH();
         select_kernel<Source, SelectMode::scatter_chained, kPartition>

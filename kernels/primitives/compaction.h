@@ -33,9 +33,9 @@ namespace tilescan {
 
 /// How a compaction finds each tile's output offset. All give the same output.
 enum class SelectAlgorithm {
-    /// One fused kernel; each tile finds its output offset by a chained decoupled look-back over
-    /// its predecessors' kept counts (a warp reads 32 status words at a time, back to the nearest
-    /// inclusive prefix). The default: reads the input once.
+    /// One fused kernel; each tile finds its output offset by the scan library's single-level
+    /// decoupled look-back over its predecessors' kept counts (a warp reads 128 status words at a
+    /// time, back to the nearest inclusive prefix). The default: reads the input once.
     single_pass,
     /// The same kernel with the scan library's two-level (superblock) look-back,
     /// kernels/scan/scan_lookback.cuh.

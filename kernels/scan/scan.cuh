@@ -52,9 +52,10 @@ template <typename In, typename Out, typename Op>
 __global__ void __launch_bounds__(kFastThreads) fast_reduce_kernel(const In* in, std::size_t n, Out* sums, Op op) {
     using Agent = FastTileAgent<In, Out, Op>;
     __shared__ typename Agent::Shared shared;
-    Agent agent(blockIdx.x, n);
-    agent.load(in, n, op, reinterpret_cast<std::uintptr_t>(in) % 16 == 0);
-    const Out total = agent.warp_total(op);
+    const Agent agent(blockIdx.x, n);
+    agent.stage(shared, in, reinterpret_cast<std::uintptr_t>(in) % 16 == 0);
+    agent.wait_staged();
+    const Out total = agent.warp_total(shared, op);
     if (agent.lane == 0) shared.warp_totals[agent.warp] = total;
     __syncthreads();
     if (threadIdx.x == 0) sums[blockIdx.x] = Agent::warp_prefix(shared, op, kFastWarps);
@@ -66,17 +67,17 @@ __global__ void __launch_bounds__(kFastThreads)
     fast_scan_kernel(const In* in, Out* out, std::size_t n, const Out* seeds, Op op, bool exclusive, Out* total) {
     using Agent = FastTileAgent<In, Out, Op>;
     __shared__ typename Agent::Shared shared;
-    Agent agent(blockIdx.x, n);
+    const Agent agent(blockIdx.x, n);
     const bool aligned = (reinterpret_cast<std::uintptr_t>(in) | reinterpret_cast<std::uintptr_t>(out)) % 16 == 0;
-    agent.load(in, n, op, aligned);
+    agent.stage(shared, in, aligned);
+    agent.wait_staged();
     Out prefix[Agent::R];
     agent.scan_local(shared, op, prefix);
     __syncthreads();
     const Out seed = seeds != nullptr ? seeds[blockIdx.x] : op.identity();
     if (total != nullptr && threadIdx.x == 0 && std::size_t(blockIdx.x + 1) * Agent::kTile >= n)
         *total = op(seed, Agent::warp_prefix(shared, op, kFastWarps));
-    agent.finish(shared, op, prefix, seed, exclusive);
-    agent.store(out, n, aligned);
+    agent.finish(shared, op, prefix, seed, exclusive, out, aligned);
 }
 
 template <typename Out>
@@ -98,9 +99,10 @@ __global__ void __launch_bounds__(kFastThreads)
     if (threadIdx.x == 0) shared.tile_id = atomicAdd(tile_counter, 1u);
     __syncthreads();
     const std::size_t tile = shared.tile_id;
-    Agent agent(tile, n);
+    const Agent agent(tile, n);
     const bool aligned = (reinterpret_cast<std::uintptr_t>(in) | reinterpret_cast<std::uintptr_t>(out)) % 16 == 0;
-    agent.load(in, n, op, aligned);
+    agent.stage(shared, in, aligned);
+    agent.wait_staged();
     Out prefix[Agent::R];
     agent.scan_local(shared, op, prefix);
     __syncthreads();
@@ -117,8 +119,7 @@ __global__ void __launch_bounds__(kFastThreads)
         }
     }
     __syncthreads();
-    agent.finish(shared, op, prefix, shared.tile_prefix[0], exclusive);
-    agent.store(out, n, aligned);
+    agent.finish(shared, op, prefix, shared.tile_prefix[0], exclusive, out, aligned);
 }
 
 template <typename Out>

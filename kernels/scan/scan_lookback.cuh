@@ -174,6 +174,11 @@ __device__ T look_back(const TileStatus<T>& status, std::size_t tile, const T& a
 // which predecessor's prefix a tile happens to find). Called by all 32 lanes of one warp of tile
 // `tile` once its aggregate is known; publishes the aggregate at once and the inclusive prefix
 // when found, and returns the exclusive prefix (identity for tile 0) to every lane.
+//
+// Each round reads the 32 tiles before `window_end`, oldest at lane 0, waits until all have
+// published (a published prefix implies every older tile has published, so the wait never holds a
+// tile back for tiles it skips), and combines the window from its newest prefix onwards in tile
+// order, so operators that regroup exactly but do not commute keep their order.
 template <typename T, typename Op>
 __device__ T look_back_regrouping(const StatusSlots<T>& tiles, std::size_t tile, const T& aggregate, Op op, int lane) {
     if (tile == 0) {
@@ -183,18 +188,18 @@ __device__ T look_back_regrouping(const StatusSlots<T>& tiles, std::size_t tile,
     if (lane == 0) tiles.publish(tile, kFlagAggregate, aggregate);
     T exclusive = op.identity();  // the tiles between the window and this one, combined
     for (long long window_end = (long long)tile;; window_end -= 32) {
-        // Lane l looks at tile window_end - 1 - l; "tile -1" is an empty prefix.
-        const long long t = window_end - 1 - lane;
+        const long long t = window_end - 32 + lane;  // "tile -1" and before read as an empty prefix
         T value = op.identity();
         unsigned flag = kFlagPrefix;
         if (t >= 0) {
             while ((flag = tiles.read(std::size_t(t), value)) == 0) {
             }
         }
-        const unsigned prefixes = __ballot_sync(kFullMask, flag == kFlagPrefix);
-        const int newest_prefix = prefixes ? __ffs(prefixes) - 1 : 31;  // lanes beyond it are not needed
-        exclusive = op(chain_lanes(op.identity(), value, newest_prefix + 1, true, op), exclusive);
-        if (prefixes) break;
+        const unsigned prefix_lanes = __ballot_sync(kFullMask, flag == kFlagPrefix);
+        const int newest_prefix = prefix_lanes ? 31 - __clz(prefix_lanes) : 0;  // lanes before it are not needed
+        const T window = warp_reduce(lane >= newest_prefix ? value : op.identity(), op, lane);
+        exclusive = op(shfl_idx(window, 0), exclusive);
+        if (prefix_lanes) break;
     }
     if (lane == 0) tiles.publish(tile, kFlagPrefix, op(exclusive, aggregate));
     return exclusive;
