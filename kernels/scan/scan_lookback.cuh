@@ -24,10 +24,9 @@
 // prefix, and publishes its own. A tile then waits for its nearest predecessors only, not for a
 // whole superblock to close.
 //
-// Status slots: a flag (0 = empty, 1 = aggregate, 2 = prefix) with a value. Values of at most 4
-// bytes share one 64-bit word with their flag, written and read with single relaxed atomic
-// accesses (no fence needed between flag and value). Larger values sit in per-flag value arrays,
-// published by a release store of the flag after the value and read after an acquire load of it.
+// Status slots: a flag (0 = empty, 1 = aggregate, 2 = prefix) with a value, cut into 32-bit
+// pieces that each share a 64-bit word with the flag (StatusSlots below); words are written and
+// read with relaxed atomic accesses, no fences: the slots carry nothing but their own values.
 #pragma once
 
 #include <cstddef>
@@ -43,53 +42,46 @@ namespace tilescan::scan_detail {
 constexpr unsigned kFlagAggregate = 1;
 constexpr unsigned kFlagPrefix = 2;
 
-template <typename T, bool packed = packed_status<T>()>
-struct StatusSlots;
-
+// Slot i is kWords 64-bit words, word w = flag << 32 | 32-bit piece w of the value, each written
+// and read by one relaxed atomic access. A reader takes the value only when every word carries the
+// same flag: each flag is published once per slot, so the pieces then all come from that one
+// publication. All words are loaded at once, so a read costs one round trip whatever T's size
+// (an 8-byte value with a separate flag needed the flag's acquire load, then the value's load).
 template <typename T>
-struct StatusSlots<T, true> {
-    unsigned long long* words;  // [count] flag << 32 | value bits
+struct StatusSlots {
+    static constexpr int kWords = status_words<T>();
+    unsigned long long* words;  // [count][kWords]
 
     using Ref = cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>;
 
-    static std::size_t bytes(std::size_t count) { return align_bytes(count * 8); }
+    static std::size_t bytes(std::size_t count) { return status_bytes<T>(count); }
     void carve(unsigned char* memory, std::size_t) { words = reinterpret_cast<unsigned long long*>(memory); }
-    __device__ __forceinline__ void clear(std::size_t i) const { words[i] = 0; }
+    __device__ __forceinline__ void clear(std::size_t i) const {
+#pragma unroll
+        for (int w = 0; w < kWords; ++w) words[i * kWords + w] = 0;
+    }
     __device__ __forceinline__ void publish(std::size_t i, unsigned flag, const T& value) const {
-        std::uint32_t bits = 0;
-        memcpy(&bits, &value, sizeof(T));
-        Ref(words[i]).store((static_cast<unsigned long long>(flag) << 32) | bits, cuda::memory_order_relaxed);
+        std::uint32_t pieces[kWords] = {};
+        memcpy(pieces, &value, sizeof(T));
+#pragma unroll
+        for (int w = 0; w < kWords; ++w)
+            Ref(words[i * kWords + w])
+                .store((static_cast<unsigned long long>(flag) << 32) | pieces[w], cuda::memory_order_relaxed);
     }
+    // The slot's flag, 0 while empty or while a publication is only partly visible; the value is
+    // written only for a non-zero flag.
     __device__ __forceinline__ unsigned read(std::size_t i, T& value) const {
-        const unsigned long long word = Ref(words[i]).load(cuda::memory_order_relaxed);
-        const std::uint32_t bits = std::uint32_t(word);
-        memcpy(&value, &bits, sizeof(T));
-        return unsigned(word >> 32);
-    }
-};
-
-template <typename T>
-struct StatusSlots<T, false> {
-    unsigned* flags;  // [count]
-    T* values;        // [2][count]: the aggregate, then the prefix
-
-    using Ref = cuda::atomic_ref<unsigned, cuda::thread_scope_device>;
-    std::size_t count;
-
-    static std::size_t bytes(std::size_t count) { return align_bytes(count * 4) + 2 * align_bytes(count * sizeof(T)); }
-    void carve(unsigned char* memory, std::size_t n) {
-        count = align_bytes(n * sizeof(T)) / sizeof(T);
-        flags = reinterpret_cast<unsigned*>(memory);
-        values = reinterpret_cast<T*>(memory + align_bytes(n * 4));
-    }
-    __device__ __forceinline__ void clear(std::size_t i) const { flags[i] = 0; }
-    __device__ __forceinline__ void publish(std::size_t i, unsigned flag, const T& value) const {
-        values[(flag - 1) * count + i] = value;
-        Ref(flags[i]).store(flag, cuda::memory_order_release);
-    }
-    __device__ __forceinline__ unsigned read(std::size_t i, T& value) const {
-        const unsigned flag = Ref(flags[i]).load(cuda::memory_order_acquire);
-        if (flag != 0) value = values[(flag - 1) * count + i];
+        unsigned long long got[kWords];
+#pragma unroll
+        for (int w = 0; w < kWords; ++w) got[w] = Ref(words[i * kWords + w]).load(cuda::memory_order_relaxed);
+        const unsigned flag = unsigned(got[0] >> 32);
+        std::uint32_t pieces[kWords];
+#pragma unroll
+        for (int w = 0; w < kWords; ++w) {
+            if (unsigned(got[w] >> 32) != flag) return 0;
+            pieces[w] = std::uint32_t(got[w]);
+        }
+        if (flag != 0) memcpy(&value, pieces, sizeof(T));
         return flag;
     }
 };

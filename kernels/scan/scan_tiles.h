@@ -59,11 +59,15 @@ constexpr std::size_t tile_elems(ScanAlgorithm algorithm) {
 
 constexpr std::size_t align_bytes(std::size_t bytes) { return (bytes + 255) / 256 * 256; }
 
-// The decoupled look-back's tile status: values of at most 4 bytes share one 64-bit word with
-// their valid flag (one store publishes both); larger values sit beside a separate flag word.
+// The decoupled look-back's status slots (scan_lookback.cuh): a value of T is cut into 32-bit
+// pieces, each stored in a 64-bit word beside the slot's flag.
 template <typename T>
-constexpr bool packed_status() {
-    return sizeof(T) <= 4;
+constexpr int status_words() {
+    return int((sizeof(T) + 3) / 4);
+}
+template <typename T>
+constexpr std::size_t status_bytes(std::size_t slots) {
+    return align_bytes(slots * status_words<T>() * 8);
 }
 
 // Bytes of the three-phase driver's tile-sum levels for n elements of In scanned into Out.
@@ -81,11 +85,7 @@ template <typename In, typename Out>
 std::size_t lookback_bytes(std::size_t n) {
     const std::size_t tiles = (n + FastTile<In, Out>::tile - 1) / FastTile<In, Out>::tile;
     const std::size_t superblocks = (tiles + 31) / 32;
-    auto slots = [&](std::size_t count) {
-        return packed_status<Out>() ? align_bytes(count * 8)
-                                    : align_bytes(count * 4) + 2 * align_bytes(count * sizeof(Out));
-    };
-    return align_bytes(sizeof(unsigned)) + slots(tiles) + slots(superblocks);
+    return align_bytes(sizeof(unsigned)) + status_bytes<Out>(tiles) + status_bytes<Out>(superblocks);
 }
 
 }  // namespace tilescan::scan_detail
