@@ -345,7 +345,7 @@ void compact(const char* what, Source src, std::size_t n, std::size_t load_n, ty
     const unsigned init_grid = unsigned(tiles < 256 * 1024 ? (tiles + 255) / 256 : 1024);
     if (algorithm == SelectAlgorithm::single_pass) {
         p.tile_counter = reinterpret_cast<unsigned*>(temp);
-        p.chain.carve(temp + align_bytes(sizeof(unsigned)), tiles);
+        p.chain.carve(temp + align_bytes(sizeof(unsigned)));
         chain_init_kernel<<<init_grid, 256, 0, stream>>>(p.chain, p.tile_counter, tiles);
         TS_CUDA_CHECK_LAUNCH();
         select_kernel<Source, SelectMode::scatter_chained, kPartition>

@@ -55,7 +55,7 @@ struct StatusSlots {
     using Ref = cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>;
 
     static std::size_t bytes(std::size_t count) { return status_bytes<T>(count); }
-    void carve(unsigned char* memory, std::size_t) { words = reinterpret_cast<unsigned long long*>(memory); }
+    void carve(unsigned char* memory) { words = reinterpret_cast<unsigned long long*>(memory); }
     __device__ __forceinline__ void clear(std::size_t i) const {
 #pragma unroll
         for (int w = 0; w < kWords; ++w) words[i * kWords + w] = 0;
@@ -97,8 +97,8 @@ struct TileStatus {
         return (tiles + kSuperblock - 1) / kSuperblock;
     }
     void carve(unsigned char* memory, std::size_t tiles_count) {
-        tiles.carve(memory, tiles_count);
-        superblocks.carve(memory + StatusSlots<T>::bytes(tiles_count), superblock_count(tiles_count));
+        tiles.carve(memory);
+        superblocks.carve(memory + StatusSlots<T>::bytes(tiles_count));
     }
 };
 

@@ -15,11 +15,12 @@ constexpr int kBlellochThreads = 512;       // two elements per thread
 constexpr int kWarpShuffleThreads = 256;    // four consecutive elements per thread
 constexpr int kWarpShuffleItems = kTextbookTile / kWarpShuffleThreads;
 
-// The fast tile (reduce_then_scan and decoupled_lookback): 128 threads; each thread holds R
+// The fast tile (reduce_then_scan and decoupled_lookback): 128 threads; each thread owns R
 // rounds of V consecutive elements, V chosen so one round is one 16-byte load, R so a thread
-// holds about 256 bytes (the fastest of the shapes measured on the H200, see docs/scan.md). Element (r, v) of lane `lane` in warp `w` sits at tile offset
-// w·(R·32·V) + (r·32 + lane)·V + v, so every load and store instruction of a warp covers 512
-// contiguous bytes. Example, int32: V = 4, R = 16, 64 elements per thread, tile = 8192.
+// owns about 256 bytes (the fastest of the shapes measured on the H200, see docs/scan.md). The
+// tile is staged in shared memory (scan_tile.cuh). Element (r, v) of lane `lane` in warp `w` sits
+// at tile offset w·(R·32·V) + (r·32 + lane)·V + v, so every load and store instruction of a warp
+// covers 512 contiguous bytes. Example, int32: V = 4, R = 16, 64 elements per thread, tile = 8192.
 // TILESCAN_SCAN_THREADS / TILESCAN_SCAN_THREAD_BYTES override the shape for tuning experiments:
 // the benchmark compiled on its own with -D... (it instantiates every scan it times), e.g.
 //   nvcc -std=c++17 -O3 -arch=sm_90 --fmad=false -I. -DTILESCAN_SCAN_THREAD_BYTES=128
