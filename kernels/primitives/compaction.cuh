@@ -6,9 +6,9 @@
 // in warp w holds V consecutive elements at w·(R·32·V) + (r·32 + lane)·V, one 16-byte load each.
 //   count             per-tile kept counts -> tile_counts[tile]       (reduce_then_scan, phase 1)
 //   scatter_offsets   tile prefix read from tile_counts scanned by tilescan::exclusive_scan
-//   scatter_lookback  tile prefix from the scan library's two-level decoupled look-back
-//   scatter_chained   tile prefix from the scan library's single-level look-back (single pass, the
-//                     default; counts are integers, so any grouping gives the same offsets)
+//   scatter_two_level     tile prefix from the scan library's two-level decoupled look-back
+//   scatter_single_level  tile prefix from the scan library's single-level look-back (single pass,
+//                         the default; counts are integers, so any grouping gives the same offsets)
 // Scatter: each kept element's rank in the tile (warp prefix + round prefix + lane prefix +
 // earlier kept elements of its own vector; the per-lane counts of all rounds are packed into
 // 32-bit words and scanned across the warp together) places it in shared memory, so the tile's
@@ -61,7 +61,7 @@ struct SelectShape {
     static constexpr int kWords = (R + kFields - 1) / kFields;
 };
 
-enum class SelectMode { count, scatter_offsets, scatter_lookback, scatter_chained };
+enum class SelectMode { count, scatter_offsets, scatter_two_level, scatter_single_level };
 
 // Sources: what a tile loads (Load), what it writes (Value) and which elements it keeps.
 template <typename T, typename Pred>
@@ -100,15 +100,15 @@ struct RepeatSource {
 };
 
 struct SelectParams {
-    std::size_t n;       // elements considered (indices 0 .. n-1)
-    std::size_t load_n;  // elements readable from src.in (n, or n + 1 for find_repeats)
-    bool aligned;        // src.in is 16-byte aligned
-    TileStatus<std::uint32_t> status;
+    std::size_t n;                        // elements considered (indices 0 .. n-1)
+    std::size_t load_n;                   // elements readable from src.in (n, or n + 1 for find_repeats)
+    bool aligned;                         // src.in is 16-byte aligned
+    TileStatus<std::uint32_t> two_level;  // [tiles + superblocks] two-level look-back status
     unsigned* tile_counter;
-    scan_detail::StatusSlots<std::uint32_t> chain;  // [tiles] single-level look-back status
-    std::uint32_t* tile_counts;        // [tiles] counts (count mode) or their exclusive scan
-    const std::uint32_t* kept_total;   // partition: total kept (scan's total)
-    unsigned long long* num_selected;  // receives the kept count
+    scan_detail::StatusSlots<std::uint32_t> single_level;  // [tiles] single-level look-back status
+    std::uint32_t* tile_counts;                            // [tiles] counts (count mode) or their exclusive scan
+    const std::uint32_t* kept_total;                       // partition: total kept (scan's total)
+    unsigned long long* num_selected;                      // receives the kept count
 };
 
 template <typename Source, SelectMode kMode, bool kPartition>
@@ -126,7 +126,7 @@ __global__ void __launch_bounds__(kSelectThreads, SelectShape<typename Source::L
 
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
     std::size_t tile = blockIdx.x;
-    if constexpr (kMode == SelectMode::scatter_lookback || kMode == SelectMode::scatter_chained) {
+    if constexpr (kMode == SelectMode::scatter_two_level || kMode == SelectMode::scatter_single_level) {
         if (threadIdx.x == 0) tile_id = atomicAdd(p.tile_counter, 1u);
         __syncthreads();
         tile = tile_id;
@@ -214,16 +214,16 @@ __global__ void __launch_bounds__(kSelectThreads, SelectShape<typename Source::L
         if (threadIdx.x == 0) p.tile_counts[tile] = tile_kept;
         return;
     } else {
-        if constexpr (kMode == SelectMode::scatter_chained) {
+        if constexpr (kMode == SelectMode::scatter_single_level) {
             if (warp == 0) {
                 const std::uint32_t prefix =
-                    scan_detail::look_back_regrouping(p.chain, tile, tile_kept, Sum<std::uint32_t>{}, lane);
+                    scan_detail::look_back_regrouping(p.single_level, tile, tile_kept, Sum<std::uint32_t>{}, lane);
                 if (lane == 0) tile_prefix = prefix;
             }
-        } else if constexpr (kMode == SelectMode::scatter_lookback) {
+        } else if constexpr (kMode == SelectMode::scatter_two_level) {
             if (warp == 0) {
                 const std::uint32_t prefix =
-                    scan_detail::look_back(p.status, tile, tile_kept, Sum<std::uint32_t>{}, lane);
+                    scan_detail::look_back(p.two_level, tile, tile_kept, Sum<std::uint32_t>{}, lane);
                 if (lane == 0) tile_prefix = prefix;
             }
         } else {
@@ -260,7 +260,8 @@ __global__ void __launch_bounds__(kSelectThreads, SelectShape<typename Source::L
 __global__ inline void write_zero_kernel(unsigned long long* where) { *where = 0; }
 
 // Clears the look-back status slots (epoch 1 of the scan library's tagging) and the tile counter.
-__global__ inline void select_init_kernel(TileStatus<std::uint32_t> status, unsigned* tile_counter, std::size_t tiles) {
+__global__ inline void two_level_init_kernel(TileStatus<std::uint32_t> status, unsigned* tile_counter,
+                                             std::size_t tiles) {
     const std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
     const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
     if (i == 0) *tile_counter = 0;
@@ -269,19 +270,19 @@ __global__ inline void select_init_kernel(TileStatus<std::uint32_t> status, unsi
         status.superblocks.clear(t);
 }
 
-__global__ inline void chain_init_kernel(scan_detail::StatusSlots<std::uint32_t> chain, unsigned* tile_counter,
-                                         std::size_t tiles) {
+__global__ inline void single_level_init_kernel(scan_detail::StatusSlots<std::uint32_t> status, unsigned* tile_counter,
+                                                std::size_t tiles) {
     const std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
     const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
     if (i == 0) *tile_counter = 0;
-    for (std::size_t t = i; t < tiles; t += stride) chain.clear(t);
+    for (std::size_t t = i; t < tiles; t += stride) status.clear(t);
 }
 
 // Temporary storage of each algorithm for `tiles` tiles.
-inline std::size_t chained_select_bytes(std::size_t tiles) {
+inline std::size_t single_level_select_bytes(std::size_t tiles) {
     return align_bytes(sizeof(unsigned)) + scan_detail::StatusSlots<std::uint32_t>::bytes(tiles);
 }
-inline std::size_t lookback_select_bytes(std::size_t tiles) {
+inline std::size_t two_level_select_bytes(std::size_t tiles) {
     const std::size_t superblocks = (tiles + scan_detail::kSuperblock - 1) / scan_detail::kSuperblock;
     return align_bytes(sizeof(unsigned)) + scan_detail::StatusSlots<std::uint32_t>::bytes(tiles) +
            scan_detail::StatusSlots<std::uint32_t>::bytes(superblocks);
@@ -301,9 +302,9 @@ std::size_t compact_temp_bytes(std::size_t n, SelectAlgorithm algorithm) {
     if (tiles == 0) return 0;
     switch (algorithm) {
         case SelectAlgorithm::single_pass:
-            return chained_select_bytes(tiles);
+            return single_level_select_bytes(tiles);
         case SelectAlgorithm::single_pass_two_level:
-            return lookback_select_bytes(tiles);
+            return two_level_select_bytes(tiles);
         default:
             return offsets_select_bytes(tiles);
     }
@@ -345,20 +346,20 @@ void compact(const char* what, Source src, std::size_t n, std::size_t load_n, ty
     const unsigned init_grid = unsigned(tiles < 256 * 1024 ? (tiles + 255) / 256 : 1024);
     if (algorithm == SelectAlgorithm::single_pass) {
         p.tile_counter = reinterpret_cast<unsigned*>(temp);
-        p.chain.carve(temp + align_bytes(sizeof(unsigned)));
-        chain_init_kernel<<<init_grid, 256, 0, stream>>>(p.chain, p.tile_counter, tiles);
+        p.single_level.carve(temp + align_bytes(sizeof(unsigned)));
+        single_level_init_kernel<<<init_grid, 256, 0, stream>>>(p.single_level, p.tile_counter, tiles);
         TS_CUDA_CHECK_LAUNCH();
-        select_kernel<Source, SelectMode::scatter_chained, kPartition>
+        select_kernel<Source, SelectMode::scatter_single_level, kPartition>
             <<<grid, kSelectThreads, 0, stream>>>(src, out, p);
         TS_CUDA_CHECK_LAUNCH();
         return;
     }
     if (algorithm == SelectAlgorithm::single_pass_two_level) {
         p.tile_counter = reinterpret_cast<unsigned*>(temp);
-        p.status.carve(temp + align_bytes(sizeof(unsigned)), tiles);
-        select_init_kernel<<<init_grid, 256, 0, stream>>>(p.status, p.tile_counter, tiles);
+        p.two_level.carve(temp + align_bytes(sizeof(unsigned)), tiles);
+        two_level_init_kernel<<<init_grid, 256, 0, stream>>>(p.two_level, p.tile_counter, tiles);
         TS_CUDA_CHECK_LAUNCH();
-        select_kernel<Source, SelectMode::scatter_lookback, kPartition>
+        select_kernel<Source, SelectMode::scatter_two_level, kPartition>
             <<<grid, kSelectThreads, 0, stream>>>(src, out, p);
         TS_CUDA_CHECK_LAUNCH();
         return;

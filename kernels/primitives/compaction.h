@@ -1,7 +1,7 @@
 /// @file
 /// GPU stream compaction and partition, host API. An exclusive scan of kept counts gives every
 /// kept element its output position; three ways to run that scan (SelectAlgorithm below): fused
-/// single-pass kernels with a decoupled look-back (chained, or the scan library's two-level one),
+/// single-pass kernels with the scan library's decoupled look-back (single-level or two-level),
 /// or tile counts scanned with tilescan::exclusive_scan (scan.h). All are stable and exact.
 ///
 /// @verbatim

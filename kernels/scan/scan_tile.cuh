@@ -21,9 +21,10 @@
 //            op x_(r,0) op ... serially up to (r, v) (exclusive stops before it).
 #pragma once
 
+#include <cuda_pipeline.h>
+
 #include <cstddef>
 #include <cstdint>
-#include <cuda_pipeline.h>
 
 #include "kernels/scan/scan_tiles.h"
 #include "kernels/scan/scan_warp.cuh"
