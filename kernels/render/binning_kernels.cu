@@ -92,9 +92,12 @@ __global__ void cull_and_count_kernel(DeviceCircles circles, FrameParams frame, 
     const float radius = circles.radius[i];
     const CircleFootprint c = circle_footprint(circles.x[i], circles.y[i], radius, frame.width, frame.height);
     records.geometry[i] = {c.x, c.y, c.squared_radius, radius};
-    records.paint[i] = frame.shading == kShadingSnow
-                           ? CirclePaint{circles.z[i], 0.0f, 0.0f, 0.0f}
-                           : CirclePaint{circles.r[i], circles.g[i], circles.b[i], circles.a[i]};
+    if (frame.shading == kShadingSnow) {
+        records.paint[i] = {circles.z[i], 0.0f, 0.0f, 0.0f};
+    } else {
+        const PremultipliedColour c = premultiply(circles.r[i], circles.g[i], circles.b[i], circles.a[i]);
+        records.paint[i] = {c.r, c.g, c.b, c.alpha};
+    }
     records.box[i] = render_detail::pack_box(c.box);
     const int tiles = box_rect_tiles(c);
     if (tiles > kHugeRectTiles) {  // counted by count_big_circles_kernel; the lists' order does not matter

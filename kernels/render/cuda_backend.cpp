@@ -31,9 +31,11 @@ const char* binning_name(Binning binning) {
 
 namespace {
 
-// Events around each stage of one frame; read after the frame's stream synchronizes. The events
-// are kept and reused frame after frame; recorded during a stream capture they become event nodes
-// of the frame's graph (cudaEventRecordExternal), so a replayed graph times its stages too.
+// Events around each stage of one frame, or around the whole frame; read after the frame's stream
+// synchronizes. The events are kept and reused frame after frame; recorded during a stream capture
+// they become event nodes of the frame's graph (cudaEventRecordExternal), so a replayed graph times
+// itself too. Every event between two stages adds to the frame's time, which is why a frame timed
+// whole has none.
 class StageTimer {
 public:
     explicit StageTimer(cudaStream_t stream) : stream_(stream) {}
@@ -42,23 +44,19 @@ public:
     }
     StageTimer(const StageTimer&) = delete;
     StageTimer& operator=(const StageTimer&) = delete;
-    // Starts a new sequence of marks; the events are reused.
-    void restart() {
+    // Starts the clock of a new frame; the events are reused.
+    void start(FrameTiming timing) {
+        timing_ = timing;
         names_.clear();
         used_ = 0;
+        record("start");
     }
-    void mark(const char* stage_that_ends) {
-        if (used_ == events_.size()) {
-            cudaEvent_t e;
-            TS_CUDA_CHECK(cudaEventCreate(&e));
-            events_.push_back(e);
-        }
-        cudaStreamCaptureStatus capturing = cudaStreamCaptureStatusNone;
-        TS_CUDA_CHECK(cudaStreamIsCapturing(stream_, &capturing));
-        const unsigned flags = capturing == cudaStreamCaptureStatusActive ? cudaEventRecordExternal : 0;
-        TS_CUDA_CHECK(cudaEventRecordWithFlags(events_[used_++], stream_, flags));
-        names_.push_back(stage_that_ends);
+    // Ends a stage that is not the frame's last: a mark only when timing stages.
+    void end_stage(const char* name) {
+        if (timing_ == FrameTiming::per_stage) record(name);
     }
+    // Ends the frame's last stage: that stage, or the whole frame as one stage named "frame".
+    void end_frame(const char* last_stage) { record(timing_ == FrameTiming::per_stage ? last_stage : "frame"); }
     // Stage times between consecutive marks (the first mark starts the clock).
     std::vector<StageTime> stages() const {
         std::vector<StageTime> result;
@@ -71,7 +69,21 @@ public:
     }
 
 private:
+    void record(const char* stage_that_ends) {
+        if (used_ == events_.size()) {
+            cudaEvent_t e;
+            TS_CUDA_CHECK(cudaEventCreate(&e));
+            events_.push_back(e);
+        }
+        cudaStreamCaptureStatus capturing = cudaStreamCaptureStatusNone;
+        TS_CUDA_CHECK(cudaStreamIsCapturing(stream_, &capturing));
+        const unsigned flags = capturing == cudaStreamCaptureStatusActive ? cudaEventRecordExternal : 0;
+        TS_CUDA_CHECK(cudaEventRecordWithFlags(events_[used_++], stream_, flags));
+        names_.push_back(stage_that_ends);
+    }
+
     cudaStream_t stream_;
+    FrameTiming timing_ = FrameTiming::per_stage;
     std::vector<cudaEvent_t> events_;
     std::size_t used_ = 0;
     std::vector<std::string> names_;
@@ -81,6 +93,7 @@ private:
 // (kernel arguments, sizes and every device pointer the launches were given).
 struct FrameGraphKey {
     Binning binning;
+    FrameTiming timing;
     int width, height, band_first_row, band_end_row;
     ShadingKind shading;
     BackgroundParams background;
@@ -91,11 +104,12 @@ struct FrameGraphKey {
     std::vector<const void*> buffers;
 
     bool operator==(const FrameGraphKey& o) const {
-        return binning == o.binning && width == o.width && height == o.height && band_first_row == o.band_first_row &&
-               band_end_row == o.band_end_row && shading == o.shading && background.kind == o.background.kind &&
-               background.r == o.background.r && background.g == o.background.g && background.b == o.background.b &&
-               capacity == o.capacity && circles == o.circles && blends == o.blends &&
-               shade_busy_apart == o.shade_busy_apart && buffers == o.buffers;
+        return binning == o.binning && timing == o.timing && width == o.width && height == o.height &&
+               band_first_row == o.band_first_row && band_end_row == o.band_end_row && shading == o.shading &&
+               background.kind == o.background.kind && background.r == o.background.r &&
+               background.g == o.background.g && background.b == o.background.b && capacity == o.capacity &&
+               circles == o.circles && blends == o.blends && shade_busy_apart == o.shade_busy_apart &&
+               buffers == o.buffers;
     }
 };
 
@@ -170,7 +184,7 @@ struct CudaBackend::Buffers {
     DeviceBuffer<std::uint32_t> busy_tiles, busy_count;
     std::uint64_t* host_total = nullptr;            // mapped pinned memory the emit stage copies the pair total to
     std::uint64_t* host_total_on_device = nullptr;  // its device alias
-    std::uint32_t* host_busy_count = nullptr;       // mapped pinned memory the busy-tile shading writes its count to
+    std::uint32_t* host_busy_count = nullptr;       // mapped pinned memory the busy-tile list writes its count to
     std::uint32_t* host_busy_count_on_device = nullptr;
     std::uint32_t* host_busy_seen = nullptr;  // mapped pinned memory the main grid flags busy tiles in
     std::uint32_t* host_busy_seen_on_device = nullptr;
@@ -225,8 +239,16 @@ struct CudaBackend::Buffers {
     CircleRecords records() { return {geometry.data(), paint.data(), box.data()}; }
     BigCircles big() { return {big_circles.data(), big_count.data(), circles}; }
     BusyTiles busy() {
-        return {shade_busy_apart,         busy_tiles.data(), busy_count.data(), host_busy_count_on_device,
-                host_busy_seen_on_device, busy_stream,       busy_forked,       busy_joined};
+        BusyTiles busy;
+        busy.on_device.shade_apart = shade_busy_apart;
+        busy.on_device.tiles = busy_tiles.data();
+        busy.on_device.count = busy_count.data();
+        busy.on_device.host_count = host_busy_count_on_device;
+        busy.on_device.host_seen = host_busy_seen_on_device;
+        busy.stream = busy_stream;
+        busy.forked = busy_forked;
+        busy.joined = busy_joined;
+        return busy;
     }
     // Every device (and pinned host) pointer the binned frame's launches take.
     std::vector<const void*> frame_pointers() const {
@@ -375,45 +397,46 @@ std::uint64_t CudaBackend::max_band_pairs() const {
 }
 
 // Stages 1-5 over the frame's band, onto the stream (bin_and_shade captures them as a graph).
-void CudaBackend::enqueue_bin_and_shade(const FrameParams& frame, std::uint64_t capacity, unsigned long long* blends) {
+void CudaBackend::enqueue_bin_and_shade(const FrameParams& frame, std::uint64_t capacity, unsigned long long* blends,
+                                        FrameTiming timing) {
     Buffers& d = *buffers_;
     const std::uint32_t band_tiles = band_tile_count(frame);
     const std::uint32_t bins = band_tiles + 1;  // the band's tiles and the padding's sentinel
     StageTimer& timer = *d.timer;
-    timer.restart();
-    timer.mark("start");
+    timer.start(timing);
     // 1-2: counts and their scan; the total goes to the host after the frame, never in between.
     launch_cull_and_count(d.device_circles(), frame, d.records(), d.big(), d.pair_counts.data(), d.stream);
-    timer.mark("cull+count");
+    timer.end_stage("cull+count");
     exclusive_scan(d.pair_counts.data(), d.pair_offsets.data(), d.circles, Sum<std::uint64_t>{}, d.temp.data(),
                    scan_temp_bytes<std::uint32_t, std::uint64_t>(d.circles), d.stream, kDefaultScanAlgorithm,
                    d.pair_total.data());
-    timer.mark("scan");
+    timer.end_stage("scan");
     // 3-4: emit pairs in circle order into `capacity` slots, then bin them by tile.
     if (binning_ == Binning::scan) {
         launch_emit_pairs(frame, d.records(), d.circles, d.big(), d.pair_offsets.data(), d.pair_total.data(),
                           d.host_total_on_device, capacity, d.pair_tiles.data(), d.pair_circles.data(), d.stream);
-        timer.mark("emit");
+        timer.end_stage("emit");
         ordered_binning(d.pair_tiles.data(), d.pair_circles.data(), capacity, bins, d.tile_circles.data(),
                         d.tile_offsets.data(), d.temp.data(), d.temp.bytes(), d.stream);
-        timer.mark("bin");
+        timer.end_stage("bin");
     } else {
         launch_emit_sort_keys(frame, d.records(), d.circles, d.big(), d.pair_offsets.data(), d.pair_total.data(),
                               d.host_total_on_device, capacity, d.sort_keys.data(), d.stream);
-        timer.mark("emit");
+        timer.end_stage("emit");
         sort_pair_keys(d.sort_keys.data(), d.sorted_keys.data(), capacity, sort_key_bits(bins), d.temp.data(),
                        d.temp.bytes(), d.stream);
         launch_split_sort_keys(d.sorted_keys.data(), capacity, band_tiles, d.tile_circles.data(), d.tile_offsets.data(),
                                d.stream);
-        timer.mark("bin");
+        timer.end_stage("bin");
     }
     // 5: shade the band's tiles.
     launch_shade_tiles(frame, d.records(), d.tile_offsets.data(), d.tile_circles.data(), d.busy(), d.image.data(),
                        blends, d.stream);
-    timer.mark("shade");
+    timer.end_frame("shade");
 }
 
-RenderStats CudaBackend::bin_and_shade(const FrameParams& frame, std::uint64_t capacity, unsigned long long* blends) {
+RenderStats CudaBackend::bin_and_shade(const FrameParams& frame, std::uint64_t capacity, unsigned long long* blends,
+                                       FrameTiming timing) {
     Buffers& d = *buffers_;
     const std::uint32_t bins = band_tile_count(frame) + 1;
     const std::size_t scan_bytes = scan_temp_bytes<std::uint32_t, std::uint64_t>(d.circles);
@@ -431,11 +454,11 @@ RenderStats CudaBackend::bin_and_shade(const FrameParams& frame, std::uint64_t c
             d.temp.reserve(std::max(scan_bytes, sort_pair_keys_temp_bytes(capacity, sort_key_bits(bins))));
         }
     });
-    const FrameGraphKey key{binning_,           frame.width,   frame.height,       frame.band_first_row,
-                            frame.band_end_row, frame.shading, frame.background,   capacity,
-                            d.circles,          blends,        d.shade_busy_apart, d.frame_pointers()};
+    const FrameGraphKey key{
+        binning_,         timing,   frame.width, frame.height, frame.band_first_row, frame.band_end_row, frame.shading,
+        frame.background, capacity, d.circles,   blends,       d.shade_busy_apart,   d.frame_pointers()};
     if (!d.frame_graph.matches(key))
-        d.frame_graph.capture(d.stream, key, [&] { enqueue_bin_and_shade(frame, capacity, blends); });
+        d.frame_graph.capture(d.stream, key, [&] { enqueue_bin_and_shade(frame, capacity, blends, timing); });
     *d.host_busy_seen = 0;  // before the launch, so the frame's kernels see it
     d.frame_graph.launch(d.stream);
     TS_CUDA_CHECK(cudaStreamSynchronize(d.stream));
@@ -449,7 +472,8 @@ RenderStats CudaBackend::bin_and_shade(const FrameParams& frame, std::uint64_t c
 
 // The frame in tile-row bands that each fit the budget (renderer/tile_bands.h), when all of its
 // pairs at once would not.
-RenderStats CudaBackend::bin_and_shade_in_bands(const FrameParams& frame, unsigned long long* blends) {
+RenderStats CudaBackend::bin_and_shade_in_bands(const FrameParams& frame, unsigned long long* blends,
+                                                FrameTiming timing) {
     Buffers& d = *buffers_;
     with_out_of_memory_message("allocating the row totals", [&] { d.row_pairs.reserve(frame.grid.tiles_y); });
     launch_count_row_pairs(frame, d.records(), d.circles, d.row_pairs.data(), d.stream);
@@ -464,7 +488,7 @@ RenderStats CudaBackend::bin_and_shade_in_bands(const FrameParams& frame, unsign
         FrameParams band_frame = frame;
         band_frame.band_first_row = band.first_row;
         band_frame.band_end_row = band.end_row;
-        const RenderStats pass = bin_and_shade(band_frame, band.pairs, blends);
+        const RenderStats pass = bin_and_shade(band_frame, band.pairs, blends, timing);
         add_stages(stats.stages, pass.stages);
         stats.pairs += pass.pairs;
         stats.busy_tiles += pass.busy_tiles;
@@ -473,7 +497,7 @@ RenderStats CudaBackend::bin_and_shade_in_bands(const FrameParams& frame, unsign
     return stats;
 }
 
-RenderStats CudaBackend::render_uploaded(int width, int height, bool count_blends) {
+RenderStats CudaBackend::render_uploaded(int width, int height, bool count_blends, FrameTiming timing) {
     Buffers& d = *buffers_;
     const FrameParams frame = frame_params(width, height, d.shading, d.background);
     const std::size_t pixels = std::size_t(width) * height;
@@ -489,28 +513,28 @@ RenderStats CudaBackend::render_uploaded(int width, int height, bool count_blend
     RenderStats stats;
     if (binning_ == Binning::naive) {
         StageTimer timer(d.stream);  // not the binned frame's: its graph keeps that one's marks
-        timer.mark("start");
+        timer.start(timing);
         launch_cull_and_count(d.device_circles(), frame, d.records(), d.big(), d.pair_counts.data(), d.stream);
-        timer.mark("cull+count");
+        timer.end_stage("cull+count");
         launch_naive_render(frame, d.records(), d.circles, d.image.data(), d.stream);
-        timer.mark("bin+shade");
+        timer.end_frame("bin+shade");
         TS_CUDA_CHECK(cudaStreamSynchronize(d.stream));
         stats.stages = timer.stages();
     } else {
         // Pair buffers sized by the last frame, so a frame runs without a host round trip; a frame
         // with more pairs runs again with room for them, or in bands beyond the budget (the stats
         // then describe the pass that made the image).
-        stats = bin_and_shade(frame, d.pair_capacity, blends);
+        stats = bin_and_shade(frame, d.pair_capacity, blends, timing);
         stats.bands = 1;
         if (stats.pairs > d.pair_capacity) {
             reset_blends();
             if (stats.pairs <= max_band_pairs()) {
                 const std::uint64_t headroom = d.pair_capacity > 0 ? stats.pairs / 8 : 0;  // growing scenes
                 d.pair_capacity = std::min(max_band_pairs(), stats.pairs + headroom);
-                stats = bin_and_shade(frame, d.pair_capacity, blends);
+                stats = bin_and_shade(frame, d.pair_capacity, blends, timing);
                 stats.bands = 1;
             } else {
-                stats = bin_and_shade_in_bands(frame, blends);
+                stats = bin_and_shade_in_bands(frame, blends, timing);
             }
         } else if (stats.pairs < d.pair_capacity / 2) {
             // Padding is binned too: after a much busier frame (another scene in the viewer), bin
@@ -552,7 +576,7 @@ RenderStats CudaBackend::render(const Scene& scene, Image& image) {
     upload(scene);
     TS_CUDA_CHECK(cudaStreamSynchronize(buffers_->stream));
     const double upload_ms = milliseconds_since(upload_start);
-    RenderStats stats = render_uploaded(image.width, image.height, true);
+    RenderStats stats = render_uploaded(image.width, image.height, true, FrameTiming::per_stage);
     const auto download_start = std::chrono::steady_clock::now();
     download(image);
     stats.stages.insert(stats.stages.begin(), {"upload", upload_ms});
@@ -562,7 +586,7 @@ RenderStats CudaBackend::render(const Scene& scene, Image& image) {
 
 RenderStats CudaBackend::render_to_device_rgba8(const Scene& scene, int width, int height, void* device_rgba8) {
     upload(scene);
-    RenderStats stats = render_uploaded(width, height, false);
+    RenderStats stats = render_uploaded(width, height, false, FrameTiming::whole_frame);
     launch_convert_to_rgba8(buffers_->image.data(), width, height, static_cast<std::uint8_t*>(device_rgba8),
                             buffers_->stream);
     TS_CUDA_CHECK(cudaStreamSynchronize(buffers_->stream));

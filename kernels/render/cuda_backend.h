@@ -32,6 +32,11 @@ enum class Binning { scan, sort, naive };
 Binning parse_binning(const std::string& name);  // "scan" | "sort" | "naive", else InputError
 const char* binning_name(Binning binning);
 
+// How a frame is timed: each stage apart (events between the stages: --stats and the bench's
+// breakdown) or whole (no event inside it, as the viewer runs it; RenderStats::stages then holds
+// one stage, "frame").
+enum class FrameTiming { per_stage, whole_frame };
+
 class CudaBackend : public Backend {
 public:
     // max_bin_bytes: the bin-memory budget (--max-bin-memory); 0 = half of the free device memory.
@@ -46,16 +51,18 @@ public:
     // For benchmarks and the viewer: the circles stay on the device between frames and the image
     // stays there until downloaded.
     void upload(const Scene& scene);
-    RenderStats render_uploaded(int width, int height, bool count_blends);
+    RenderStats render_uploaded(int width, int height, bool count_blends, FrameTiming timing = FrameTiming::per_stage);
     void download(Image& image);
     const float* device_image() const;
     void set_binning(Binning binning) { binning_ = binning; }
 
 private:
     struct Buffers;
-    RenderStats bin_and_shade(const FrameParams& frame, std::uint64_t capacity, unsigned long long* blends);
-    void enqueue_bin_and_shade(const FrameParams& frame, std::uint64_t capacity, unsigned long long* blends);
-    RenderStats bin_and_shade_in_bands(const FrameParams& frame, unsigned long long* blends);
+    RenderStats bin_and_shade(const FrameParams& frame, std::uint64_t capacity, unsigned long long* blends,
+                              FrameTiming timing);
+    void enqueue_bin_and_shade(const FrameParams& frame, std::uint64_t capacity, unsigned long long* blends,
+                               FrameTiming timing);
+    RenderStats bin_and_shade_in_bands(const FrameParams& frame, unsigned long long* blends, FrameTiming timing);
     std::uint64_t max_band_pairs() const;
 
     Binning binning_;

@@ -55,7 +55,9 @@ struct DeviceCircles {
 struct alignas(16) CircleGeometry {
     float x, y, squared_radius, radius;
 };
-// Flat shading: the colour and alpha. Snow shading: r holds the depth z (the ramp needs no colour).
+// Flat shading: the colour premultiplied by alpha, and alpha (premultiply()), so a blend costs the
+// shading stage two operations a channel instead of three. Snow shading: r holds the depth z (the
+// ramp needs no colour).
 struct alignas(16) CirclePaint {
     float r, g, b, a;
 };

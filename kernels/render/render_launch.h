@@ -21,20 +21,19 @@ namespace tilescan {
 // and shaded on a stream of their own, forked from the frame's stream and joined back into it;
 // without, the main grid shades them like any tile and sets *host_seen, so that the caller can
 // turn the branch on for the next frames (frames without busy tiles then pay nothing for it).
-struct BusyTiles {
+// The part the kernels take:
+struct BusyTilesOnDevice {
     bool shade_apart;
-    std::uint32_t* tiles;        // [band tiles]: band tile ids, increasing
-    std::uint32_t* count;        // [1] on the device
-    std::uint32_t* host_count;   // mapped pinned memory (device alias): the count, with shade_apart
-    std::uint32_t* host_seen;    // mapped pinned memory (device alias): set to 1 without shade_apart
+    std::uint32_t* tiles;       // [band tiles]: band tile ids, increasing
+    std::uint32_t* count;       // [1] on the device
+    std::uint32_t* host_count;  // mapped pinned memory (device alias): the count, with shade_apart
+    std::uint32_t* host_seen;   // mapped pinned memory (device alias): set to 1 without shade_apart
+};
+// and the branch's stream and events:
+struct BusyTiles {
+    BusyTilesOnDevice on_device;
     cudaStream_t stream;         // created with the device's greatest priority (see launch_shade_tiles)
     cudaEvent_t forked, joined;  // ordering only, no timing
-};
-
-// What the main shading grid needs of BusyTiles.
-struct BusyTilesSeen {
-    bool shaded_apart;
-    std::uint32_t* host_seen;
 };
 
 // Packs every circle's records and counts the tiles of the frame's band it really touches (0 when

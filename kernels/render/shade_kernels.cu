@@ -168,6 +168,16 @@ __device__ __forceinline__ void stage_circle(StagedCircles& staged, int slot, co
 // pixel is blended when its centre is covered and it lies in the circle's box (the box matters
 // only where rounding would let a circle cover a pixel centre outside it, which `ref` never
 // visits).
+// Blends a circle's paint into a pixel whose centre it covers at squared distance squared_dist:
+// flat paint is premultiplied (CirclePaint), snow paint carries z in r.
+template <ShadingKind kShading>
+__device__ __forceinline__ void blend_paint(Rgba& pixel, const CirclePaint& paint, float squared_dist, float radius) {
+    if (kShading == kShadingSnow)
+        shade_covered_pixel(pixel, kShadingSnow, squared_dist, radius, paint.r, 0.0f, 0.0f, 0.0f, 0.0f);
+    else
+        blend_premultiplied(pixel, {paint.r, paint.g, paint.b, paint.a});
+}
+
 template <ShadingKind kShading>
 __device__ __forceinline__ std::uint32_t blend_circle(const StagedCircles& staged, int k, const TilePixels& p,
                                                       Rgba (&pixels)[kPixelsPerThread]) {
@@ -179,10 +189,7 @@ __device__ __forceinline__ std::uint32_t blend_circle(const StagedCircles& stage
     for (int j = 0; j < kPixelsPerThread; ++j) {
         const float squared_dist = squared_distance(g.x, g.y, p.px, p.py[j]);
         if (covers_squared(squared_dist, g.squared_radius) && in_box_column && ((mask >> (16 + p.local_y[j])) & 1u)) {
-            const CirclePaint paint = staged.paint[k];
-            // For snow, paint.r carries z and the colour arguments are unused (see CirclePaint).
-            shade_covered_pixel(pixels[j], kShading, squared_dist, g.radius, paint.r, paint.r, paint.g, paint.b,
-                                paint.a);
+            blend_paint<kShading>(pixels[j], staged.paint[k], squared_dist, g.radius);
             ++blends;
         }
     }
@@ -194,8 +201,7 @@ __device__ __forceinline__ std::uint32_t blend_whole_block(const StagedCircles& 
                                                            Rgba (&pixels)[kPixelsPerThread]) {
     const CirclePaint paint = staged.paint[k];
 #pragma unroll
-    for (int j = 0; j < kPixelsPerThread; ++j)
-        shade_covered_pixel(pixels[j], kShadingFlat, 0.0f, 0.0f, 0.0f, paint.r, paint.g, paint.b, paint.a);
+    for (int j = 0; j < kPixelsPerThread; ++j) blend_paint<kShadingFlat>(pixels[j], paint, 0.0f, 0.0f);
     return kPixelsPerThread;
 }
 
@@ -281,13 +287,13 @@ __device__ __forceinline__ void add_blends(unsigned long long* total, std::uint3
 template <ShadingKind kShading>
 __global__ void __launch_bounds__(kShadeThreads)
     shade_tiles_kernel(FrameParams f, CircleRecords records, const std::uint64_t* __restrict__ tile_offsets,
-                       const std::uint32_t* __restrict__ tile_circles, BusyTilesSeen busy, float* __restrict__ image,
-                       unsigned long long* blends) {
+                       const std::uint32_t* __restrict__ tile_circles, BusyTilesOnDevice busy,
+                       float* __restrict__ image, unsigned long long* blends) {
     __shared__ StagedCircles staged[2];
     const std::uint64_t begin = tile_offsets[blockIdx.x];
     const std::uint64_t end = tile_offsets[blockIdx.x + 1];
     if (tile_is_busy(end - begin, tile_offsets[gridDim.x], gridDim.x)) {
-        if (busy.shaded_apart) return;  // shade_busy_tiles_kernel's
+        if (busy.shade_apart) return;  // shade_busy_tiles_kernel's
         if (threadIdx.x == 0) *busy.host_seen = 1;
     }
     const std::uint32_t tile = band_first_tile(f) + blockIdx.x;
@@ -346,31 +352,31 @@ __device__ __forceinline__ bool blends_into(const CircleInFlight& c, int column,
     return in_box && covers_squared(squared_distance(c.geometry.x, c.geometry.y, px, py), c.geometry.squared_radius);
 }
 
-// The busy tiles' ids in increasing order, by one block (no counter to clear, no atomics): a
-// band of 4096 tiles is one block-wide compaction.
+// The busy tiles' ids in increasing order, and their count (also for the host), by one block (no
+// counter to clear, no atomics): a band of 4096 tiles is one block-wide compaction.
 __global__ void __launch_bounds__(kListThreads)
     list_busy_tiles_kernel(const std::uint64_t* __restrict__ tile_offsets, std::uint32_t band_tiles,
-                           std::uint32_t* __restrict__ busy_tiles, std::uint32_t* busy_count) {
+                           BusyTilesOnDevice busy) {
     __shared__ std::uint32_t scratch[kListThreads / 32];
     const int lane = int(threadIdx.x & 31), warp = int(threadIdx.x >> 5);
     const std::uint64_t band_pairs = tile_offsets[band_tiles];
     std::uint32_t listed = 0;
     for (std::uint32_t first = 0; first < band_tiles; first += kListThreads * kListTilesPerThread) {
         const std::uint32_t mine = first + threadIdx.x * kListTilesPerThread;  // my tiles, consecutive
-        std::uint32_t busy = 0;                                                // bit k: tile mine + k
+        std::uint32_t busy_bits = 0;                                           // bit k: tile mine + k
 #pragma unroll
         for (int k = 0; k < kListTilesPerThread; ++k) {
             const std::uint32_t tile = mine + k;
             if (tile < band_tiles && tile_is_busy(tile_offsets[tile + 1] - tile_offsets[tile], band_pairs, band_tiles))
-                busy |= 1u << k;
+                busy_bits |= 1u << k;
         }
         std::uint32_t at =
-            listed + prim_detail::block_exclusive_sum<kListThreads / 32>(__popc(busy), scratch, lane, warp);
-        for (std::uint32_t rest = busy; rest != 0; rest &= rest - 1) busy_tiles[at++] = mine + __ffs(rest) - 1;
+            listed + prim_detail::block_exclusive_sum<kListThreads / 32>(__popc(busy_bits), scratch, lane, warp);
+        for (std::uint32_t rest = busy_bits; rest != 0; rest &= rest - 1) busy.tiles[at++] = mine + __ffs(rest) - 1;
         for (int w = 0; w < kListThreads / 32; ++w) listed += scratch[w];  // the warps' totals
         __syncthreads();                                                   // before the next chunk rewrites scratch
     }
-    if (threadIdx.x == 0) *busy_count = listed;
+    if (threadIdx.x == 0) *busy.count = *busy.host_count = listed;
 }
 
 // Grid kTilePixels x kBusyTilesAtOnce of one-warp blocks: block (p, t) shades pixel p (row-major
@@ -380,12 +386,11 @@ __global__ void __launch_bounds__(32)
     shade_busy_tiles_kernel(FrameParams f, CircleRecords records, const std::uint64_t* __restrict__ tile_offsets,
                             const std::uint32_t* __restrict__ tile_circles,
                             const std::uint32_t* __restrict__ busy_tiles, const std::uint32_t* __restrict__ busy_count,
-                            std::uint32_t* host_busy_count, float* __restrict__ image, unsigned long long* blends) {
+                            float* __restrict__ image, unsigned long long* blends) {
     __shared__ BusyStaged staged;
     const int lane = int(threadIdx.x);
     const int pixel_in_tile = int(blockIdx.x);
     const std::uint32_t busy = *busy_count;
-    if (blockIdx.x == 0 && blockIdx.y == 0 && threadIdx.x == 0) *host_busy_count = busy;
     std::uint32_t my_blends = 0;
     for (std::uint32_t i = blockIdx.y; i < busy; i += gridDim.y) {
         const std::uint32_t band_tile = busy_tiles[i];
@@ -423,9 +428,7 @@ __global__ void __launch_bounds__(32)
             if (lane == 0) {
                 const auto blend_staged_circle = [&](int k) {
                     const CircleGeometry g = staged.geometry[k];
-                    const CirclePaint paint = staged.paint[k];
-                    shade_covered_pixel(pixel, kShading, squared_distance(g.x, g.y, px, py), g.radius, paint.r, paint.r,
-                                        paint.g, paint.b, paint.a);
+                    blend_paint<kShading>(pixel, staged.paint[k], squared_distance(g.x, g.y, px, py), g.radius);
                 };
 #pragma unroll
                 for (int r = 0; r < kBusyRounds; ++r) {
@@ -503,16 +506,16 @@ unsigned tile_count(const FrameParams& f) { return unsigned(f.grid.tiles_x) * un
 void launch_shade_busy_tiles(const FrameParams& frame, const CircleRecords& records, const std::uint64_t* tile_offsets,
                              const std::uint32_t* tile_circles, const BusyTiles& busy, float* image,
                              unsigned long long* blends) {
-    list_busy_tiles_kernel<<<1, kListThreads, 0, busy.stream>>>(tile_offsets, band_tile_count(frame), busy.tiles,
-                                                                busy.count);
+    const BusyTilesOnDevice& lists = busy.on_device;
+    list_busy_tiles_kernel<<<1, kListThreads, 0, busy.stream>>>(tile_offsets, band_tile_count(frame), lists);
     TS_CUDA_CHECK_LAUNCH();
     const dim3 grid(kTilePixels, kBusyTilesAtOnce);
     if (frame.shading == kShadingSnow)
-        shade_busy_tiles_kernel<kShadingSnow><<<grid, 32, 0, busy.stream>>>(
-            frame, records, tile_offsets, tile_circles, busy.tiles, busy.count, busy.host_count, image, blends);
+        shade_busy_tiles_kernel<kShadingSnow><<<grid, 32, 0, busy.stream>>>(frame, records, tile_offsets, tile_circles,
+                                                                            lists.tiles, lists.count, image, blends);
     else
-        shade_busy_tiles_kernel<kShadingFlat><<<grid, 32, 0, busy.stream>>>(
-            frame, records, tile_offsets, tile_circles, busy.tiles, busy.count, busy.host_count, image, blends);
+        shade_busy_tiles_kernel<kShadingFlat><<<grid, 32, 0, busy.stream>>>(frame, records, tile_offsets, tile_circles,
+                                                                            lists.tiles, lists.count, image, blends);
     TS_CUDA_CHECK_LAUNCH();
 }
 
@@ -524,21 +527,21 @@ void launch_shade_busy_tiles(const FrameParams& frame, const CircleRecords& reco
 void launch_shade_tiles(const FrameParams& frame, const CircleRecords& records, const std::uint64_t* tile_offsets,
                         const std::uint32_t* tile_circles, const BusyTiles& busy, float* image,
                         unsigned long long* blends, cudaStream_t stream) {
-    if (busy.shade_apart) {
+    const bool apart = busy.on_device.shade_apart;
+    if (apart) {
         TS_CUDA_CHECK(cudaEventRecord(busy.forked, stream));
         TS_CUDA_CHECK(cudaStreamWaitEvent(busy.stream, busy.forked, 0));
         launch_shade_busy_tiles(frame, records, tile_offsets, tile_circles, busy, image, blends);
         TS_CUDA_CHECK(cudaEventRecord(busy.joined, busy.stream));
     }
-    const BusyTilesSeen seen{busy.shade_apart, busy.host_seen};
     if (frame.shading == kShadingSnow)
         shade_tiles_kernel<kShadingSnow><<<band_tile_count(frame), kShadeThreads, 0, stream>>>(
-            frame, records, tile_offsets, tile_circles, seen, image, blends);
+            frame, records, tile_offsets, tile_circles, busy.on_device, image, blends);
     else
         shade_tiles_kernel<kShadingFlat><<<band_tile_count(frame), kShadeThreads, 0, stream>>>(
-            frame, records, tile_offsets, tile_circles, seen, image, blends);
+            frame, records, tile_offsets, tile_circles, busy.on_device, image, blends);
     TS_CUDA_CHECK_LAUNCH();
-    if (busy.shade_apart) TS_CUDA_CHECK(cudaStreamWaitEvent(stream, busy.joined, 0));
+    if (apart) TS_CUDA_CHECK(cudaStreamWaitEvent(stream, busy.joined, 0));
 }
 
 void launch_naive_render(const FrameParams& frame, const CircleRecords& records, std::uint32_t circles, float* image,

@@ -144,14 +144,30 @@ TS_HD inline void snow_colour_and_alpha(float squared_dist, float radius, float 
     *alpha = max_alpha * exp_portable(-1.0f * 4.0f * t * t);
 }
 
-// Over-blend one circle's colour into a pixel: C = alpha * c + (1 - alpha) * C, (1 - alpha) first;
-// the alpha channel accumulates coverage.
+// A colour multiplied by its alpha, and the alpha: the half of blend() that depends on the circle
+// alone, which a renderer blending one flat circle into many pixels computes once.
+struct PremultipliedColour {
+    float r, g, b, alpha;  // r = alpha * red, ...
+};
+
+TS_HD inline PremultipliedColour premultiply(float r, float g, float b, float alpha) {
+    return {alpha * r, alpha * g, alpha * b, alpha};
+}
+
+// Over-blend a premultiplied colour into a pixel: C = (alpha * c) + (1 - alpha) * C, the two
+// products rounded apart as blend() rounds them, so both give the same bits; the alpha channel
+// accumulates coverage.
+TS_HD inline void blend_premultiplied(Rgba& pixel, const PremultipliedColour& colour) {
+    const float one_minus_alpha = 1.0f - colour.alpha;
+    pixel.r = colour.r + one_minus_alpha * pixel.r;
+    pixel.g = colour.g + one_minus_alpha * pixel.g;
+    pixel.b = colour.b + one_minus_alpha * pixel.b;
+    pixel.a += colour.alpha;
+}
+
+// Over-blend one circle's colour into a pixel: C = alpha * c + (1 - alpha) * C.
 TS_HD inline void blend(Rgba& pixel, float r, float g, float b, float alpha) {
-    const float one_minus_alpha = 1.0f - alpha;
-    pixel.r = alpha * r + one_minus_alpha * pixel.r;
-    pixel.g = alpha * g + one_minus_alpha * pixel.g;
-    pixel.b = alpha * b + one_minus_alpha * pixel.b;
-    pixel.a += alpha;
+    blend_premultiplied(pixel, premultiply(r, g, b, alpha));
 }
 
 // One circle's contribution to one pixel whose centre is at squared distance `squared_dist`

@@ -113,32 +113,44 @@ TEST_CASE("cuda grows its pair buffers when a frame has more pairs than the last
 
 TEST_CASE("cuda replays its captured frame graph: same bits, stage times, new graph on a new shape",
           "[gpu][render][sanitize]") {
-    // The binned frame is captured once as a CUDA graph and replayed while its shape and buffers stay
-    // the same. Each replay must give ref's image and time all five stages; a change of size, blend
-    // counting, binning or scene captures anew, and the old shape then captures again.
+    // The binned frame is captured once as a CUDA graph and replayed while its shape, buffers and
+    // timing stay the same. Each replay must give ref's image and time all five stages, or the
+    // frame as a whole when timed whole; a change of size, blend counting, timing, binning or scene
+    // captures anew, and the old shape then captures again.
     const Scene rand10k = builtin_frame("rand10k");
     const Scene rgb = builtin_frame("rgb");
+    constexpr FrameTiming kStages = FrameTiming::per_stage, kWhole = FrameTiming::whole_frame;
     for (const Binning binning : {Binning::scan, Binning::sort}) {
         CudaBackend backend(binning);
         int frame = 0;
-        for (const auto& [scene, width, height, count_blends] : {std::tuple{&rand10k, 256, 256, true},
-                                                                 {&rand10k, 256, 256, true},
-                                                                 {&rand10k, 256, 256, false},
-                                                                 {&rand10k, 200, 120, false},
-                                                                 {&rgb, 200, 120, false},
-                                                                 {&rand10k, 256, 256, true},
-                                                                 {&rand10k, 256, 256, true}}) {
+        for (const auto& [scene, width, height, count_blends, timing] : {std::tuple{&rand10k, 256, 256, true, kStages},
+                                                                         {&rand10k, 256, 256, true, kStages},
+                                                                         {&rand10k, 256, 256, false, kStages},
+                                                                         {&rand10k, 256, 256, false, kWhole},
+                                                                         {&rand10k, 256, 256, false, kWhole},
+                                                                         {&rand10k, 200, 120, false, kStages},
+                                                                         {&rgb, 200, 120, false, kStages},
+                                                                         {&rgb, 200, 120, true, kWhole},
+                                                                         {&rand10k, 256, 256, true, kStages},
+                                                                         {&rand10k, 256, 256, true, kStages}}) {
             Image expected(width, height);
             const std::uint64_t blends = render_reference(*scene, expected);
             backend.upload(*scene);
-            const RenderStats stats = backend.render_uploaded(width, height, count_blends);
+            const RenderStats stats = backend.render_uploaded(width, height, count_blends, timing);
             Image actual(width, height);
             backend.download(actual);
             const std::string name = std::string("graph_") + binning_name(binning) + "_" + std::to_string(frame++);
             INFO(name);
             CHECK(images_match(expected, actual, 0.0f, name));
-            REQUIRE(stats.stages.size() == 5);
+            if (timing == kStages) {
+                REQUIRE(stats.stages.size() == 5);
+                CHECK(stats.stages.back().name == "shade");
+            } else {
+                REQUIRE(stats.stages.size() == 1);
+                CHECK(stats.stages.front().name == "frame");
+            }
             for (const StageTime& stage : stats.stages) CHECK(stage.ms > 0);
+            CHECK(stats.total_ms > 0);
             if (count_blends) CHECK(stats.blends == blends);
         }
     }
@@ -146,7 +158,7 @@ TEST_CASE("cuda replays its captured frame graph: same bits, stage times, new gr
 
 TEST_CASE("cuda shades busy tiles with many warps like ref", "[gpu][render][busy][sanitize]") {
     // Two busy tiles of 90 x 75 (one partial), then 24 of 20 x 20 tiles. (More busy tiles than the
-    // busy-tile grid shades at once, whose blocks then walk several tiles each: the [limits] test.)
+    // busy-tile grid shades at once: the next test case.)
     struct Case {
         Scene scene;
         int width, height;
@@ -172,6 +184,25 @@ TEST_CASE("cuda shades busy tiles with many warps like ref", "[gpu][render][busy
                 CHECK(images_match(expected, actual, 0.0f, std::string("cuda_busy_") + binning_name(binning)));
             }
         }
+    }
+}
+
+TEST_CASE("cuda shades more busy tiles than its busy-tile grid takes at once like ref", "[gpu][render][busy]") {
+    // 80 busy tiles of a 40 x 40 grid, more than the 64 the busy-tile grid shades at once: its
+    // blocks then walk two tiles each (the [limits] test does so with thousands).
+    std::vector<std::pair<int, int>> tiles;
+    for (int k = 0; k < 80; ++k) tiles.push_back({(7 * k) % 40, (k / 8) * 4});
+    const Scene scene = busy_tiles_scene(640, 640, tiles, 2600, kShadingFlat);
+    Image expected(640, 640);
+    const std::uint64_t ref_blends = render_reference(scene, expected);
+    CudaBackend backend;
+    Image actual(640, 640);
+    for (int frame = 0; frame < 2; ++frame) {  // frame 1 shades them apart
+        const RenderStats stats = backend.render(scene, actual);
+        INFO("frame " << frame);
+        CHECK(stats.busy_tiles == (frame == 0 ? 0u : 80u));
+        CHECK(stats.blends == ref_blends);
+        CHECK(images_match(expected, actual, 0.0f, "cuda_busy_80_tiles"));
     }
 }
 
