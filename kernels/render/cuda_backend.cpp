@@ -100,6 +100,7 @@ struct FrameGraphKey {
     std::uint64_t capacity;
     std::uint32_t circles;
     const unsigned long long* blends;
+    int shade_pixels;
     bool shade_busy_apart;
     std::vector<const void*> buffers;
 
@@ -108,8 +109,8 @@ struct FrameGraphKey {
                band_first_row == o.band_first_row && band_end_row == o.band_end_row && shading == o.shading &&
                background.kind == o.background.kind && background.r == o.background.r &&
                background.g == o.background.g && background.b == o.background.b && capacity == o.capacity &&
-               circles == o.circles && blends == o.blends && shade_busy_apart == o.shade_busy_apart &&
-               buffers == o.buffers;
+               shade_pixels == o.shade_pixels && circles == o.circles && blends == o.blends &&
+               shade_busy_apart == o.shade_busy_apart && buffers == o.buffers;
     }
 };
 
@@ -398,7 +399,7 @@ std::uint64_t CudaBackend::max_band_pairs() const {
 
 // Stages 1-5 over the frame's band, onto the stream (bin_and_shade captures them as a graph).
 void CudaBackend::enqueue_bin_and_shade(const FrameParams& frame, std::uint64_t capacity, unsigned long long* blends,
-                                        FrameTiming timing) {
+                                        FrameTiming timing, int shade_pixels) {
     Buffers& d = *buffers_;
     const std::uint32_t band_tiles = band_tile_count(frame);
     const std::uint32_t bins = band_tiles + 1;  // the band's tiles and the padding's sentinel
@@ -430,8 +431,8 @@ void CudaBackend::enqueue_bin_and_shade(const FrameParams& frame, std::uint64_t 
         timer.end_stage("bin");
     }
     // 5: shade the band's tiles.
-    launch_shade_tiles(frame, d.records(), d.tile_offsets.data(), d.tile_circles.data(), d.busy(), d.image.data(),
-                       blends, d.stream);
+    launch_shade_tiles(frame, d.records(), d.tile_offsets.data(), d.tile_circles.data(), d.busy(), shade_pixels,
+                       d.image.data(), blends, d.stream);
     timer.end_frame("shade");
 }
 
@@ -454,11 +455,24 @@ RenderStats CudaBackend::bin_and_shade(const FrameParams& frame, std::uint64_t c
             d.temp.reserve(std::max(scan_bytes, sort_pair_keys_temp_bytes(capacity, sort_key_bits(bins))));
         }
     });
-    const FrameGraphKey key{
-        binning_,         timing,   frame.width, frame.height, frame.band_first_row, frame.band_end_row, frame.shading,
-        frame.background, capacity, d.circles,   blends,       d.shade_busy_apart,   d.frame_pointers()};
+    const int shade_pixels = forced_shade_pixels_ ? forced_shade_pixels_ : shade_pixels_per_thread(capacity, d.circles);
+    const FrameGraphKey key{binning_,
+                            timing,
+                            frame.width,
+                            frame.height,
+                            frame.band_first_row,
+                            frame.band_end_row,
+                            frame.shading,
+                            frame.background,
+                            capacity,
+                            d.circles,
+                            blends,
+                            shade_pixels,
+                            d.shade_busy_apart,
+                            d.frame_pointers()};
     if (!d.frame_graph.matches(key))
-        d.frame_graph.capture(d.stream, key, [&] { enqueue_bin_and_shade(frame, capacity, blends, timing); });
+        d.frame_graph.capture(d.stream, key,
+                              [&] { enqueue_bin_and_shade(frame, capacity, blends, timing, shade_pixels); });
     *d.host_busy_seen = 0;  // before the launch, so the frame's kernels see it
     d.frame_graph.launch(d.stream);
     TS_CUDA_CHECK(cudaStreamSynchronize(d.stream));

@@ -55,17 +55,21 @@ public:
     void download(Image& image);
     const float* device_image() const;
     void set_binning(Binning binning) { binning_ = binning; }
+    // For tests: shade with this many pixels a thread (2 or 4) instead of the frame's choice
+    // (shade_pixels_per_thread in render_launch.h); 0 restores the choice.
+    void force_shade_pixels_per_thread(int pixels) { forced_shade_pixels_ = pixels; }
 
 private:
     struct Buffers;
     RenderStats bin_and_shade(const FrameParams& frame, std::uint64_t capacity, unsigned long long* blends,
                               FrameTiming timing);
     void enqueue_bin_and_shade(const FrameParams& frame, std::uint64_t capacity, unsigned long long* blends,
-                               FrameTiming timing);
+                               FrameTiming timing, int shade_pixels);
     RenderStats bin_and_shade_in_bands(const FrameParams& frame, unsigned long long* blends, FrameTiming timing);
     std::uint64_t max_band_pairs() const;
 
     Binning binning_;
+    int forced_shade_pixels_ = 0;
     std::uint64_t bin_budget_;
     std::unique_ptr<Buffers> buffers_;
 };

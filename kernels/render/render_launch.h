@@ -78,15 +78,22 @@ void launch_split_sort_keys(const std::uint64_t* sorted_keys, std::size_t pairs,
                             std::uint64_t* tile_offsets,  // [tiles + 1]
                             cudaStream_t stream);
 
+// The pixels each thread of the shading stage takes, 2 or 4, for a frame of `pairs` (tile,
+// circle) pairs from `circles` circles: four when the circles cover many tiles each (large
+// circles, which every warp of a tile meets), else two. On the H200 four pixels shaded rand100k
+// (46 pairs a circle) 0.80 -> 0.67 ms and biglittle 0.87 -> 0.74 ms, but rand10M (1.9) 2.15 -> 2.39 ms.
+int shade_pixels_per_thread(std::uint64_t pairs, std::uint32_t circles);
+
 // One block per tile of the frame's band: clears, blends the tile's circles in list order, writes
-// each pixel once. With busy.shade_apart, busy tiles are listed into `busy` and shaded by a warp
-// per pixel on busy.stream, forked from `stream` and joined back before this returns (in stream
-// order); without, the main grid shades them and reports them in *busy.host_seen.
-// `blends`, when not null, accumulates the number of blends.
+// each pixel once, pixels_per_thread (shade_pixels_per_thread) pixels a thread. With
+// busy.shade_apart, busy tiles are listed into `busy` and shaded by a warp per pixel on
+// busy.stream, forked from `stream` and joined back before this returns (in stream order);
+// without, the main grid shades them and reports them in *busy.host_seen. `blends`, when not
+// null, accumulates the number of blends.
 void launch_shade_tiles(const FrameParams& frame, const CircleRecords& records,
                         const std::uint64_t* tile_offsets,  // [band tiles + 1]
                         const std::uint32_t* tile_circles,  // [pairs]
-                        const BusyTiles& busy,
+                        const BusyTiles& busy, int pixels_per_thread,
                         float* image,  // [height][width][4], row 0 = bottom
                         unsigned long long* blends, cudaStream_t stream);
 

@@ -1,4 +1,4 @@
-// The shading stage for the scan and sort binnings (one block per tile, kPixelsPerThread pixels per
+// The shading stage for the scan and sort binnings (one block per tile, 2 or 4 pixels per
 // thread; busy tiles by a warp per pixel), the naive peer's test-every-circle kernel, and
 // the 8-bit conversion for display.
 //
@@ -6,6 +6,9 @@
 // registers, blends the batch in list order (= draw order) with the shared per-pixel math of
 // circle_math.h, and writes each pixel once at the end.
 #include <cuda_runtime.h>
+
+#include <stdexcept>
+#include <string>
 
 #include "kernels/cuda_check.h"
 #include "kernels/primitives/block_ranking.cuh"
@@ -20,29 +23,41 @@ namespace {
 
 using render_detail::footprint_of;
 
-// A thread shades kPixelsPerThread pixels of one column, so the staged records it reads from
-// shared memory, the warp's box test and the column's dx serve several pixels: shading is bound by
-// instruction issue, and these are most of the instructions per circle once coverage is rare.
-// TILESCAN_SHADE_PIXELS overrides it for tuning experiments (1, 2 or 4).
-#ifndef TILESCAN_SHADE_PIXELS
-#define TILESCAN_SHADE_PIXELS 2
-#endif
-constexpr int kPixelsPerThread = TILESCAN_SHADE_PIXELS;
-constexpr int kShadeThreads = kTilePixels / kPixelsPerThread;
-constexpr int kBatch = kShadeThreads;  // circles staged per batch: one per thread
-// A warp shades an 8-column block of its tile: lane l owns column l % 8 and rows
-// l / 8 + k * kLaneRows (k < kPixelsPerThread), so it can skip, as one, a circle whose box misses
-// that block (kTileSize 16, two pixels per thread: 2 x 2 warps of 8 x 8 pixels).
-constexpr int kWarpColumns = kTileSize < 8 ? kTileSize : 8;
-constexpr int kLaneRows = 32 / kWarpColumns;
-constexpr int kWarpRows = kLaneRows * kPixelsPerThread;
 static_assert(kTileSize <= 16, "box masks hold 16 columns and 16 rows");
-static_assert(kShadeThreads % 32 == 0 && kTilePixels % (kWarpColumns * kWarpRows) == 0,
-              "the tile splits into whole warp blocks");
 
-constexpr int kWarpBlocksPerRow = kTileSize / kWarpColumns;
+// How a tile block's threads share its pixels. A thread shades kPixels pixels of one column, so
+// the staged records it reads from shared memory, the warp's box test and the column's dx serve
+// several pixels: shading is bound by instruction issue, and these are most of the instructions
+// per circle once coverage is rare. Each circle costs a warp its tests whatever it covers, so
+// small circles favour two pixels a thread (more warps, each meeting fewer circles) and large
+// ones four (launch_shade_tiles picks).
+template <int kPixels>
+struct TileLayout {
+    static constexpr int kThreads = kTilePixels / kPixels;
+    static constexpr int kWarps = kThreads / 32;
+    static constexpr int kBatch = kThreads;  // circles staged per batch: one per thread
+    // A warp shades an 8-column block of its tile: lane l owns column l % 8 and rows
+    // l / 8 + k * kLaneRows (k < kPixels), so it can skip, as one, a circle whose box misses that
+    // block (kTileSize 16, two pixels per thread: 2 x 2 warps of 8 x 8 pixels; four: 2 x 1 warps
+    // of 8 x 16).
+    static constexpr int kWarpColumns = kTileSize < 8 ? kTileSize : 8;
+    static constexpr int kLaneRows = 32 / kWarpColumns;
+    static constexpr int kWarpRows = kLaneRows * kPixels;
+    static constexpr int kWarpBlocksPerRow = kTileSize / kWarpColumns;
+    static_assert(kThreads % 32 == 0 && kTilePixels % (kWarpColumns * kWarpRows) == 0,
+                  "the tile splits into whole warp blocks");
 
+    // Warp w's block of the tile: its first column and row, and its box-mask bits.
+    __device__ static int block_x(int w) { return (w % kWarpBlocksPerRow) * kWarpColumns; }
+    __device__ static int block_y(int w) { return (w / kWarpBlocksPerRow) * kWarpRows; }
+    __device__ static std::uint32_t block_mask(int w) {
+        return (((1u << kWarpColumns) - 1) << block_x(w)) | (((1u << kWarpRows) - 1) << (16 + block_y(w)));
+    }
+};
+
+template <int kPixels>
 struct StagedCircles {
+    static constexpr int kBatch = TileLayout<kPixels>::kBatch;
     CircleGeometry geometry[kBatch];
     CirclePaint paint[kBatch];
     // The circle's pixel box within this tile: bit c (columns) and bit 16 + r (rows) set when
@@ -57,45 +72,41 @@ __device__ __forceinline__ std::uint32_t band_first_tile(const FrameParams& f) {
     return std::uint32_t(f.band_first_row) * std::uint32_t(f.grid.tiles_x);
 }
 
-// The pixels this thread owns in the block's tile: one column, kPixelsPerThread rows.
+// The pixels this thread owns in the block's tile: one column, kPixels rows.
+template <int kPixels>
 struct TilePixels {
     int column;  // in the image
-    int row[kPixelsPerThread];
+    int row[kPixels];
     int local_x;  // in the tile
-    int local_y[kPixelsPerThread];
+    int local_y[kPixels];
     float px;
-    float py[kPixelsPerThread];
-    bool inside[kPixelsPerThread];
+    float py[kPixels];
+    bool inside[kPixels];
     std::uint32_t warp_mask;  // the box-mask bits of this warp's columns and rows
     std::uint32_t warp_bit;   // this warp's bit in StagedCircles::covered_blocks
 };
 
-// Warp w's block of the tile: its first column and row, and its box-mask bits.
-__device__ __forceinline__ int warp_block_x(int w) { return (w % kWarpBlocksPerRow) * kWarpColumns; }
-__device__ __forceinline__ int warp_block_y(int w) { return (w / kWarpBlocksPerRow) * kWarpRows; }
-__device__ __forceinline__ std::uint32_t warp_block_mask(int w) {
-    return (((1u << kWarpColumns) - 1) << warp_block_x(w)) | (((1u << kWarpRows) - 1) << (16 + warp_block_y(w)));
-}
-
-__device__ __forceinline__ TilePixels tile_pixels(const FrameParams& f, std::uint32_t tile) {
+template <int kPixels>
+__device__ __forceinline__ TilePixels<kPixels> tile_pixels(const FrameParams& f, std::uint32_t tile) {
+    using Layout = TileLayout<kPixels>;
     const int tx = int(tile % std::uint32_t(f.grid.tiles_x));
     const int ty = int(tile / std::uint32_t(f.grid.tiles_x));
     const int lane = int(threadIdx.x & 31);
     const int warp = int(threadIdx.x >> 5);
-    const int warp_x = warp_block_x(warp);
-    const int warp_y = warp_block_y(warp);
-    TilePixels p;
-    p.local_x = warp_x + lane % kWarpColumns;
+    const int warp_x = Layout::block_x(warp);
+    const int warp_y = Layout::block_y(warp);
+    TilePixels<kPixels> p;
+    p.local_x = warp_x + lane % Layout::kWarpColumns;
     p.column = (tx << kTileLog2) + p.local_x;
     p.px = pixel_center(p.column, f.inverse_width);
 #pragma unroll
-    for (int k = 0; k < kPixelsPerThread; ++k) {
-        p.local_y[k] = warp_y + lane / kWarpColumns + k * kLaneRows;
+    for (int k = 0; k < kPixels; ++k) {
+        p.local_y[k] = warp_y + lane / Layout::kWarpColumns + k * Layout::kLaneRows;
         p.row[k] = (ty << kTileLog2) + p.local_y[k];
         p.py[k] = pixel_center(p.row[k], f.inverse_height);
         p.inside[k] = p.column < f.width && p.row[k] < f.height;
     }
-    p.warp_mask = warp_block_mask(warp);
+    p.warp_mask = Layout::block_mask(warp);
     p.warp_bit = 1u << warp;
     return p;
 }
@@ -135,39 +146,38 @@ __device__ __forceinline__ float farther_centre(float a, float b, float centre) 
 // the circle's box whose farthest corner pixel centre is covered. Exact, not a bound: the coverage
 // test's rounded dx = px - x grows monotonically with px, and dx * dx, dy * dy and their sum round
 // monotonically, so no pixel centre between the corners is farther than the farthest corner.
+template <int kPixels>
 __device__ __forceinline__ std::uint32_t blocks_covered(const CircleGeometry& g, std::uint32_t box_mask,
                                                         std::uint32_t tile, const FrameParams& f) {
+    using Layout = TileLayout<kPixels>;
     const int tile_x0 = int(tile % std::uint32_t(f.grid.tiles_x)) << kTileLog2;
     const int tile_y0 = int(tile / std::uint32_t(f.grid.tiles_x)) << kTileLog2;
     std::uint32_t covered = 0;
 #pragma unroll
-    for (int w = 0; w < kShadeThreads / 32; ++w) {
-        if ((box_mask & warp_block_mask(w)) != warp_block_mask(w)) continue;
-        const int x0 = tile_x0 + warp_block_x(w);
-        const int y0 = tile_y0 + warp_block_y(w);
+    for (int w = 0; w < Layout::kWarps; ++w) {
+        if ((box_mask & Layout::block_mask(w)) != Layout::block_mask(w)) continue;
+        const int x0 = tile_x0 + Layout::block_x(w);
+        const int y0 = tile_y0 + Layout::block_y(w);
         const float px = farther_centre(pixel_center(x0, f.inverse_width),
-                                        pixel_center(x0 + kWarpColumns - 1, f.inverse_width), g.x);
-        const float py =
-            farther_centre(pixel_center(y0, f.inverse_height), pixel_center(y0 + kWarpRows - 1, f.inverse_height), g.y);
+                                        pixel_center(x0 + Layout::kWarpColumns - 1, f.inverse_width), g.x);
+        const float py = farther_centre(pixel_center(y0, f.inverse_height),
+                                        pixel_center(y0 + Layout::kWarpRows - 1, f.inverse_height), g.y);
         if (covers_squared(squared_distance(g.x, g.y, px, py), g.squared_radius)) covered |= 1u << w;
     }
     return covered;
 }
 
-template <ShadingKind kShading>
-__device__ __forceinline__ void stage_circle(StagedCircles& staged, int slot, const CircleInFlight& c,
+template <ShadingKind kShading, int kPixels>
+__device__ __forceinline__ void stage_circle(StagedCircles<kPixels>& staged, int slot, const CircleInFlight& c,
                                              std::uint32_t tile, const FrameParams& f) {
     const std::uint32_t box_mask = tile_box_mask(c.box, tile, f);
     staged.geometry[slot] = c.geometry;
     staged.paint[slot] = c.paint;
     staged.box_mask[slot] = box_mask;
-    staged.covered_blocks[slot] = kShading == kShadingFlat ? blocks_covered(c.geometry, box_mask, tile, f) : 0u;
+    staged.covered_blocks[slot] =
+        kShading == kShadingFlat ? blocks_covered<kPixels>(c.geometry, box_mask, tile, f) : 0u;
 }
 
-// Blends staged circle k into the thread's pixels where it covers them; returns the blends. A
-// pixel is blended when its centre is covered and it lies in the circle's box (the box matters
-// only where rounding would let a circle cover a pixel centre outside it, which `ref` never
-// visits).
 // Blends a circle's paint into a pixel whose centre it covers at squared distance squared_dist:
 // flat paint is premultiplied (CirclePaint), snow paint carries z in r.
 template <ShadingKind kShading>
@@ -178,15 +188,19 @@ __device__ __forceinline__ void blend_paint(Rgba& pixel, const CirclePaint& pain
         blend_premultiplied(pixel, {paint.r, paint.g, paint.b, paint.a});
 }
 
-template <ShadingKind kShading>
-__device__ __forceinline__ std::uint32_t blend_circle(const StagedCircles& staged, int k, const TilePixels& p,
-                                                      Rgba (&pixels)[kPixelsPerThread]) {
+// Blends staged circle k into the thread's pixels where it covers them; returns the blends. A
+// pixel is blended when its centre is covered and it lies in the circle's box (the box matters
+// only where rounding would let a circle cover a pixel centre outside it, which `ref` never
+// visits).
+template <ShadingKind kShading, int kPixels>
+__device__ __forceinline__ std::uint32_t blend_circle(const StagedCircles<kPixels>& staged, int k,
+                                                      const TilePixels<kPixels>& p, Rgba (&pixels)[kPixels]) {
     std::uint32_t blends = 0;
     const std::uint32_t mask = staged.box_mask[k] & p.warp_mask;
     const CircleGeometry g = staged.geometry[k];
     const bool in_box_column = (mask >> p.local_x) & 1u;
 #pragma unroll
-    for (int j = 0; j < kPixelsPerThread; ++j) {
+    for (int j = 0; j < kPixels; ++j) {
         const float squared_dist = squared_distance(g.x, g.y, p.px, p.py[j]);
         if (covers_squared(squared_dist, g.squared_radius) && in_box_column && ((mask >> (16 + p.local_y[j])) & 1u)) {
             blend_paint<kShading>(pixels[j], staged.paint[k], squared_dist, g.radius);
@@ -197,12 +211,13 @@ __device__ __forceinline__ std::uint32_t blend_circle(const StagedCircles& stage
 }
 
 // Blends flat circle k, which covers every pixel of the warp's block, without per-pixel tests.
-__device__ __forceinline__ std::uint32_t blend_whole_block(const StagedCircles& staged, int k,
-                                                           Rgba (&pixels)[kPixelsPerThread]) {
+template <int kPixels>
+__device__ __forceinline__ std::uint32_t blend_whole_block(const StagedCircles<kPixels>& staged, int k,
+                                                           Rgba (&pixels)[kPixels]) {
     const CirclePaint paint = staged.paint[k];
 #pragma unroll
-    for (int j = 0; j < kPixelsPerThread; ++j) blend_paint<kShadingFlat>(pixels[j], paint, 0.0f, 0.0f);
-    return kPixelsPerThread;
+    for (int j = 0; j < kPixels; ++j) blend_paint<kShadingFlat>(pixels[j], paint, 0.0f, 0.0f);
+    return kPixels;
 }
 
 // A round of 32 staged circles [first, first + 32) seen from one warp, bit j for circle first + j:
@@ -212,9 +227,9 @@ struct Round {
     std::uint32_t meeting, whole;
 };
 
-template <ShadingKind kShading>
-__device__ __forceinline__ Round round_of_circles(const StagedCircles& staged, int first, int count,
-                                                  const TilePixels& p) {
+template <ShadingKind kShading, int kPixels>
+__device__ __forceinline__ Round round_of_circles(const StagedCircles<kPixels>& staged, int first, int count,
+                                                  const TilePixels<kPixels>& p) {
     const int k = first + int(threadIdx.x & 31);
     const std::uint32_t mask = k < count ? staged.box_mask[k] & p.warp_mask : 0u;
     const bool meets = (mask & 0xffffu) != 0 && (mask >> 16) != 0;
@@ -232,9 +247,9 @@ __device__ __forceinline__ Round round_of_circles(const StagedCircles& staged, i
 // - otherwise blending whole-block circles without tests (biglittle's shading 1.53 -> 0.93 ms),
 //   and testing the others, again as a plain loop when all 32 meet. Rounds of small circles never
 //   pay that check (rand10M's shading took 13% longer when every circle did).
-template <ShadingKind kShading>
-__device__ __forceinline__ std::uint32_t blend_staged(const StagedCircles& staged, int count, const TilePixels& p,
-                                                      Rgba (&pixels)[kPixelsPerThread]) {
+template <ShadingKind kShading, int kPixels>
+__device__ __forceinline__ std::uint32_t blend_staged(const StagedCircles<kPixels>& staged, int count,
+                                                      const TilePixels<kPixels>& p, Rgba (&pixels)[kPixels]) {
     std::uint32_t blends = 0;
     for (int first = 0; first < count; first += 32) {
         const Round round = round_of_circles<kShading>(staged, first, count, p);
@@ -260,19 +275,21 @@ __device__ __forceinline__ std::uint32_t blend_staged(const StagedCircles& stage
     return blends;
 }
 
-__device__ __forceinline__ void write_pixels(float* image, const FrameParams& f, const TilePixels& p,
-                                             const Rgba (&pixels)[kPixelsPerThread]) {
+template <int kPixels>
+__device__ __forceinline__ void write_pixels(float* image, const FrameParams& f, const TilePixels<kPixels>& p,
+                                             const Rgba (&pixels)[kPixels]) {
 #pragma unroll
-    for (int k = 0; k < kPixelsPerThread; ++k)
+    for (int k = 0; k < kPixels; ++k)
         if (p.inside[k])
             reinterpret_cast<float4*>(image)[std::size_t(p.row[k]) * f.width + p.column] =
                 make_float4(pixels[k].r, pixels[k].g, pixels[k].b, pixels[k].a);
 }
 
-__device__ __forceinline__ void clear_pixels(const FrameParams& f, const TilePixels& p,
-                                             Rgba (&pixels)[kPixelsPerThread]) {
+template <int kPixels>
+__device__ __forceinline__ void clear_pixels(const FrameParams& f, const TilePixels<kPixels>& p,
+                                             Rgba (&pixels)[kPixels]) {
 #pragma unroll
-    for (int k = 0; k < kPixelsPerThread; ++k) pixels[k] = background_pixel(f.background, p.row[k], f.height);
+    for (int k = 0; k < kPixels; ++k) pixels[k] = background_pixel(f.background, p.row[k], f.height);
 }
 
 __device__ __forceinline__ void add_blends(unsigned long long* total, std::uint32_t blends) {
@@ -284,12 +301,13 @@ __device__ __forceinline__ void add_blends(unsigned long long* total, std::uint3
 // Batches are double-buffered: while the block blends batch b from shared memory, each thread's
 // records of batch b + 1 are already on their way from global memory, so one barrier per batch
 // suffices and the loads' latency hides behind the blending.
-template <ShadingKind kShading>
-__global__ void __launch_bounds__(kShadeThreads)
+template <ShadingKind kShading, int kPixels>
+__global__ void __launch_bounds__(TileLayout<kPixels>::kThreads)
     shade_tiles_kernel(FrameParams f, CircleRecords records, const std::uint64_t* __restrict__ tile_offsets,
                        const std::uint32_t* __restrict__ tile_circles, BusyTilesOnDevice busy,
                        float* __restrict__ image, unsigned long long* blends) {
-    __shared__ StagedCircles staged[2];
+    constexpr int kBatch = TileLayout<kPixels>::kBatch;
+    __shared__ StagedCircles<kPixels> staged[2];
     const std::uint64_t begin = tile_offsets[blockIdx.x];
     const std::uint64_t end = tile_offsets[blockIdx.x + 1];
     if (tile_is_busy(end - begin, tile_offsets[gridDim.x], gridDim.x)) {
@@ -297,8 +315,8 @@ __global__ void __launch_bounds__(kShadeThreads)
         if (threadIdx.x == 0) *busy.host_seen = 1;
     }
     const std::uint32_t tile = band_first_tile(f) + blockIdx.x;
-    const TilePixels p = tile_pixels(f, tile);
-    Rgba pixels[kPixelsPerThread];
+    const TilePixels<kPixels> p = tile_pixels<kPixels>(f, tile);
+    Rgba pixels[kPixels];
     clear_pixels(f, p, pixels);
     const auto batch_size = [&](std::uint64_t first) { return end - first < kBatch ? int(end - first) : kBatch; };
     CircleInFlight next{};
@@ -456,20 +474,23 @@ __global__ void __launch_bounds__(32)
 
 // The naive peer: every tile block walks all circles in batches, flags those touching its tile,
 // compacts the flagged ids in order with the scan library's warp scan, and shades them.
+constexpr int kNaivePixels = 2;
+using NaiveLayout = TileLayout<kNaivePixels>;
+
 template <ShadingKind kShading>
-__global__ void __launch_bounds__(kShadeThreads)
+__global__ void __launch_bounds__(NaiveLayout::kThreads)
     naive_render_kernel(FrameParams f, CircleRecords records, std::uint32_t circles, float* __restrict__ image) {
-    __shared__ StagedCircles staged;
-    __shared__ std::uint32_t warp_hits[kShadeThreads / 32];
+    __shared__ StagedCircles<kNaivePixels> staged;
+    __shared__ std::uint32_t warp_hits[NaiveLayout::kWarps];
     const std::uint32_t tile = blockIdx.x;
-    const TilePixels p = tile_pixels(f, tile);
+    const TilePixels<kNaivePixels> p = tile_pixels<kNaivePixels>(f, tile);
     const int tx = int(tile % std::uint32_t(f.grid.tiles_x));
     const int ty = int(tile / std::uint32_t(f.grid.tiles_x));
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
-    Rgba pixels[kPixelsPerThread];
+    Rgba pixels[kNaivePixels];
     clear_pixels(f, p, pixels);
-    for (std::uint32_t batch = 0; batch < circles; batch += kBatch) {
+    for (std::uint32_t batch = 0; batch < circles; batch += NaiveLayout::kBatch) {
         const std::uint32_t circle = batch + threadIdx.x;
         const bool hit =
             circle < circles && circle_touches_tile(footprint_of(records.geometry[circle], records.box[circle]), tx, ty,
@@ -480,7 +501,7 @@ __global__ void __launch_bounds__(kShadeThreads)
         __syncthreads();
         int before = 0;
         int count = 0;
-        for (int w = 0; w < kShadeThreads / 32; ++w) {
+        for (int w = 0; w < NaiveLayout::kWarps; ++w) {
             before += w < warp ? int(warp_hits[w]) : 0;
             count += int(warp_hits[w]);
         }
@@ -501,6 +522,10 @@ __global__ void convert_to_rgba8_kernel(const float4* __restrict__ image, std::s
 }
 
 unsigned tile_count(const FrameParams& f) { return unsigned(f.grid.tiles_x) * unsigned(f.grid.tiles_y); }
+
+// Circles covering at least this many tiles each on average are large: their tile blocks shade
+// with four pixels a thread.
+constexpr std::uint64_t kLargeCirclePairs = 16;
 
 // Lists the busy tiles and shades them, on busy.stream.
 void launch_shade_busy_tiles(const FrameParams& frame, const CircleRecords& records, const std::uint64_t* tile_offsets,
@@ -525,7 +550,7 @@ void launch_shade_busy_tiles(const FrameParams& frame, const CircleRecords& reco
 // as soon as the main grid's first blocks retire instead of after the whole grid (the frame graph
 // keeps the priority: FrameGraph instantiates with cudaGraphInstantiateFlagUseNodePriority).
 void launch_shade_tiles(const FrameParams& frame, const CircleRecords& records, const std::uint64_t* tile_offsets,
-                        const std::uint32_t* tile_circles, const BusyTiles& busy, float* image,
+                        const std::uint32_t* tile_circles, const BusyTiles& busy, int pixels_per_thread, float* image,
                         unsigned long long* blends, cudaStream_t stream) {
     const bool apart = busy.on_device.shade_apart;
     if (apart) {
@@ -534,24 +559,36 @@ void launch_shade_tiles(const FrameParams& frame, const CircleRecords& records, 
         launch_shade_busy_tiles(frame, records, tile_offsets, tile_circles, busy, image, blends);
         TS_CUDA_CHECK(cudaEventRecord(busy.joined, busy.stream));
     }
-    if (frame.shading == kShadingSnow)
-        shade_tiles_kernel<kShadingSnow><<<band_tile_count(frame), kShadeThreads, 0, stream>>>(
-            frame, records, tile_offsets, tile_circles, busy.on_device, image, blends);
+    const auto shade = [&](auto kernel, int threads) {
+        kernel<<<band_tile_count(frame), threads, 0, stream>>>(frame, records, tile_offsets, tile_circles,
+                                                               busy.on_device, image, blends);
+        TS_CUDA_CHECK_LAUNCH();
+    };
+    const bool snow = frame.shading == kShadingSnow;
+    if (pixels_per_thread == 4)
+        shade(snow ? shade_tiles_kernel<kShadingSnow, 4> : shade_tiles_kernel<kShadingFlat, 4>,
+              TileLayout<4>::kThreads);
+    else if (pixels_per_thread == 2)
+        shade(snow ? shade_tiles_kernel<kShadingSnow, 2> : shade_tiles_kernel<kShadingFlat, 2>,
+              TileLayout<2>::kThreads);
     else
-        shade_tiles_kernel<kShadingFlat><<<band_tile_count(frame), kShadeThreads, 0, stream>>>(
-            frame, records, tile_offsets, tile_circles, busy.on_device, image, blends);
-    TS_CUDA_CHECK_LAUNCH();
+        throw std::invalid_argument("launch_shade_tiles: " + std::to_string(pixels_per_thread) +
+                                    " pixels per thread (2 or 4)");
     if (apart) TS_CUDA_CHECK(cudaStreamWaitEvent(stream, busy.joined, 0));
+}
+
+int shade_pixels_per_thread(std::uint64_t pairs, std::uint32_t circles) {
+    return pairs >= kLargeCirclePairs * circles && circles > 0 ? 4 : 2;
 }
 
 void launch_naive_render(const FrameParams& frame, const CircleRecords& records, std::uint32_t circles, float* image,
                          cudaStream_t stream) {
     if (frame.shading == kShadingSnow)
         naive_render_kernel<kShadingSnow>
-            <<<tile_count(frame), kShadeThreads, 0, stream>>>(frame, records, circles, image);
+            <<<tile_count(frame), NaiveLayout::kThreads, 0, stream>>>(frame, records, circles, image);
     else
         naive_render_kernel<kShadingFlat>
-            <<<tile_count(frame), kShadeThreads, 0, stream>>>(frame, records, circles, image);
+            <<<tile_count(frame), NaiveLayout::kThreads, 0, stream>>>(frame, records, circles, image);
     TS_CUDA_CHECK_LAUNCH();
 }
 
