@@ -1,9 +1,10 @@
 // `tilescan bench`: the renderer's benchmark. Per scene, the GPU time of one frame (circles
-// already on the device, median of >= 20 after warm-up, CUDA events around the frame) with scan binning and its two
-// peers (sort: 64-bit keys through cub::DeviceRadixSort; naive: every tile tests every circle),
-// their ratios (end to end and for the binning stages alone), the stage breakdown, the blend rate,
-// the cpu and ref times (fewer repetitions), and a bit-exactness check of every timed image against
-// ref. The table goes to stdout and, as Markdown and CSV, to --out.
+// already on the device, median of >= 20 after warm-up, CUDA events around the frame) with scan
+// binning and its two peers (sort: 64-bit keys through cub::DeviceRadixSort; naive: every tile
+// tests every circle), their ratios (end to end and for the binning stages alone), the stage
+// breakdown (from as many frames again, timed per stage), the blend rate, the cpu and ref times
+// (fewer repetitions), and a bit-exactness check of every timed image against ref. The table goes
+// to stdout and, as Markdown and CSV, to --out.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>

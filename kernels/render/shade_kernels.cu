@@ -30,7 +30,7 @@ static_assert(kTileSize <= 16, "box masks hold 16 columns and 16 rows");
 // several pixels: shading is bound by instruction issue, and these are most of the instructions
 // per circle once coverage is rare. Each circle costs a warp its tests whatever it covers, so
 // small circles favour two pixels a thread (more warps, each meeting fewer circles) and large
-// ones four (launch_shade_tiles picks).
+// ones four (shade_pixels_per_thread picks).
 template <int kPixels>
 struct TileLayout {
     static constexpr int kThreads = kTilePixels / kPixels;
@@ -54,6 +54,11 @@ struct TileLayout {
         return (((1u << kWarpColumns) - 1) << block_x(w)) | (((1u << kWarpRows) - 1) << (16 + block_y(w)));
     }
 };
+
+constexpr int kNarrowPixels = 2;
+// Four pixels a thread fill whole warps only with 16x16 tiles: 8x8 ones (a TILESCAN_TILE_LOG2=3
+// build) shade two pixels a thread in either layout.
+constexpr int kWidePixels = kTilePixels / 32 < 4 ? kTilePixels / 32 : 4;
 
 template <int kPixels>
 struct StagedCircles {
@@ -474,7 +479,7 @@ __global__ void __launch_bounds__(32)
 
 // The naive peer: every tile block walks all circles in batches, flags those touching its tile,
 // compacts the flagged ids in order with the scan library's warp scan, and shades them.
-constexpr int kNaivePixels = 2;
+constexpr int kNaivePixels = kNarrowPixels;
 using NaiveLayout = TileLayout<kNaivePixels>;
 
 template <ShadingKind kShading>
@@ -524,7 +529,7 @@ __global__ void convert_to_rgba8_kernel(const float4* __restrict__ image, std::s
 unsigned tile_count(const FrameParams& f) { return unsigned(f.grid.tiles_x) * unsigned(f.grid.tiles_y); }
 
 // Circles covering at least this many tiles each on average are large: their tile blocks shade
-// with four pixels a thread.
+// with kWidePixels pixels a thread.
 constexpr std::uint64_t kLargeCirclePairs = 16;
 
 // Lists the busy tiles and shades them, on busy.stream.
@@ -552,6 +557,10 @@ void launch_shade_busy_tiles(const FrameParams& frame, const CircleRecords& reco
 void launch_shade_tiles(const FrameParams& frame, const CircleRecords& records, const std::uint64_t* tile_offsets,
                         const std::uint32_t* tile_circles, const BusyTiles& busy, int pixels_per_thread, float* image,
                         unsigned long long* blends, cudaStream_t stream) {
+    if (pixels_per_thread != kNarrowPixels && pixels_per_thread != kWidePixels)
+        throw std::invalid_argument("launch_shade_tiles: " + std::to_string(pixels_per_thread) +
+                                    " pixels per thread (" + std::to_string(kNarrowPixels) + " or " +
+                                    std::to_string(kWidePixels) + ")");
     const bool apart = busy.on_device.shade_apart;
     if (apart) {
         TS_CUDA_CHECK(cudaEventRecord(busy.forked, stream));
@@ -565,20 +574,17 @@ void launch_shade_tiles(const FrameParams& frame, const CircleRecords& records, 
         TS_CUDA_CHECK_LAUNCH();
     };
     const bool snow = frame.shading == kShadingSnow;
-    if (pixels_per_thread == 4)
-        shade(snow ? shade_tiles_kernel<kShadingSnow, 4> : shade_tiles_kernel<kShadingFlat, 4>,
-              TileLayout<4>::kThreads);
-    else if (pixels_per_thread == 2)
-        shade(snow ? shade_tiles_kernel<kShadingSnow, 2> : shade_tiles_kernel<kShadingFlat, 2>,
-              TileLayout<2>::kThreads);
+    if (pixels_per_thread == kWidePixels)
+        shade(snow ? shade_tiles_kernel<kShadingSnow, kWidePixels> : shade_tiles_kernel<kShadingFlat, kWidePixels>,
+              TileLayout<kWidePixels>::kThreads);
     else
-        throw std::invalid_argument("launch_shade_tiles: " + std::to_string(pixels_per_thread) +
-                                    " pixels per thread (2 or 4)");
+        shade(snow ? shade_tiles_kernel<kShadingSnow, kNarrowPixels> : shade_tiles_kernel<kShadingFlat, kNarrowPixels>,
+              TileLayout<kNarrowPixels>::kThreads);
     if (apart) TS_CUDA_CHECK(cudaStreamWaitEvent(stream, busy.joined, 0));
 }
 
 int shade_pixels_per_thread(std::uint64_t pairs, std::uint32_t circles) {
-    return pairs >= kLargeCirclePairs * circles && circles > 0 ? 4 : 2;
+    return pairs >= kLargeCirclePairs * circles && circles > 0 ? kWidePixels : kNarrowPixels;
 }
 
 void launch_naive_render(const FrameParams& frame, const CircleRecords& records, std::uint32_t circles, float* image,
