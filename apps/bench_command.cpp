@@ -37,6 +37,7 @@ const std::vector<OptionSpec> kBenchOptions = {
     {"--repeats", "", true, "N", "timed GPU frames per binning (default 20)"},
     {"--quick", "", false, "", "3 timed frames, no cpu/ref timing beyond the oracle"},
     {"--max-bin-memory", "", true, "BYTES", "bin-memory budget, e.g. 512M or 2G (default: half the free memory)"},
+    {"--shade-pixels", "", true, "N", "cuda: shade N pixels a thread, 2, 4 or 8 (default: each frame's choice)"},
     {"--commit", "", true, "HASH", "the commit the binary was built from, for the table's header"},
     {"--help", "-h", false, "", "show this help"},
 };
@@ -44,6 +45,14 @@ const std::vector<OptionSpec> kBenchOptions = {
 struct BenchCase {
     std::string scene;
     int size;
+};
+
+// The command line's settings of a run.
+struct BenchSettings {
+    int repeats = 20;                 // timed GPU frames per binning
+    bool quick = false;               // no cpu timing
+    std::uint64_t max_bin_bytes = 0;  // 0: the backends' default budget
+    int shade_pixels = 0;             // pixels a shading thread takes; 0: each frame's choice
 };
 
 // Every built-in scene at 1024x1024, plus the large ones at 2048x2048 (performance.md).
@@ -138,7 +147,7 @@ double wall_ms(const std::function<void()>& body) {
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 }
 
-SceneResult run_case(const BenchCase& c, [[maybe_unused]] int repeats, bool quick, std::uint64_t max_bin_bytes) {
+SceneResult run_case(const BenchCase& c, const BenchSettings& settings) {
     SceneResult result;
     result.bench_case = c;
     BuiltinScene builtin = make_builtin_scene(c.scene, 0);
@@ -147,8 +156,8 @@ SceneResult run_case(const BenchCase& c, [[maybe_unused]] int repeats, bool quic
     result.circles = scene.size();
     Image oracle(c.size, c.size);
     result.ref_ms = wall_ms([&] { result.blends = render_reference(scene, oracle); });
-    if (!quick) {
-        CpuBackend cpu(0, max_bin_bytes);
+    if (!settings.quick) {
+        CpuBackend cpu(0, settings.max_bin_bytes);
         Image image(c.size, c.size);
         std::vector<double> times;
         for (int k = 0; k < 3; ++k) times.push_back(wall_ms([&] { result.pairs = cpu.render(scene, image).pairs; }));
@@ -157,7 +166,9 @@ SceneResult run_case(const BenchCase& c, [[maybe_unused]] int repeats, bool quic
     }
 #if defined(TILESCAN_HAVE_CUDA_BACKEND)
     if (cuda_device_available()) {
-        CudaBackend backend(Binning::scan, max_bin_bytes);
+        const int repeats = settings.repeats;
+        CudaBackend backend(Binning::scan, settings.max_bin_bytes);
+        backend.force_shade_pixels_per_thread(settings.shade_pixels);
         backend.upload(scene);
         result.scan = time_cuda(backend, Binning::scan, c, oracle, repeats, &result.stages);
         const RenderStats stats = backend.render_uploaded(c.size, c.size, false);
@@ -239,18 +250,22 @@ std::vector<BenchCase> selected_cases(const ParsedArguments& parsed) {
 
 // What a results table under bench/results/ must say about itself: when, from which commit, on
 // which device, measured how.
-std::string header(const std::string& commit, int repeats, bool quick) {
+std::string header(const std::string& commit, const BenchSettings& settings) {
     char date[32];
     const std::time_t now = std::time(nullptr);
     std::strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", std::gmtime(&now));
     std::ostringstream text;
     text << "# tilescan bench (render)\n\n- date: " << date << "\n- commit: " << (commit.empty() ? "not given" : commit)
-         << "\n- device: " << cuda_device_description() << "\n- method: GPU ms = median of " << repeats
-         << " frames after 3 warm-up frames (naive: median of " << std::max(3, repeats / 4)
+         << "\n- device: " << cuda_device_description() << "\n- method: GPU ms = median of " << settings.repeats
+         << " frames after 3 warm-up frames (naive: median of " << std::max(3, settings.repeats / 4)
          << "), the frame timed whole by CUDA events around it; the stage columns from as many frames again with "
             "events around every stage (the last column: those frames' time); circles already on the device; "
-         << (quick ? "--quick: no cpu timing" : "cpu = median of 3 renders on all cores")
-         << "; ref = one render on one core; every timed image compared with ref bit for bit\n\n";
+         << (settings.quick ? "--quick: no cpu timing" : "cpu = median of 3 renders on all cores")
+         << "; ref = one render on one core; every timed image compared with ref bit for bit"
+         << (settings.shade_pixels
+                 ? "; shading forced to " + std::to_string(settings.shade_pixels) + " pixels a thread (--shade-pixels)"
+                 : std::string())
+         << "\n\n";
     return text.str();
 }
 
@@ -267,11 +282,18 @@ int run_bench_command(const std::vector<std::string>& arguments) {
                   << options_help(kBenchOptions);
         return 0;
     }
-    const bool quick = parsed.has("--quick");
-    const int repeats = static_cast<int>(
-        parsed.has("--repeats") ? parse_integer(parsed.value("--repeats"), "--repeats", 1, 10000) : (quick ? 3 : 20));
-    const std::uint64_t max_bin_bytes =
-        parsed.has("--max-bin-memory") ? parse_byte_size(parsed.value("--max-bin-memory"), "--max-bin-memory") : 0;
+    BenchSettings settings;
+    settings.quick = parsed.has("--quick");
+    settings.repeats =
+        static_cast<int>(parsed.has("--repeats") ? parse_integer(parsed.value("--repeats"), "--repeats", 1, 10000)
+                                                 : (settings.quick ? 3 : 20));
+    if (parsed.has("--max-bin-memory"))
+        settings.max_bin_bytes = parse_byte_size(parsed.value("--max-bin-memory"), "--max-bin-memory");
+    if (parsed.has("--shade-pixels")) {
+        settings.shade_pixels = static_cast<int>(parse_integer(parsed.value("--shade-pixels"), "--shade-pixels", 2, 8));
+        if (settings.shade_pixels != 2 && settings.shade_pixels != 4 && settings.shade_pixels != 8)
+            throw InputError("--shade-pixels: must be 2, 4 or 8");
+    }
     const std::string out = parsed.value("--out");
     if (!out.empty() && !std::filesystem::is_directory(out))
         throw InputError("--out: folder '" + out + "' does not exist");
@@ -280,7 +302,7 @@ int run_bench_command(const std::vector<std::string>& arguments) {
     bool all_exact = true;
     for (const BenchCase& c : selected_cases(parsed)) {
         std::fprintf(stderr, "bench %s %dx%d ...\n", c.scene.c_str(), c.size, c.size);
-        results.push_back(run_case(c, repeats, quick, max_bin_bytes));
+        results.push_back(run_case(c, settings));
         const SceneResult& r = results.back();
         all_exact &= (!r.scan.ran || r.scan.exact) && (!r.sort.ran || r.sort.exact) &&
                      (!r.naive.ran || r.naive.exact) && (r.cpu_ms == 0 || r.cpu_exact);
@@ -288,7 +310,7 @@ int run_bench_command(const std::vector<std::string>& arguments) {
     const std::string markdown = table(results);
     std::cout << markdown;
     if (!out.empty()) {
-        write_text(out + "/render_bench.md", header(parsed.value("--commit"), repeats, quick) + markdown);
+        write_text(out + "/render_bench.md", header(parsed.value("--commit"), settings) + markdown);
         write_text(out + "/render_bench.csv", csv(results));
     }
     return all_exact ? 0 : 1;
