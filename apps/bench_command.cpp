@@ -37,7 +37,7 @@ const std::vector<OptionSpec> kBenchOptions = {
     {"--repeats", "", true, "N", "timed GPU frames per binning (default 20)"},
     {"--quick", "", false, "", "3 timed frames, no cpu/ref timing beyond the oracle"},
     {"--max-bin-memory", "", true, "BYTES", "bin-memory budget, e.g. 512M or 2G (default: half the free memory)"},
-    {"--shade-pixels", "", true, "N", "cuda: shade N pixels a thread, 2, 4 or 8 (default: each frame's choice)"},
+    {"--shade-pixels", "", true, "N", "cuda: shade N pixels a thread, 2 or 4 (default: each frame's choice)"},
     {"--commit", "", true, "HASH", "the commit the binary was built from, for the table's header"},
     {"--help", "-h", false, "", "show this help"},
 };
@@ -290,9 +290,8 @@ int run_bench_command(const std::vector<std::string>& arguments) {
     if (parsed.has("--max-bin-memory"))
         settings.max_bin_bytes = parse_byte_size(parsed.value("--max-bin-memory"), "--max-bin-memory");
     if (parsed.has("--shade-pixels")) {
-        settings.shade_pixels = static_cast<int>(parse_integer(parsed.value("--shade-pixels"), "--shade-pixels", 2, 8));
-        if (settings.shade_pixels != 2 && settings.shade_pixels != 4 && settings.shade_pixels != 8)
-            throw InputError("--shade-pixels: must be 2, 4 or 8");
+        settings.shade_pixels = static_cast<int>(parse_integer(parsed.value("--shade-pixels"), "--shade-pixels", 2, 4));
+        if (settings.shade_pixels == 3) throw InputError("--shade-pixels: must be 2 or 4");
     }
     const std::string out = parsed.value("--out");
     if (!out.empty() && !std::filesystem::is_directory(out))

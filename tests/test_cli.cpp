@@ -172,6 +172,8 @@ TEST_CASE("--max-bin-memory: banded renders are exact, bad budgets are one line 
     CHECK_FALSE(file_exists(dir + "/out.png"));
     check_rejected("view rgb --max-bin-memory 7X", "--max-bin-memory");
     check_rejected("bench --max-bin-memory 7X", "--max-bin-memory");
+    for (const char* bad : {"3", "8", "0", "x"})
+        check_rejected("bench --shade-pixels " + std::string(bad), "--shade-pixels");
 }
 
 TEST_CASE("a binary scene of more than 2^32-1 circles is refused before allocating", "[cli][errors]") {

@@ -55,7 +55,7 @@ public:
     void download(Image& image);
     const float* device_image() const;
     void set_binning(Binning binning) { binning_ = binning; }
-    // For tests and tuning: shade with this many pixels a thread (2, 4 or 8) instead of the frame's choice
+    // For tests and tuning: shade with this many pixels a thread (2 or 4) instead of the frame's choice
     // (shade_pixels_per_thread in render_launch.h); 0 restores the choice.
     void force_shade_pixels_per_thread(int pixels) { forced_shade_pixels_ = pixels; }
 

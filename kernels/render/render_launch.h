@@ -78,10 +78,10 @@ void launch_split_sort_keys(const std::uint64_t* sorted_keys, std::size_t pairs,
                             std::uint64_t* tile_offsets,  // [tiles + 1]
                             cudaStream_t stream);
 
-// The pixels each thread of the shading stage takes, 2, 4 or 8 (2 in every case with 8x8 tiles),
-// for a frame of `pairs` (tile, circle) pairs from `circles` circles: more when the circles cover
-// many tiles each (large circles, which every warp of a tile meets), two for small ones. On the H200 four pixels shaded
-// rand100k (46 pairs a circle) 0.80 -> 0.67 ms and biglittle 0.87 -> 0.74 ms, but rand10M (1.9) 2.15 -> 2.39 ms.
+// The pixels each thread of the shading stage takes, 2 or 4 (2 in either case with 8x8 tiles),
+// for a frame of `pairs` (tile, circle) pairs from `circles` circles: four when the circles cover
+// many tiles each (large circles, which every warp of a tile meets), else two. On the H200 four pixels shaded rand100k
+// (46 pairs a circle) 0.80 -> 0.67 ms and biglittle 0.87 -> 0.74 ms, but rand10M (1.9) 2.15 -> 2.39 ms.
 int shade_pixels_per_thread(std::uint64_t pairs, std::uint32_t circles);
 
 // One block per tile of the frame's band: clears, blends the tile's circles in list order, writes

@@ -36,11 +36,11 @@ struct TileLayout {
     static constexpr int kThreads = kTilePixels / kPixels;
     static constexpr int kWarps = kThreads / 32;
     static constexpr int kBatch = kThreads;  // circles staged per batch: one per thread
-    // A warp shades a block of kWarpColumns columns of its tile: lane l owns column
-    // l % kWarpColumns and rows l / kWarpColumns + k * kLaneRows (k < kPixels), so it can skip, as
-    // one, a circle whose box misses that block (kTileSize 16: two pixels per thread, 2 x 2 warps
-    // of 8 x 8 pixels; four, 2 x 1 warps of 8 x 16; eight, one warp of 16 x 16).
-    static constexpr int kWarpColumns = kTileSize < 8 ? kTileSize : kPixels < 8 ? 8 : 16;
+    // A warp shades an 8-column block of its tile: lane l owns column l % 8 and rows
+    // l / 8 + k * kLaneRows (k < kPixels), so it can skip, as one, a circle whose box misses that
+    // block (kTileSize 16, two pixels per thread: 2 x 2 warps of 8 x 8 pixels; four: 2 x 1 warps
+    // of 8 x 16).
+    static constexpr int kWarpColumns = kTileSize < 8 ? kTileSize : 8;
     static constexpr int kLaneRows = 32 / kWarpColumns;
     static constexpr int kWarpRows = kLaneRows * kPixels;
     static constexpr int kWarpBlocksPerRow = kTileSize / kWarpColumns;
@@ -55,11 +55,10 @@ struct TileLayout {
     }
 };
 
-// The layouts: two, four or eight pixels a thread. Four and eight fill whole warps only with
-// 16x16 tiles: 8x8 ones (a TILESCAN_TILE_LOG2=3 build) shade two pixels a thread in every layout.
 constexpr int kNarrowPixels = 2;
+// Four pixels a thread fill whole warps only with 16x16 tiles: 8x8 ones (a TILESCAN_TILE_LOG2=3
+// build) shade two pixels a thread in either layout.
 constexpr int kWidePixels = kTilePixels / 32 < 4 ? kTilePixels / 32 : 4;
-constexpr int kWidestPixels = kTilePixels / 32 < 8 ? kTilePixels / 32 : 8;
 
 template <int kPixels>
 struct StagedCircles {
@@ -530,9 +529,8 @@ __global__ void convert_to_rgba8_kernel(const float4* __restrict__ image, std::s
 unsigned tile_count(const FrameParams& f) { return unsigned(f.grid.tiles_x) * unsigned(f.grid.tiles_y); }
 
 // Circles covering at least this many tiles each on average are large: their tile blocks shade
-// with kWidePixels pixels a thread, or kWidestPixels from kHugeCirclePairs on.
+// with kWidePixels pixels a thread.
 constexpr std::uint64_t kLargeCirclePairs = 16;
-constexpr std::uint64_t kHugeCirclePairs = 128;
 
 // Lists the busy tiles and shades them, on busy.stream.
 void launch_shade_busy_tiles(const FrameParams& frame, const CircleRecords& records, const std::uint64_t* tile_offsets,
@@ -559,10 +557,10 @@ void launch_shade_busy_tiles(const FrameParams& frame, const CircleRecords& reco
 void launch_shade_tiles(const FrameParams& frame, const CircleRecords& records, const std::uint64_t* tile_offsets,
                         const std::uint32_t* tile_circles, const BusyTiles& busy, int pixels_per_thread, float* image,
                         unsigned long long* blends, cudaStream_t stream) {
-    if (pixels_per_thread != kNarrowPixels && pixels_per_thread != kWidePixels && pixels_per_thread != kWidestPixels)
+    if (pixels_per_thread != kNarrowPixels && pixels_per_thread != kWidePixels)
         throw std::invalid_argument("launch_shade_tiles: " + std::to_string(pixels_per_thread) +
-                                    " pixels per thread (" + std::to_string(kNarrowPixels) + ", " +
-                                    std::to_string(kWidePixels) + " or " + std::to_string(kWidestPixels) + ")");
+                                    " pixels per thread (" + std::to_string(kNarrowPixels) + " or " +
+                                    std::to_string(kWidePixels) + ")");
     const bool apart = busy.on_device.shade_apart;
     if (apart) {
         TS_CUDA_CHECK(cudaEventRecord(busy.forked, stream));
@@ -576,10 +574,7 @@ void launch_shade_tiles(const FrameParams& frame, const CircleRecords& records, 
         TS_CUDA_CHECK_LAUNCH();
     };
     const bool snow = frame.shading == kShadingSnow;
-    if (pixels_per_thread == kWidestPixels)
-        shade(snow ? shade_tiles_kernel<kShadingSnow, kWidestPixels> : shade_tiles_kernel<kShadingFlat, kWidestPixels>,
-              TileLayout<kWidestPixels>::kThreads);
-    else if (pixels_per_thread == kWidePixels)
+    if (pixels_per_thread == kWidePixels)
         shade(snow ? shade_tiles_kernel<kShadingSnow, kWidePixels> : shade_tiles_kernel<kShadingFlat, kWidePixels>,
               TileLayout<kWidePixels>::kThreads);
     else
@@ -589,8 +584,7 @@ void launch_shade_tiles(const FrameParams& frame, const CircleRecords& records, 
 }
 
 int shade_pixels_per_thread(std::uint64_t pairs, std::uint32_t circles) {
-    if (circles == 0 || pairs < kLargeCirclePairs * circles) return kNarrowPixels;
-    return pairs < kHugeCirclePairs * circles ? kWidePixels : kWidestPixels;
+    return pairs >= kLargeCirclePairs * circles && circles > 0 ? kWidePixels : kNarrowPixels;
 }
 
 void launch_naive_render(const FrameParams& frame, const CircleRecords& records, std::uint32_t circles, float* image,

@@ -16,14 +16,14 @@ namespace {
 
 const Binning kBinnings[] = {Binning::scan, Binning::sort, Binning::naive};
 
-// Renders `scene` once with ref and checks every binning against it, the binned ones with each
-// shading layout (2, 4 and 8 pixels a thread), whichever the frame would choose.
+// Renders `scene` once with ref and checks every binning against it, the binned ones with either
+// shading layout (2 and 4 pixels a thread), whichever the frame would choose.
 void check_all_binnings(const Scene& scene, int width, int height, const std::string& name, bool naive = true) {
     Image expected(width, height);
     render_reference(scene, expected);
     for (const Binning binning : kBinnings) {
         if (binning == Binning::naive && !naive) continue;
-        for (const int pixels : {2, 4, 8}) {
+        for (const int pixels : {2, 4}) {
             if (binning == Binning::naive && pixels != 2) continue;  // the naive kernel has one layout
             CudaBackend backend(binning);
             backend.force_shade_pixels_per_thread(pixels);
