@@ -28,9 +28,10 @@ static_assert(kTileSize <= 16, "box masks hold 16 columns and 16 rows");
 // How a tile block's threads share its pixels. A thread shades kPixels pixels of one column, so
 // the staged records it reads from shared memory, the warp's box test and the column's dx serve
 // several pixels: shading is bound by instruction issue, and these are most of the instructions
-// per circle once coverage is rare. Each circle costs a warp its tests whatever it covers, so
-// small circles favour two pixels a thread (more warps, each meeting fewer circles) and large
-// ones four (shade_pixels_per_thread picks).
+// per circle once coverage is rare. More pixels a thread make a warp's block larger, so it meets
+// more circles, and every circle it meets costs it the whole per-circle sequence however few of
+// its pixels the circle covers: small circles favour two pixels a thread (8x8 blocks), large ones,
+// which meet nearly every block anyway, four (shade_pixels_per_thread picks).
 template <int kPixels>
 struct TileLayout {
     static constexpr int kThreads = kTilePixels / kPixels;
