@@ -259,17 +259,7 @@ __global__ void __launch_bounds__(kSelectThreads, SelectShape<typename Source::L
 
 __global__ inline void write_zero_kernel(unsigned long long* where) { *where = 0; }
 
-// Clears the look-back status slots (epoch 1 of the scan library's tagging) and the tile counter.
-__global__ inline void two_level_init_kernel(TileStatus<std::uint32_t> status, unsigned* tile_counter,
-                                             std::size_t tiles) {
-    const std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
-    const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
-    if (i == 0) *tile_counter = 0;
-    for (std::size_t t = i; t < tiles; t += stride) status.tiles.clear(t);
-    for (std::size_t t = i; t < TileStatus<std::uint32_t>::superblock_count(tiles); t += stride)
-        status.superblocks.clear(t);
-}
-
+// The single-level look-back's counterpart of the scan library's lookback_init_kernel.
 __global__ inline void single_level_init_kernel(scan_detail::StatusSlots<std::uint32_t> status, unsigned* tile_counter,
                                                 std::size_t tiles) {
     const std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -283,9 +273,7 @@ inline std::size_t single_level_select_bytes(std::size_t tiles) {
     return align_bytes(sizeof(unsigned)) + scan_detail::StatusSlots<std::uint32_t>::bytes(tiles);
 }
 inline std::size_t two_level_select_bytes(std::size_t tiles) {
-    const std::size_t superblocks = (tiles + scan_detail::kSuperblock - 1) / scan_detail::kSuperblock;
-    return align_bytes(sizeof(unsigned)) + scan_detail::StatusSlots<std::uint32_t>::bytes(tiles) +
-           scan_detail::StatusSlots<std::uint32_t>::bytes(superblocks);
+    return align_bytes(sizeof(unsigned)) + scan_detail::two_level_status_bytes<std::uint32_t>(tiles);
 }
 inline std::size_t offsets_select_bytes(std::size_t tiles) {
     return align_bytes(tiles * 4) + align_bytes(4) + scan_temp_bytes<std::uint32_t, std::uint32_t>(tiles);
@@ -357,7 +345,7 @@ void compact(const char* what, Source src, std::size_t n, std::size_t load_n, ty
     if (algorithm == SelectAlgorithm::single_pass_two_level) {
         p.tile_counter = reinterpret_cast<unsigned*>(temp);
         p.two_level.carve(temp + align_bytes(sizeof(unsigned)), tiles);
-        two_level_init_kernel<<<init_grid, 256, 0, stream>>>(p.two_level, p.tile_counter, tiles);
+        scan_detail::lookback_init_kernel<<<init_grid, 256, 0, stream>>>(p.two_level, p.tile_counter, tiles);
         TS_CUDA_CHECK_LAUNCH();
         select_kernel<Source, SelectMode::scatter_two_level, kPartition>
             <<<grid, kSelectThreads, 0, stream>>>(src, out, p);

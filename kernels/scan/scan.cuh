@@ -80,15 +80,6 @@ __global__ void __launch_bounds__(kFastThreads)
     agent.finish(shared, op, prefix, seed, exclusive, out, aligned);
 }
 
-template <typename Out>
-__global__ void lookback_init_kernel(TileStatus<Out> status, unsigned* tile_counter, std::size_t tiles) {
-    const std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
-    const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
-    if (i == 0) *tile_counter = 0;
-    for (std::size_t t = i; t < tiles; t += stride) status.tiles.clear(t);
-    for (std::size_t t = i; t < TileStatus<Out>::superblock_count(tiles); t += stride) status.superblocks.clear(t);
-}
-
 // The single-pass scan: one tile per block, tile ids in the order blocks start.
 template <typename In, typename Out, typename Op>
 __global__ void __launch_bounds__(kFastThreads)

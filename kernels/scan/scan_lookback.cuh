@@ -86,8 +86,6 @@ struct StatusSlots {
     }
 };
 
-constexpr int kSuperblock = 32;  // tiles per superblock: one warp-wide window
-
 template <typename T>
 struct TileStatus {
     StatusSlots<T> tiles;        // [tiles]: aggregates
@@ -101,6 +99,17 @@ struct TileStatus {
         superblocks.carve(memory + StatusSlots<T>::bytes(tiles_count));
     }
 };
+
+// Empties the status slots of `tiles` tiles and zeroes the tile counter, before a single-pass
+// kernel that looks back over them (its tile ids come from the counter, in block start order).
+template <typename T>
+__global__ void lookback_init_kernel(TileStatus<T> status, unsigned* tile_counter, std::size_t tiles) {
+    const std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+    const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
+    if (i == 0) *tile_counter = 0;
+    for (std::size_t t = i; t < tiles; t += stride) status.tiles.clear(t);
+    for (std::size_t t = i; t < TileStatus<T>::superblock_count(tiles); t += stride) status.superblocks.clear(t);
+}
 
 // value_0 op value_1 op ... op value_(count-1), left to right, the values held by lanes 0..count-1
 // (or, with `descending`, by lanes count-1 .. 0), starting from `run`. Unrolled so the shuffles

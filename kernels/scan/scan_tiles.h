@@ -71,6 +71,14 @@ constexpr std::size_t status_bytes(std::size_t slots) {
     return align_bytes(slots * status_words<T>() * 8);
 }
 
+// The two-level look-back (scan_lookback.cuh): tiles per superblock (one warp-wide window), and the
+// bytes of its slots for `tiles` tiles: one per tile, one per superblock.
+constexpr int kSuperblock = 32;
+template <typename T>
+constexpr std::size_t two_level_status_bytes(std::size_t tiles) {
+    return status_bytes<T>(tiles) + status_bytes<T>((tiles + kSuperblock - 1) / kSuperblock);
+}
+
 // Bytes of the three-phase driver's tile-sum levels for n elements of In scanned into Out.
 template <typename In, typename Out>
 std::size_t three_phase_bytes(std::size_t n, ScanAlgorithm algorithm) {
@@ -85,8 +93,7 @@ std::size_t three_phase_bytes(std::size_t n, ScanAlgorithm algorithm) {
 template <typename In, typename Out>
 std::size_t lookback_bytes(std::size_t n) {
     const std::size_t tiles = (n + FastTile<In, Out>::tile - 1) / FastTile<In, Out>::tile;
-    const std::size_t superblocks = (tiles + 31) / 32;
-    return align_bytes(sizeof(unsigned)) + status_bytes<Out>(tiles) + status_bytes<Out>(superblocks);
+    return align_bytes(sizeof(unsigned)) + two_level_status_bytes<Out>(tiles);
 }
 
 }  // namespace tilescan::scan_detail
