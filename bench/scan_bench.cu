@@ -143,6 +143,18 @@ void bench_case(const char* type_name, const char* op_name, Op op, bool wide, st
         bad += bench::count_mismatches(out.data(), ref.data(), n);  // the last timed output too
         add(scan_algorithm_name(algorithm), ms, bad == 0 ? "= CUB" : std::to_string(bad) + " WRONG");
     }
+
+    // The single pass with a workspace instead of temporary storage: one launch a call, no clearing.
+    ScanWorkspace workspace;
+    workspace.reserve<T>(n);
+    auto run = [&] { exclusive_scan(in.data(), out.data(), n, op, workspace); };
+    TS_CUDA_CHECK(cudaMemset(out.data(), 0xCD, n * sizeof(T)));
+    run();
+    std::size_t bad = bench::count_mismatches(out.data(), ref.data(), n);
+    const double ms = median_ms(run, quick);
+    bad += bench::count_mismatches(out.data(), ref.data(), n);
+    add(std::string(scan_algorithm_name(ScanAlgorithm::decoupled_lookback)) + " (workspace)", ms,
+        bad == 0 ? "= CUB" : std::to_string(bad) + " WRONG");
 }
 
 // ---- the seed chapter's experiment: work per algorithm ------------------------------------

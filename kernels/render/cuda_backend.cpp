@@ -179,6 +179,7 @@ struct CudaBackend::Buffers {
     DeviceBuffer<std::uint64_t> tile_offsets;
     DeviceBuffer<std::uint64_t> sort_keys, sorted_keys;
     DeviceBuffer<unsigned char> temp;
+    ScanWorkspace scan_workspace;  // the pair counts' scan: one launch a frame, no clearing
     DeviceBuffer<float> image;
     DeviceBuffer<unsigned long long> blends;
     DeviceBuffer<unsigned long long> row_pairs;  // [tiles_y], for the band planner
@@ -276,6 +277,7 @@ struct CudaBackend::Buffers {
                 sort_keys.data(),
                 sorted_keys.data(),
                 temp.data(),
+                scan_workspace.data(),
                 image.data(),
                 busy_tiles.data(),
                 busy_count.data(),
@@ -286,7 +288,7 @@ struct CudaBackend::Buffers {
     std::uint64_t bin_bytes() const {
         return bytes_of(pair_counts) + bytes_of(pair_offsets) + bytes_of(pair_tiles) + bytes_of(pair_circles) +
                bytes_of(tile_circles) + bytes_of(tile_offsets) + bytes_of(sort_keys) + bytes_of(sorted_keys) +
-               bytes_of(temp) + bytes_of(row_pairs) + bytes_of(busy_tiles) + bytes_of(busy_count);
+               bytes_of(temp) + scan_workspace.bytes() + bytes_of(row_pairs) + bytes_of(busy_tiles) + bytes_of(busy_count);
     }
 };
 
@@ -408,9 +410,8 @@ void CudaBackend::enqueue_bin_and_shade(const FrameParams& frame, std::uint64_t 
     // 1-2: counts and their scan; the total goes to the host after the frame, never in between.
     launch_cull_and_count(d.device_circles(), frame, d.records(), d.big(), d.pair_counts.data(), d.stream);
     timer.end_stage("cull+count");
-    exclusive_scan(d.pair_counts.data(), d.pair_offsets.data(), d.circles, Sum<std::uint64_t>{}, d.temp.data(),
-                   scan_temp_bytes<std::uint32_t, std::uint64_t>(d.circles), d.stream, kDefaultScanAlgorithm,
-                   d.pair_total.data());
+    exclusive_scan(d.pair_counts.data(), d.pair_offsets.data(), d.circles, Sum<std::uint64_t>{}, d.scan_workspace,
+                   d.stream, d.pair_total.data());
     timer.end_stage("scan");
     // 3-4: emit pairs in circle order into `capacity` slots, then bin them by tile.
     if (binning_ == Binning::scan) {
@@ -440,19 +441,19 @@ RenderStats CudaBackend::bin_and_shade(const FrameParams& frame, std::uint64_t c
                                        FrameTiming timing) {
     Buffers& d = *buffers_;
     const std::uint32_t bins = band_tile_count(frame) + 1;
-    const std::size_t scan_bytes = scan_temp_bytes<std::uint32_t, std::uint64_t>(d.circles);
     with_out_of_memory_message("allocating the tile bins", [&] {
+        d.scan_workspace.reserve<std::uint32_t, std::uint64_t>(d.circles);
         d.tile_offsets.reserve(std::size_t(bins) + 1);
         d.busy_tiles.reserve(bins);
         d.tile_circles.reserve(capacity);
         if (binning_ == Binning::scan) {
             d.pair_tiles.reserve(capacity);
             d.pair_circles.reserve(capacity);
-            d.temp.reserve(std::max(scan_bytes, ordered_binning_temp_bytes(capacity, bins)));
+            d.temp.reserve(ordered_binning_temp_bytes(capacity, bins));
         } else {
             d.sort_keys.reserve(capacity);
             d.sorted_keys.reserve(capacity);
-            d.temp.reserve(std::max(scan_bytes, sort_pair_keys_temp_bytes(capacity, sort_key_bits(bins))));
+            d.temp.reserve(sort_pair_keys_temp_bytes(capacity, sort_key_bits(bins)));
         }
     });
     const int shade_pixels = forced_shade_pixels_ ? forced_shade_pixels_ : shade_pixels_per_thread(capacity, d.circles);

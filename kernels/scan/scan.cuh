@@ -83,13 +83,19 @@ __global__ void __launch_bounds__(kFastThreads)
 // The single-pass scan: one tile per block, tile ids in the order blocks start.
 template <typename In, typename Out, typename Op>
 __global__ void __launch_bounds__(kFastThreads)
-    lookback_scan_kernel(const In* in, Out* out, std::size_t n, TileStatus<Out> status, unsigned* tile_counter, Op op,
-                         bool exclusive, Out* total) {
+    lookback_scan_kernel(const In* in, Out* out, std::size_t n, TileStatus<Out> untagged_status,
+                         LookbackCounters counters, Op op, bool exclusive, Out* total) {
     using Agent = FastTileAgent<In, Out, Op>;
     __shared__ typename Agent::Shared shared;
-    if (threadIdx.x == 0) shared.tile_id = atomicAdd(tile_counter, 1u);
+    __shared__ unsigned call_tag;
+    if (threadIdx.x == 0) {
+        const LookbackTicket ticket = take_ticket(counters);
+        shared.tile_id = unsigned(ticket.tile);
+        call_tag = ticket.tag;
+    }
     __syncthreads();
     const std::size_t tile = shared.tile_id;
+    const TileStatus<Out> status = untagged_status.tagged(call_tag);
     const Agent agent(tile, n);
     const bool aligned = (reinterpret_cast<std::uintptr_t>(in) | reinterpret_cast<std::uintptr_t>(out)) % 16 == 0;
     agent.stage(shared, in, aligned);
@@ -111,6 +117,7 @@ __global__ void __launch_bounds__(kFastThreads)
     }
     __syncthreads();
     agent.finish(shared, op, prefix, shared.tile_prefix[0], exclusive, out, aligned);
+    if (call_tag == kLastTag) clear_slots_after_last_tag(counters);
 }
 
 template <typename Out>
@@ -178,23 +185,39 @@ void three_phase(ScanAlgorithm algorithm, const In* in, Out* out, std::size_t n,
     launch_tile_scan(algorithm, in, out, n, tiles, static_cast<const Out*>(sums), op, exclusive, total, stream);
 }
 
+// The single pass over `storage` (kLookbackCounterBytes of counters, then status slots; bytes in
+// all): temporary storage, cleared first by a second launch, or a ScanWorkspace's, which needs no
+// clearing (scan_lookback.cuh).
 template <typename In, typename Out, typename Op>
-void single_pass(const In* in, Out* out, std::size_t n, Op op, bool exclusive, Out* total, unsigned char* temp,
-                 cudaStream_t stream) {
-    const std::size_t tiles = (n + FastTile<In, Out>::tile - 1) / FastTile<In, Out>::tile;
+void single_pass(const In* in, Out* out, std::size_t n, Op op, bool exclusive, Out* total, unsigned char* storage,
+                 std::size_t bytes, bool clear_first, cudaStream_t stream) {
+    const std::size_t tiles = lookback_tiles<In, Out>(n);
     if (tiles == 1) {  // nothing to look back on: one launch instead of two (small frames count them)
         launch_tile_scan(ScanAlgorithm::decoupled_lookback, in, out, n, 1, static_cast<const Out*>(nullptr), op,
                          exclusive, total, stream);
         return;
     }
-    unsigned* counter = reinterpret_cast<unsigned*>(temp);
+    unsigned char* slots = storage + kLookbackCounterBytes;
+    const LookbackCounters counters{reinterpret_cast<unsigned long long*>(storage),
+                                    reinterpret_cast<unsigned*>(storage + sizeof(unsigned long long)),
+                                    reinterpret_cast<unsigned long long*>(slots),
+                                    (bytes - kLookbackCounterBytes) / sizeof(unsigned long long)};
     TileStatus<Out> status;
-    status.carve(temp + align_bytes(sizeof(unsigned)), tiles);
-    const unsigned init_grid = unsigned(tiles < 256 * 1024 ? (tiles + 255) / 256 : 1024);
-    lookback_init_kernel<<<init_grid, 256, 0, stream>>>(status, counter, tiles);
-    TS_CUDA_CHECK_LAUNCH();
-    lookback_scan_kernel<<<grid_for(tiles), kFastThreads, 0, stream>>>(in, out, n, status, counter, op, exclusive,
+    status.carve(slots, tiles);
+    if (clear_first) {
+        const unsigned init_grid = unsigned(tiles < 256 * 1024 ? (tiles + 255) / 256 : 1024);
+        lookback_init_kernel<<<init_grid, 256, 0, stream>>>(status, counters.tickets, tiles);
+        TS_CUDA_CHECK_LAUNCH();
+    }
+    lookback_scan_kernel<<<grid_for(tiles), kFastThreads, 0, stream>>>(in, out, n, status, counters, op, exclusive,
                                                                        total);
+    TS_CUDA_CHECK_LAUNCH();
+}
+
+template <typename Out, typename Op>
+void write_identity(Out* total, Op op, cudaStream_t stream) {
+    if (total == nullptr) return;
+    write_value_kernel<<<1, 1, 0, stream>>>(total, op.identity());
     TS_CUDA_CHECK_LAUNCH();
 }
 
@@ -206,18 +229,24 @@ void scan(const In* in, Out* out, std::size_t n, Op op, bool exclusive, void* te
         throw std::invalid_argument("scan: temporary storage of " + std::to_string(temp_bytes) + " bytes, " +
                                     std::to_string(needed) + " needed (ask scan_temp_bytes)");
     if (n > 0 && (in == nullptr || out == nullptr)) throw std::invalid_argument("scan: null input or output");
-    if (n == 0) {
-        if (total != nullptr) {
-            write_value_kernel<<<1, 1, 0, stream>>>(total, op.identity());
-            TS_CUDA_CHECK_LAUNCH();
-        }
-        return;
-    }
+    if (n == 0) return write_identity(total, op, stream);
     unsigned char* bytes = static_cast<unsigned char*>(temp);
     if (algorithm == ScanAlgorithm::decoupled_lookback)
-        single_pass(in, out, n, op, exclusive, total, bytes, stream);
+        single_pass(in, out, n, op, exclusive, total, bytes, needed, true, stream);
     else
         three_phase(algorithm, in, out, n, op, exclusive, total, bytes, stream);
+}
+
+template <typename In, typename Out, typename Op>
+void scan(const In* in, Out* out, std::size_t n, Op op, bool exclusive, ScanWorkspace& workspace,
+          cudaStream_t stream, Out* total) {
+    const std::size_t needed = lookback_bytes<In, Out>(n);
+    if (n > 0 && workspace.bytes() < needed)
+        throw std::invalid_argument("scan: a workspace of " + std::to_string(workspace.bytes()) + " bytes, " +
+                                    std::to_string(needed) + " needed (reserve it for n)");
+    if (n > 0 && (in == nullptr || out == nullptr)) throw std::invalid_argument("scan: null input or output");
+    if (n == 0) return write_identity(total, op, stream);
+    single_pass(in, out, n, op, exclusive, total, workspace.data(), workspace.bytes(), false, stream);
 }
 
 }  // namespace scan_detail
@@ -236,11 +265,28 @@ void exclusive_scan(const In* d_in, Out* d_out, std::size_t n, Op op, void* d_te
     scan_detail::scan(d_in, d_out, n, op, true, d_temp, temp_bytes, stream, algorithm, d_total);
 }
 
+template <typename In, typename Out, typename Op>
+void inclusive_scan(const In* d_in, Out* d_out, std::size_t n, Op op, ScanWorkspace& workspace, cudaStream_t stream,
+                    Out* d_total) {
+    scan_detail::scan(d_in, d_out, n, op, false, workspace, stream, d_total);
+}
+
+template <typename In, typename Out, typename Op>
+void exclusive_scan(const In* d_in, Out* d_out, std::size_t n, Op op, ScanWorkspace& workspace, cudaStream_t stream,
+                    Out* d_total) {
+    scan_detail::scan(d_in, d_out, n, op, true, workspace, stream, d_total);
+}
+
 }  // namespace tilescan
 
-// Emits inclusive_scan and exclusive_scan for (In, Out, Op); use at namespace scope in a .cu.
-#define TS_SCAN_INSTANTIATE(In, Out, Op)                                                                      \
-    template void tilescan::inclusive_scan<In, Out, Op>(const In*, Out*, std::size_t, Op, void*, std::size_t, \
-                                                        cudaStream_t, tilescan::ScanAlgorithm, Out*);         \
-    template void tilescan::exclusive_scan<In, Out, Op>(const In*, Out*, std::size_t, Op, void*, std::size_t, \
-                                                        cudaStream_t, tilescan::ScanAlgorithm, Out*)
+// Emits inclusive_scan and exclusive_scan, with temporary storage and with a workspace, for
+// (In, Out, Op); use at namespace scope in a .cu.
+#define TS_SCAN_INSTANTIATE(In, Out, Op)                                                                        \
+    template void tilescan::inclusive_scan<In, Out, Op>(const In*, Out*, std::size_t, Op, void*, std::size_t,   \
+                                                        cudaStream_t, tilescan::ScanAlgorithm, Out*);           \
+    template void tilescan::exclusive_scan<In, Out, Op>(const In*, Out*, std::size_t, Op, void*, std::size_t,   \
+                                                        cudaStream_t, tilescan::ScanAlgorithm, Out*);           \
+    template void tilescan::inclusive_scan<In, Out, Op>(const In*, Out*, std::size_t, Op, tilescan::ScanWorkspace&, \
+                                                        cudaStream_t, Out*);                                    \
+    template void tilescan::exclusive_scan<In, Out, Op>(const In*, Out*, std::size_t, Op, tilescan::ScanWorkspace&, \
+                                                        cudaStream_t, Out*)

@@ -19,6 +19,16 @@
 /// equal d_in when the types match. d_total, when not null, receives the reduction of all n values
 /// (identity for n == 0), so a caller learns the total without scanning n + 1 elements.
 ///
+/// Callers that scan again and again (a renderer's every frame) can give the single pass a
+/// ScanWorkspace instead: it is cleared once when allocated, so each call is one kernel launch
+/// instead of two (about 4 µs less a call where launches dominate, n up to ~2^20).
+///
+/// @code
+///   tilescan::ScanWorkspace workspace;
+///   workspace.reserve<uint32_t, uint64_t>(n);  // allocates and clears when it grows
+///   tilescan::exclusive_scan(d_counts, d_offsets, n, tilescan::Sum<uint64_t>{}, workspace, stream, d_total);
+/// @endcode
+///
 /// The templates are defined in scan.cuh. Plain C++ callers use the explicit instantiations listed
 /// in scan_instantiate_*.cu; CUDA callers with their own operators or types include scan.cuh in
 /// their .cu and write TS_SCAN_INSTANTIATE(In, Out, Op) (or just call the templates).
@@ -29,6 +39,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "kernels/device_buffer.h"
 #include "kernels/scan/scan_algorithm.h"
 #include "kernels/scan/scan_ops.h"
 #include "kernels/scan/scan_tiles.h"
@@ -47,6 +58,33 @@ std::size_t scan_temp_bytes(std::size_t n, ScanAlgorithm algorithm = kDefaultSca
     return algorithm == ScanAlgorithm::decoupled_lookback ? scan_detail::lookback_bytes<In, Out>(n)
                                                           : scan_detail::three_phase_bytes<In, Out>(n, algorithm);
 }
+
+/// Device storage the single pass (ScanAlgorithm::decoupled_lookback) keeps from call to call:
+/// its tile counter and status slots. Every slot it publishes carries the call's number, so the
+/// next call reads the previous calls' slots as empty and needs no clearing launch (docs/scan.md,
+/// "A workspace instead of temporary storage"). Calls sharing one workspace must not overlap
+/// (one stream, or streams ordered by events), as with temporary storage; they may be captured in
+/// a CUDA graph and replayed. Movable, not copyable.
+class ScanWorkspace {
+public:
+    /// Room for single-pass scans of up to n In values into Out. When it grows, it reallocates and
+    /// clears the memory, then waits for the clearing (synchronous, like cudaMalloc); it never
+    /// shrinks. @throws CudaError when the allocation fails.
+    template <typename In, typename Out = In>
+    void reserve(std::size_t n) {
+        const std::size_t bytes = scan_detail::lookback_bytes<In, Out>(n);
+        if (bytes <= memory_.bytes()) return;
+        memory_.reserve(bytes);
+        TS_CUDA_CHECK(cudaMemset(memory_.data(), 0, memory_.bytes()));
+        TS_CUDA_CHECK(cudaStreamSynchronize(nullptr));
+    }
+    unsigned char* data() { return memory_.data(); }              ///< Device memory: counters, then slots.
+    const unsigned char* data() const { return memory_.data(); }  ///< Device memory: counters, then slots.
+    std::size_t bytes() const { return memory_.bytes(); }         ///< Bytes allocated.
+
+private:
+    DeviceBuffer<unsigned char> memory_;
+};
 
 /// d_out[i] = d_in[0] op ... op d_in[i], for i < n; asynchronous on `stream`.
 ///
@@ -70,5 +108,19 @@ template <typename In, typename Out, typename Op>
 void exclusive_scan(const In* d_in, Out* d_out, std::size_t n, Op op, void* d_temp, std::size_t temp_bytes,
                     cudaStream_t stream = nullptr, ScanAlgorithm algorithm = kDefaultScanAlgorithm,
                     Out* d_total = nullptr);
+
+/// inclusive_scan by the single pass over `workspace` (reserved for at least n In values into Out)
+/// instead of temporary storage: one launch, the same results bit for bit.
+/// @throws std::invalid_argument a workspace reserved for fewer values, a null d_in or d_out with
+///         n > 0, or more tiles than one grid can launch.
+/// @throws CudaError when a launch fails.
+template <typename In, typename Out, typename Op>
+void inclusive_scan(const In* d_in, Out* d_out, std::size_t n, Op op, ScanWorkspace& workspace,
+                    cudaStream_t stream = nullptr, Out* d_total = nullptr);
+
+/// exclusive_scan by the single pass over `workspace`; see the inclusive_scan above.
+template <typename In, typename Out, typename Op>
+void exclusive_scan(const In* d_in, Out* d_out, std::size_t n, Op op, ScanWorkspace& workspace,
+                    cudaStream_t stream = nullptr, Out* d_total = nullptr);
 
 }  // namespace tilescan

@@ -24,9 +24,17 @@
 // prefix, and publishes its own. A tile then waits for its nearest predecessors only, not for a
 // whole superblock to close.
 //
-// Status slots: a flag (0 = empty, 1 = aggregate, 2 = prefix) with a value, cut into 32-bit
-// pieces that each share a 64-bit word with the flag (StatusSlots below); words are written and
-// read with relaxed atomic accesses, no fences: the slots carry nothing but their own values.
+// Status slots: a flag (0 = empty, 1 = aggregate, 2 = prefix) and the call's tag with a value, cut
+// into 32-bit pieces that each share a 64-bit word with the flag and tag (StatusSlots below);
+// words are written and read with relaxed atomic accesses, no fences: the slots carry nothing but
+// their own values.
+//
+// Calls: tile ids come from a 64-bit ticket counter whose high half numbers the calls (take_ticket).
+// Temporary storage is cleared before every call (lookback_init_kernel: two launches, as CUB). A
+// ScanWorkspace is cleared once, when allocated: a slot counts as published only when it carries
+// the current call's tag (the call number modulo 2^30), so earlier calls' words read as empty and
+// a call is one launch; the call whose tag is the last before they wrap clears every slot once all
+// its tiles have looked back (clear_slots_after_last_tag).
 #pragma once
 
 #include <cstddef>
@@ -39,18 +47,17 @@
 
 namespace tilescan::scan_detail {
 
-constexpr unsigned kFlagAggregate = 1;
-constexpr unsigned kFlagPrefix = 2;
-
-// Slot i is kWords 64-bit words, word w = flag << 32 | 32-bit piece w of the value, each written
-// and read by one relaxed atomic access. A reader takes the value only when every word carries the
-// same flag: each flag is published once per slot, so the pieces then all come from that one
-// publication. All words are loaded at once, so a read costs one round trip whatever T's size
-// (an 8-byte value with a separate flag needed the flag's acquire load, then the value's load).
+// Slot i is kWords 64-bit words, word w = (tag << 2 | flag) << 32 | 32-bit piece w of the value,
+// each written and read by one relaxed atomic access. A reader takes the value only when every
+// word carries the same flag and the reader's tag: each flag is published once per slot and call,
+// so the pieces then all come from that one publication. All words are loaded at once, so a read
+// costs one round trip whatever T's size (an 8-byte value with a separate flag needed the flag's
+// acquire load, then the value's load).
 template <typename T>
 struct StatusSlots {
     static constexpr int kWords = status_words<T>();
     unsigned long long* words;  // [count][kWords]
+    unsigned tag = 0;           // the call's (see take_ticket)
 
     using Ref = cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>;
 
@@ -66,21 +73,24 @@ struct StatusSlots {
 #pragma unroll
         for (int w = 0; w < kWords; ++w)
             Ref(words[i * kWords + w])
-                .store((static_cast<unsigned long long>(flag) << 32) | pieces[w], cuda::memory_order_relaxed);
+                .store((static_cast<unsigned long long>(tag << kFlagBits | flag) << 32) | pieces[w],
+                       cuda::memory_order_relaxed);
     }
-    // The slot's flag, 0 while empty or while a publication is only partly visible; the value is
-    // written only for a non-zero flag.
+    // The slot's flag, 0 while empty, while a publication is only partly visible, or when it was
+    // published by another call; the value is written only for a non-zero flag.
     __device__ __forceinline__ unsigned read(std::size_t i, T& value) const {
         unsigned long long got[kWords];
 #pragma unroll
         for (int w = 0; w < kWords; ++w) got[w] = Ref(words[i * kWords + w]).load(cuda::memory_order_relaxed);
-        const unsigned flag = unsigned(got[0] >> 32);
+        const unsigned tagged_flag = unsigned(got[0] >> 32);
         std::uint32_t pieces[kWords];
 #pragma unroll
         for (int w = 0; w < kWords; ++w) {
-            if (unsigned(got[w] >> 32) != flag) return 0;
+            if (unsigned(got[w] >> 32) != tagged_flag) return 0;
             pieces[w] = std::uint32_t(got[w]);
         }
+        if (tagged_flag >> kFlagBits != tag) return 0;
+        const unsigned flag = tagged_flag & ((1u << kFlagBits) - 1);
         if (flag != 0) memcpy(&value, pieces, sizeof(T));
         return flag;
     }
@@ -98,17 +108,63 @@ struct TileStatus {
         tiles.carve(memory);
         superblocks.carve(memory + StatusSlots<T>::bytes(tiles_count));
     }
+    __device__ __forceinline__ TileStatus tagged(unsigned tag) const {
+        TileStatus status = *this;
+        status.tiles.tag = status.superblocks.tag = tag;
+        return status;
+    }
 };
 
 // Empties the status slots of `tiles` tiles and zeroes the tile counter, before a single-pass
 // kernel that looks back over them (its tile ids come from the counter, in block start order).
-template <typename T>
-__global__ void lookback_init_kernel(TileStatus<T> status, unsigned* tile_counter, std::size_t tiles) {
+template <typename T, typename Counter>
+__global__ void lookback_init_kernel(TileStatus<T> status, Counter* tile_counter, std::size_t tiles) {
     const std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
     const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
     if (i == 0) *tile_counter = 0;
     for (std::size_t t = i; t < tiles; t += stride) status.tiles.clear(t);
     for (std::size_t t = i; t < TileStatus<T>::superblock_count(tiles); t += stride) status.superblocks.clear(t);
+}
+
+// The single pass's counters (layout: kLookbackCounterBytes in scan_tiles.h) and, for the call that
+// clears them, the extent of its status slots.
+struct LookbackCounters {
+    unsigned long long* tickets;  // high half: the call's number; low half: tiles taken in this call
+    unsigned* finished;           // tiles that have looked back, counted only by a call of the last tag
+    unsigned long long* status_words;
+    std::size_t status_word_count;  // every status word of the storage, not only this call's
+};
+
+struct LookbackTicket {
+    std::size_t tile;
+    unsigned tag;
+};
+
+// A block's tile id and its call's tag, from one atomic: ids follow the order in which blocks
+// start. The block that takes the call's last tile moves the counter on to the next call's tile 0;
+// every other block of this call has taken its ticket by then.
+__device__ __forceinline__ LookbackTicket take_ticket(const LookbackCounters& counters) {
+    const unsigned long long ticket = atomicAdd(counters.tickets, 1ull);
+    const unsigned tile = unsigned(ticket);
+    if (tile == gridDim.x - 1) atomicAdd(counters.tickets, (1ull << 32) - gridDim.x);
+    return {tile, unsigned(ticket >> 32) & kLastTag};
+}
+
+// Called by every thread of every block of a call whose tag is kLastTag, after the block's look-back:
+// the last block to get here clears every status word, so words of this call never pass for those
+// of the call 2^30 calls later that has the same tag. No block reads a slot after its look-back.
+__device__ __forceinline__ void clear_slots_after_last_tag(const LookbackCounters& counters) {
+    __shared__ bool last;
+    __syncthreads();  // the look-back's publications (thread 0's) come before the count
+    if (threadIdx.x == 0) {
+        __threadfence();
+        last = atomicAdd(counters.finished, 1u) == gridDim.x - 1;
+    }
+    __syncthreads();
+    if (!last) return;
+    __threadfence();
+    for (std::size_t w = threadIdx.x; w < counters.status_word_count; w += blockDim.x) counters.status_words[w] = 0;
+    if (threadIdx.x == 0) *counters.finished = 0;
 }
 
 // value_0 op value_1 op ... op value_(count-1), left to right, the values held by lanes 0..count-1

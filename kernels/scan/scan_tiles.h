@@ -61,7 +61,12 @@ constexpr std::size_t tile_elems(ScanAlgorithm algorithm) {
 constexpr std::size_t align_bytes(std::size_t bytes) { return (bytes + 255) / 256 * 256; }
 
 // The decoupled look-back's status slots (scan_lookback.cuh): a value of T is cut into 32-bit
-// pieces, each stored in a 64-bit word beside the slot's flag.
+// pieces, each stored in a 64-bit word beside the slot's flag and the call's tag, as
+// (tag << kFlagBits | flag) << 32 | piece.
+constexpr unsigned kFlagAggregate = 1;
+constexpr unsigned kFlagPrefix = 2;
+constexpr int kFlagBits = 2;
+constexpr unsigned kLastTag = (1u << (32 - kFlagBits)) - 1;  // tags are call numbers modulo 2^30
 template <typename T>
 constexpr int status_words() {
     return int((sizeof(T) + 3) / 4);
@@ -88,12 +93,18 @@ std::size_t three_phase_bytes(std::size_t n, ScanAlgorithm algorithm) {
     return align_bytes(tiles * sizeof(Out)) + three_phase_bytes<Out, Out>(tiles, algorithm);
 }
 
-// The decoupled look-back's storage: the tile-id counter, then status slots for every tile and
-// for every superblock of 32 tiles (scan_lookback.cuh).
+// The decoupled look-back's storage, in temporary storage and in a ScanWorkspace alike: its
+// counters (the 64-bit ticket counter tile ids come from, and the count of finished tiles a
+// workspace needs once every 2^30 calls; scan_lookback.cuh), then status slots for every tile and
+// for every superblock of 32 tiles.
+constexpr std::size_t kLookbackCounterBytes = align_bytes(sizeof(unsigned long long) + sizeof(unsigned));
+template <typename In, typename Out>
+constexpr std::size_t lookback_tiles(std::size_t n) {
+    return (n + FastTile<In, Out>::tile - 1) / FastTile<In, Out>::tile;
+}
 template <typename In, typename Out>
 std::size_t lookback_bytes(std::size_t n) {
-    const std::size_t tiles = (n + FastTile<In, Out>::tile - 1) / FastTile<In, Out>::tile;
-    return align_bytes(sizeof(unsigned)) + two_level_status_bytes<Out>(tiles);
+    return kLookbackCounterBytes + two_level_status_bytes<Out>(lookback_tiles<In, Out>(n));
 }
 
 }  // namespace tilescan::scan_detail

@@ -72,9 +72,16 @@ bool results_match(const std::vector<In>& in, const std::vector<Out>& actual, co
     return true;
 }
 
+// One workspace for every single-pass call of the tests, grown as sizes need, so most calls find
+// the slots of earlier calls of other types, sizes and operators, which must read as empty.
+ScanWorkspace& shared_workspace() {
+    static ScanWorkspace workspace;
+    return workspace;
+}
+
 // Runs every algorithm on `in` (inclusive and exclusive; out of place, in place when In == Out,
-// and with pointers offset by one element for the fast tile paths) and checks each result and
-// total against the serial reference.
+// with pointers offset by one element for the fast tile paths, and the single pass with a
+// workspace) and checks each result and total against the serial reference.
 template <typename In, typename Out, typename Op>
 void check_scans(const std::vector<In>& in, Op op, const std::string& what, double tolerance = 0,
                  bool in_place = true) {
@@ -88,10 +95,11 @@ void check_scans(const std::vector<In>& in, Op op, const std::string& what, doub
         const Out total = exclusive ? serial_exclusive_scan(in.data(), expected.data(), n, op)
                                     : serial_inclusive_scan(in.data(), expected.data(), n, op);
         for (ScanAlgorithm algorithm : kScanAlgorithms) {
-            for (int variant = 0; variant < 3; ++variant) {  // 0 out of place, 1 in place, 2 unaligned
+            for (int variant = 0; variant < 4; ++variant) {  // 0 out of place, 1 in place, 2 unaligned, 3 workspace
                 constexpr bool same_type = std::is_same<In, Out>::value;
                 if (variant == 1 && !(same_type && in_place)) continue;
                 if (variant == 2 && (n < 2 || algorithm < ScanAlgorithm::reduce_then_scan)) continue;
+                if (variant == 3 && algorithm != ScanAlgorithm::decoupled_lookback) continue;
                 const std::size_t offset = variant == 2 ? 1 : 0;
                 const In* src = d_in.data() + offset;
                 Out* dst = d_out.data() + offset;
@@ -107,7 +115,13 @@ void check_scans(const std::vector<In>& in, Op op, const std::string& what, doub
                 TS_CUDA_CHECK(cudaMemset(d_total.data(), 0xCD, sizeof(Out)));
                 const std::size_t bytes = scan_temp_bytes<In, Out>(n, algorithm);
                 DeviceBuffer<unsigned char> temp(bytes);
-                if (exclusive)
+                ScanWorkspace& workspace = shared_workspace();
+                if (variant == 3) workspace.reserve<In, Out>(n);
+                if (variant == 3 && exclusive)
+                    exclusive_scan(src, dst, n, op, workspace, nullptr, d_total.data());
+                else if (variant == 3)
+                    inclusive_scan(src, dst, n, op, workspace, nullptr, d_total.data());
+                else if (exclusive)
                     exclusive_scan(src, dst, n, op, temp.data(), bytes, nullptr, algorithm, d_total.data());
                 else
                     inclusive_scan(src, dst, n, op, temp.data(), bytes, nullptr, algorithm, d_total.data());
@@ -119,6 +133,7 @@ void check_scans(const std::vector<In>& in, Op op, const std::string& what, doub
                 INFO(what << ": " << scan_algorithm_name(algorithm) << (exclusive ? " exclusive" : " inclusive")
                           << (variant == 1   ? " in place"
                               : variant == 2 ? " unaligned"
+                              : variant == 3 ? " with a workspace"
                                              : "")
                           << ", n = " << n << ": " << why);
                 CHECK(match);
@@ -273,6 +288,92 @@ TEST_CASE("GPU float scans are identical run to run", "[gpu][scan]") {
                 CHECK(std::memcmp(first_maps.data(), composed.data(), n * sizeof(Affine)) == 0);
             }
         }
+    }
+}
+
+// The status words of a workspace reserved for `bytes`, as the test reads and writes them.
+std::size_t workspace_status_words(const ScanWorkspace& workspace) {
+    return (workspace.bytes() - scan_detail::kLookbackCounterBytes) / sizeof(unsigned long long);
+}
+
+// Sets the workspace's call counter to call number `call`, tile 0 (what `call` earlier calls leave).
+void set_call_number(ScanWorkspace& workspace, unsigned long long call) {
+    const unsigned long long tickets = call << 32;
+    TS_CUDA_CHECK(cudaMemcpy(workspace.data(), &tickets, sizeof tickets, cudaMemcpyHostToDevice));
+}
+
+// An int32 sum of n values through the workspace, checked against the serial reference.
+void check_workspace_sum(ScanWorkspace& workspace, std::size_t n, std::uint64_t seed) {
+    const auto in = random_ints<std::int32_t>(n, seed, -1000, 1000);
+    std::vector<std::int32_t> expected(n);
+    serial_exclusive_scan(in.data(), expected.data(), n, Sum<std::int32_t>{});
+    DeviceBuffer<std::int32_t> d_in(n), d_out(n);
+    upload(d_in.data(), in);
+    TS_CUDA_CHECK(cudaMemset(d_out.data(), 0xCD, n * sizeof(std::int32_t)));
+    exclusive_scan(d_in.data(), d_out.data(), n, Sum<std::int32_t>{}, workspace);
+    CHECK(download(d_out.data(), n) == expected);
+}
+
+TEST_CASE("GPU scans with a workspace: tags wrap, graphs replay", "[gpu][scan][sanitize]") {
+    const std::size_t n = 5 * scan_detail::FastTile<std::int32_t, std::int32_t>::tile + 17;
+    ScanWorkspace workspace;
+    workspace.reserve<std::int64_t>(3 * n);  // more slots than n int32 use: the clear must reach them all
+
+    SECTION("the call of the last tag clears every slot, so the next tag-0 call reads none of 2^30 calls ago") {
+        // Every slot as if a call with tag 0 had published a prefix there and never been cleared.
+        const std::size_t words = workspace_status_words(workspace);
+        const unsigned long long stale = (static_cast<unsigned long long>(scan_detail::kFlagPrefix) << 32) | 12345u;
+        TS_CUDA_CHECK(cudaMemcpy(workspace.data() + scan_detail::kLookbackCounterBytes,
+                                 std::vector<unsigned long long>(words, stale).data(), words * sizeof stale,
+                                 cudaMemcpyHostToDevice));
+        set_call_number(workspace, scan_detail::kLastTag - 1);
+        for (int call = 0; call < 4; ++call) {  // tags 2^30 - 2, 2^30 - 1 (clears), 0, 1
+            INFO("call " << call);
+            check_workspace_sum(workspace, n, 100 + call);
+            if (call == 1) {
+                std::vector<unsigned long long> after(words);
+                TS_CUDA_CHECK(cudaMemcpy(after.data(), workspace.data() + scan_detail::kLookbackCounterBytes,
+                                         words * sizeof stale, cudaMemcpyDeviceToHost));
+                CHECK(std::count(after.begin(), after.end(), 0ull) == std::ptrdiff_t(words));
+            }
+        }
+        unsigned long long tickets = 0;
+        TS_CUDA_CHECK(cudaMemcpy(&tickets, workspace.data(), sizeof tickets, cudaMemcpyDeviceToHost));
+        CHECK(tickets == (static_cast<unsigned long long>(scan_detail::kLastTag) + 3) << 32);
+    }
+
+    SECTION("a captured scan replays right with new input each time") {
+        DeviceBuffer<std::int32_t> d_in(n), d_out(n);
+        cudaStream_t stream;
+        TS_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+        cudaGraph_t graph;
+        TS_CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+        exclusive_scan(d_in.data(), d_out.data(), n, Sum<std::int32_t>{}, workspace, stream);
+        TS_CUDA_CHECK(cudaStreamEndCapture(stream, &graph));
+        cudaGraphExec_t exec;
+        TS_CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
+        for (int replay = 0; replay < 4; ++replay) {
+            const auto in = random_ints<std::int32_t>(n, 200 + replay, -1000, 1000);
+            std::vector<std::int32_t> expected(n);
+            serial_exclusive_scan(in.data(), expected.data(), n, Sum<std::int32_t>{});
+            upload(d_in.data(), in);
+            TS_CUDA_CHECK(cudaGraphLaunch(exec, stream));
+            TS_CUDA_CHECK(cudaStreamSynchronize(stream));
+            INFO("replay " << replay);
+            CHECK(download(d_out.data(), n) == expected);
+        }
+        TS_CUDA_CHECK(cudaGraphExecDestroy(exec));
+        TS_CUDA_CHECK(cudaGraphDestroy(graph));
+        TS_CUDA_CHECK(cudaStreamDestroy(stream));
+    }
+
+    SECTION("too small a workspace is refused") {
+        const std::size_t beyond = std::size_t(1) << 22;  // 512 tiles, the workspace has slots for ~30
+        DeviceBuffer<std::int32_t> d(beyond);
+        CHECK_THROWS_AS(exclusive_scan(d.data(), d.data(), beyond, Sum<std::int32_t>{}, workspace),
+                        std::invalid_argument);
+        ScanWorkspace empty;
+        CHECK_THROWS_AS(exclusive_scan(d.data(), d.data(), n, Sum<std::int32_t>{}, empty), std::invalid_argument);
     }
 }
 
