@@ -344,8 +344,8 @@ TEST_CASE("GPU scans with a workspace: tags wrap, graphs replay", "[gpu][scan][s
 
     SECTION("a captured scan replays right with new input each time") {
         DeviceBuffer<std::int32_t> d_in(n), d_out(n);
-        cudaStream_t stream;
-        TS_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+        cudaStream_t stream;  // a blocking stream: its launches wait for upload's copies on the legacy stream
+        TS_CUDA_CHECK(cudaStreamCreate(&stream));
         cudaGraph_t graph;
         TS_CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
         exclusive_scan(d_in.data(), d_out.data(), n, Sum<std::int32_t>{}, workspace, stream);
