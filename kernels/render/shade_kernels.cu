@@ -483,6 +483,15 @@ __global__ void __launch_bounds__(32)
 constexpr int kNaivePixels = kNarrowPixels;
 using NaiveLayout = TileLayout<kNaivePixels>;
 
+// Whether a circle's pixel box meets tile (tx, ty). The naive peer tests every circle against every
+// tile, and the 8-byte box alone rules out nearly all of them, so it reads a circle's geometry only
+// for those that pass.
+__device__ __forceinline__ bool box_meets_tile(const CircleBox& box, int tx, int ty) {
+    const int x0 = tx << kTileLog2;
+    const int y0 = ty << kTileLog2;
+    return box.x0 < x0 + kTileSize && box.x_last >= x0 && box.y0 < y0 + kTileSize && box.y_last >= y0;
+}
+
 template <ShadingKind kShading>
 __global__ void __launch_bounds__(NaiveLayout::kThreads)
     naive_render_kernel(FrameParams f, CircleRecords records, std::uint32_t circles, float* __restrict__ image) {
@@ -498,9 +507,13 @@ __global__ void __launch_bounds__(NaiveLayout::kThreads)
     clear_pixels(f, p, pixels);
     for (std::uint32_t batch = 0; batch < circles; batch += NaiveLayout::kBatch) {
         const std::uint32_t circle = batch + threadIdx.x;
-        const bool hit =
-            circle < circles && circle_touches_tile(footprint_of(records.geometry[circle], records.box[circle]), tx, ty,
-                                                    f.width, f.height, f.inverse_width, f.inverse_height);
+        bool hit = false;
+        if (circle < circles) {
+            const CircleBox box = records.box[circle];
+            hit = box_meets_tile(box, tx, ty) &&
+                  circle_touches_tile(footprint_of(records.geometry[circle], box), tx, ty, f.width, f.height,
+                                      f.inverse_width, f.inverse_height);
+        }
         const std::uint32_t inclusive =
             scan_detail::warp_inclusive_scan<std::uint32_t>(hit ? 1u : 0u, Sum<std::uint32_t>{}, lane);
         if (lane == 31) warp_hits[warp] = inclusive;
