@@ -9,7 +9,10 @@
 // Per pass over digit bits [shift, shift + width):
 //   upsweep     per-warp digit counters (shared atomics; a warp of one digit adds 32 at once)
 //               summed into counts[d·P + p]
-//   scan        tilescan::exclusive_scan(counts) in place: first output slot of (digit d, part p)
+//   scan        the scan library's single pass over counts, in place: first output slot of (digit d,
+//               part p); its status slots are cleared once per sort, before the first pass, and
+//               each later pass reads the earlier passes' slots as empty (the call tags of a
+//               ScanWorkspace, docs/scan.md), so a pass is three launches, not four
 //   downsweep   running[d] = counts[d·P + p]; per tile: rank (below), stage keys at their tile
 //               position in shared memory, write key i of the staged tile to
 //               running[d] + i - tile_start[d]; running[d] += tile_count[d]
@@ -33,7 +36,7 @@
 #include "kernels/cuda_check.h"
 #include "kernels/primitives/block_ranking.cuh"
 #include "kernels/primitives/radix_sort.h"
-#include "kernels/scan/scan.h"  // explicit instantiations (scan_instantiate_32.cu)
+#include "kernels/scan/scan.cuh"
 
 namespace tilescan::prim_detail {
 
@@ -309,7 +312,8 @@ void sort_passes(const K* keys_in, K* keys_out, const V* values_in, V* values_ou
         V* dst_v = to_out ? values_out : alt_values;
         radix_upsweep_kernel<RADIX_BITS, K><<<unsigned(p.partitions), kSortThreads, 0, stream>>>(src_k, p);
         TS_CUDA_CHECK_LAUNCH();
-        exclusive_scan(p.counts, p.counts, count_n, Sum<std::uint32_t>{}, scan_temp, scan_bytes, stream);
+        scan_detail::single_pass(p.counts, p.counts, count_n, Sum<std::uint32_t>{}, true,
+                                 static_cast<std::uint32_t*>(nullptr), scan_temp, scan_bytes, pass == 0, stream);
         radix_downsweep_kernel<RADIX_BITS, K, V>
             <<<unsigned(p.partitions), kSortThreads, 0, stream>>>(src_k, dst_k, src_v, dst_v, p);
         TS_CUDA_CHECK_LAUNCH();

@@ -306,8 +306,9 @@ __device__ __forceinline__ void add_blends(unsigned long long* total, std::uint3
 
 // Batches are double-buffered: while the block blends batch b from shared memory, each thread's
 // records of batch b + 1 are already on their way from global memory, so one barrier per batch
-// suffices and the loads' latency hides behind the blending.
-template <ShadingKind kShading, int kPixels>
+// suffices and the loads' latency hides behind the blending. Frames that do not count their blends
+// (kCountBlends false, `blends` null: every timed frame) leave the counting out of the loop.
+template <ShadingKind kShading, int kPixels, bool kCountBlends>
 __global__ void __launch_bounds__(TileLayout<kPixels>::kThreads)
     shade_tiles_kernel(FrameParams f, CircleRecords records, const std::uint64_t* __restrict__ tile_offsets,
                        const std::uint32_t* __restrict__ tile_circles, BusyTilesOnDevice busy,
@@ -338,7 +339,17 @@ __global__ void __launch_bounds__(TileLayout<kPixels>::kThreads)
         my_blends += blend_staged<kShading>(staged[buffer], count, p, pixels);
     }
     write_pixels(image, f, p, pixels);
-    if (blends) add_blends(blends, my_blends);
+    if constexpr (kCountBlends) add_blends(blends, my_blends);
+}
+
+// The main grid's kernel for a layout, a shading kind, and whether the frame counts blends.
+template <int kPixels>
+auto shade_tiles_kernel_for(ShadingKind shading, bool count_blends) {
+    if (shading == kShadingSnow)
+        return count_blends ? shade_tiles_kernel<kShadingSnow, kPixels, true>
+                            : shade_tiles_kernel<kShadingSnow, kPixels, false>;
+    return count_blends ? shade_tiles_kernel<kShadingFlat, kPixels, true>
+                        : shade_tiles_kernel<kShadingFlat, kPixels, false>;
 }
 
 // Busy tiles (tile_is_busy). A pixel's blends are one chain in list order, so the parallelism a
@@ -480,7 +491,7 @@ __global__ void __launch_bounds__(32)
 
 // The naive peer: every tile block walks all circles in batches, flags those touching its tile,
 // compacts the flagged ids in order with the scan library's warp scan, and shades them.
-constexpr int kNaivePixels = kNarrowPixels;
+constexpr int kNaivePixels = 1;
 using NaiveLayout = TileLayout<kNaivePixels>;
 
 // Whether a circle's pixel box meets tile (tx, ty). The naive peer tests every circle against every
@@ -587,12 +598,10 @@ void launch_shade_tiles(const FrameParams& frame, const CircleRecords& records, 
                                                                busy.on_device, image, blends);
         TS_CUDA_CHECK_LAUNCH();
     };
-    const bool snow = frame.shading == kShadingSnow;
     if (pixels_per_thread == kWidePixels)
-        shade(snow ? shade_tiles_kernel<kShadingSnow, kWidePixels> : shade_tiles_kernel<kShadingFlat, kWidePixels>,
-              TileLayout<kWidePixels>::kThreads);
+        shade(shade_tiles_kernel_for<kWidePixels>(frame.shading, blends != nullptr), TileLayout<kWidePixels>::kThreads);
     else
-        shade(snow ? shade_tiles_kernel<kShadingSnow, kNarrowPixels> : shade_tiles_kernel<kShadingFlat, kNarrowPixels>,
+        shade(shade_tiles_kernel_for<kNarrowPixels>(frame.shading, blends != nullptr),
               TileLayout<kNarrowPixels>::kThreads);
     if (apart) TS_CUDA_CHECK(cudaStreamWaitEvent(stream, busy.joined, 0));
 }
