@@ -490,8 +490,11 @@ __global__ void __launch_bounds__(32)
 }
 
 // The naive peer: every tile block walks all circles in batches, flags those touching its tile,
-// compacts the flagged ids in order with the scan library's warp scan, and shades them.
-constexpr int kNaivePixels = 1;
+// compacts the flagged ids in order with the scan library's warp scan, and shades them. Two pixels
+// a thread, as the main grid's narrow layout: one pixel a thread (256 circles a batch, the textbook
+// shape of performance.md) was slower on every scene that takes time (H200, 7c4cbc4: rand1M 25.1
+// against 21.4 ms, biglittle 1.88 against 1.53, micro2M 39.9 against 38.8).
+constexpr int kNaivePixels = kNarrowPixels;
 using NaiveLayout = TileLayout<kNaivePixels>;
 
 // Whether a circle's pixel box meets tile (tx, ty). The naive peer tests every circle against every
