@@ -261,7 +261,7 @@ __global__ void __launch_bounds__(kSortThreads, std::is_same<V, RadixNoValue>::v
 template <int RADIX_BITS>
 std::size_t sort_counts_bytes(std::size_t n) {
     const std::size_t counts = (std::size_t(1) << RADIX_BITS) * sort_partitions(n);
-    return scan_detail::align_bytes(counts * 4) + scan_temp_bytes<std::uint32_t, std::uint32_t>(counts);
+    return scan_detail::align_bytes(counts * 4) + scan_detail::lookback_bytes<std::uint32_t, std::uint32_t>(counts);
 }
 
 inline std::size_t sort_counts_bytes(std::size_t n, int digit_bits) {
@@ -298,7 +298,7 @@ void sort_passes(const K* keys_in, K* keys_out, const V* values_in, V* values_ou
     p.counts = reinterpret_cast<std::uint32_t*>(temp);
     const std::size_t count_n = std::size_t(RADIX) * p.partitions;
     unsigned char* scan_temp = temp + scan_detail::align_bytes(count_n * 4);
-    const std::size_t scan_bytes = scan_temp_bytes<std::uint32_t, std::uint32_t>(count_n);
+    const std::size_t scan_bytes = scan_detail::lookback_bytes<std::uint32_t, std::uint32_t>(count_n);
     const bool in_place = static_cast<const void*>(keys_in) == static_cast<const void*>(keys_out);
     const K* src_k = keys_in;
     const V* src_v = values_in;
@@ -312,8 +312,10 @@ void sort_passes(const K* keys_in, K* keys_out, const V* values_in, V* values_ou
         V* dst_v = to_out ? values_out : alt_values;
         radix_upsweep_kernel<RADIX_BITS, K><<<unsigned(p.partitions), kSortThreads, 0, stream>>>(src_k, p);
         TS_CUDA_CHECK_LAUNCH();
-        scan_detail::single_pass(p.counts, p.counts, count_n, Sum<std::uint32_t>{}, true,
-                                 static_cast<std::uint32_t*>(nullptr), scan_temp, scan_bytes, pass == 0, stream);
+        constexpr bool kExclusive = true;
+        scan_detail::single_pass(p.counts, p.counts, count_n, Sum<std::uint32_t>{}, kExclusive,
+                                 static_cast<std::uint32_t*>(nullptr), scan_temp, scan_bytes, /*clear_first=*/pass == 0,
+                                 stream);
         radix_downsweep_kernel<RADIX_BITS, K, V>
             <<<unsigned(p.partitions), kSortThreads, 0, stream>>>(src_k, dst_k, src_v, dst_v, p);
         TS_CUDA_CHECK_LAUNCH();

@@ -288,7 +288,8 @@ struct CudaBackend::Buffers {
     std::uint64_t bin_bytes() const {
         return bytes_of(pair_counts) + bytes_of(pair_offsets) + bytes_of(pair_tiles) + bytes_of(pair_circles) +
                bytes_of(tile_circles) + bytes_of(tile_offsets) + bytes_of(sort_keys) + bytes_of(sorted_keys) +
-               bytes_of(temp) + scan_workspace.bytes() + bytes_of(row_pairs) + bytes_of(busy_tiles) + bytes_of(busy_count);
+               bytes_of(temp) + scan_workspace.bytes() + bytes_of(row_pairs) + bytes_of(busy_tiles) +
+               bytes_of(busy_count);
     }
 };
 

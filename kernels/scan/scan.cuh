@@ -238,8 +238,8 @@ void scan(const In* in, Out* out, std::size_t n, Op op, bool exclusive, void* te
 }
 
 template <typename In, typename Out, typename Op>
-void scan(const In* in, Out* out, std::size_t n, Op op, bool exclusive, ScanWorkspace& workspace,
-          cudaStream_t stream, Out* total) {
+void scan(const In* in, Out* out, std::size_t n, Op op, bool exclusive, ScanWorkspace& workspace, cudaStream_t stream,
+          Out* total) {
     const std::size_t needed = lookback_bytes<In, Out>(n);
     if (n > 0 && workspace.bytes() < needed)
         throw std::invalid_argument("scan: a workspace of " + std::to_string(workspace.bytes()) + " bytes, " +
@@ -281,12 +281,12 @@ void exclusive_scan(const In* d_in, Out* d_out, std::size_t n, Op op, ScanWorksp
 
 // Emits inclusive_scan and exclusive_scan, with temporary storage and with a workspace, for
 // (In, Out, Op); use at namespace scope in a .cu.
-#define TS_SCAN_INSTANTIATE(In, Out, Op)                                                                        \
-    template void tilescan::inclusive_scan<In, Out, Op>(const In*, Out*, std::size_t, Op, void*, std::size_t,   \
-                                                        cudaStream_t, tilescan::ScanAlgorithm, Out*);           \
-    template void tilescan::exclusive_scan<In, Out, Op>(const In*, Out*, std::size_t, Op, void*, std::size_t,   \
-                                                        cudaStream_t, tilescan::ScanAlgorithm, Out*);           \
+#define TS_SCAN_INSTANTIATE(In, Out, Op)                                                                            \
+    template void tilescan::inclusive_scan<In, Out, Op>(const In*, Out*, std::size_t, Op, void*, std::size_t,       \
+                                                        cudaStream_t, tilescan::ScanAlgorithm, Out*);               \
+    template void tilescan::exclusive_scan<In, Out, Op>(const In*, Out*, std::size_t, Op, void*, std::size_t,       \
+                                                        cudaStream_t, tilescan::ScanAlgorithm, Out*);               \
     template void tilescan::inclusive_scan<In, Out, Op>(const In*, Out*, std::size_t, Op, tilescan::ScanWorkspace&, \
-                                                        cudaStream_t, Out*);                                    \
+                                                        cudaStream_t, Out*);                                        \
     template void tilescan::exclusive_scan<In, Out, Op>(const In*, Out*, std::size_t, Op, tilescan::ScanWorkspace&, \
                                                         cudaStream_t, Out*)
