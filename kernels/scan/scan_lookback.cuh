@@ -126,8 +126,8 @@ __global__ void lookback_init_kernel(TileStatus<T> status, Counter* tile_counter
     for (std::size_t t = i; t < TileStatus<T>::superblock_count(tiles); t += stride) status.superblocks.clear(t);
 }
 
-// The single pass's counters (layout: kLookbackCounterBytes in scan_tiles.h) and, for the call that
-// clears them, the extent of its status slots.
+// The single pass's counters (layout: kLookbackCounterBytes in scan_tiles.h) and, for the call of
+// the last tag, which clears the status slots, their extent.
 struct LookbackCounters {
     unsigned long long* tickets;  // high half: the call's number; low half: tiles taken in this call
     unsigned* finished;           // tiles that have looked back, counted only by a call of the last tag
