@@ -243,10 +243,11 @@ void bench_histogram(std::size_t n) {
 // ---- radix sort ------------------------------------------------------------------------------
 
 template <typename K, bool kPairs>
-void bench_sort(std::size_t n, int begin, int end, int digit_bits, bool with_thrust, const std::string& name) {
+void bench_sort(std::size_t n, int begin, int end, int digit_bits, bool with_thrust, const std::string& name,
+                int key_kind = 0) {
     DeviceBuffer<K> keys(n), out(n), ref(n);
     DeviceBuffer<std::uint32_t> vals(kPairs ? n : 1), vout(kPairs ? n : 1), vref(kPairs ? n : 1);
-    fill(keys.data(), n, 0, 5);
+    fill(keys.data(), n, key_kind, 5);
     if (kPairs) fill(vals.data(), n, 0, 6);
     std::size_t cub_bytes = 0;
     if constexpr (kPairs)
@@ -295,6 +296,8 @@ void bench_sorts(std::size_t n) {
     bench_sort<std::uint64_t, true>(n, 0, 64, 8, false, "radix sort pairs u64/u32");
     bench_sort<std::uint32_t, false>(n, 0, 12, 8, false, "radix sort keys u32, 12-bit range");
     bench_sort<std::uint32_t, true>(n, 0, 12, 8, false, "radix sort pairs u32/u32, 12-bit range");
+    // Few distinct digits: the ranking's lanes of one digit share a shared-memory mask and its atomics.
+    bench_sort<std::uint32_t, false>(n, 0, 32, 8, false, "radix sort keys u32, 4 distinct values", 1);
 }
 
 // ---- ordered binning --------------------------------------------------------------------------

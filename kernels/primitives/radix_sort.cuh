@@ -1,28 +1,37 @@
-// Device code and template definitions of the GPU radix sort (radix_sort.h).
+// Device code and template definitions of the GPU radix sort (radix_sort.h): a onesweep LSD sort.
 //
-// Geometry: 256 threads, 16 keys per thread, tile = 4096 keys. Warp w of a tile owns the 512
+// Geometry (radix_sort.h): 384 threads, 16 keys per thread, tile = 6144 keys. Warp w of a tile owns the 512
 // consecutive keys [w·512, w·512 + 512); in round j lane l holds key w·512 + j·32 + l, so every
 // load is one coalesced 32-key run and rounds visit a warp's keys in input order (stability).
-// Tiles are grouped into P = min(tiles, kMaxPartitions) partitions of consecutive tiles
-// (partition p: tiles [p·tiles/P, (p+1)·tiles/P)); one block per partition, looping over its tiles.
 //
-// Per pass over digit bits [shift, shift + width):
-//   upsweep     per-warp digit counters (shared atomics; a warp of one digit adds 32 at once)
-//               summed into counts[d·P + p]
-//   scan        the scan library's single pass over counts, in place: first output slot of (digit d,
-//               part p); its status slots are cleared once per sort, before the first pass, and
-//               each later pass reads the earlier passes' slots as empty (the call tags of a
-//               ScanWorkspace, docs/scan.md), so a pass is three launches, not four
-//   downsweep   running[d] = counts[d·P + p]; per tile: rank (below), stage keys at their tile
-//               position in shared memory, write key i of the staged tile to
-//               running[d] + i - tile_start[d]; running[d] += tile_count[d]
-// Ranking: round by round, peers = the lanes with my digit (RADIX_BITS ballots: faster than
-// __match_any_sync on the H200); the lowest peer reads and advances
-// this warp's counter for the digit; rank = counter + peers below me. Then per digit (one thread
-// each) the warps' counts become exclusive prefixes and the digit totals are block-scanned into
-// tile_start, so a key's tile position = tile_start[d] + (warp's earlier keys of d) + rank.
-// The partial last tile pads with keys of digit RADIX-1 after the real ones: they rank last and
-// are never written.
+// Per sort:
+//   clear       one memset of the sort's state (SortState): digit counts, tile counters, status slots
+//   histogram   one read of the keys counts the digits of every pass at once: counts[pass][digit]
+// Per pass, one kernel that reads and writes the keys once (onesweep):
+//   tile id     from the pass's atomic counter, in the order blocks start, so every tile a block
+//               waits for belongs to a block that is running or done (forward progress)
+//   count       each warp counts its keys' digits (shared atomics); per digit (one thread each) the
+//               warps' counts become exclusive prefixes and the digit totals are block-scanned into
+//               tile_start; thread d publishes the tile's count of digit d (an aggregate) at once,
+//               before the ranking, so that earlier tiles' counts are out by the time a tile looks
+//               back
+//   rank        round by round, peers = the lanes with my digit (warp_rank: a shared atomicOr into
+//               the warp's mask of the digit); the lowest peer reads and advances this warp's
+//               counter for the digit, which starts at tile_start[d] + the warp's earlier keys of d;
+//               position in the tile = counter + peers below me, where the key is staged
+//               (digit-sorted in shared memory)
+//   look-back   thread d then walks back over the earlier tiles' slots of digit d, adding
+//               aggregates until it meets an inclusive prefix, and publishes its own: the
+//               decoupled look-back of the scan library (StatusSlots,
+//               docs/scan/decoupled-lookback.md), one scan per digit across the tiles. Slots carry
+//               the pass's tag (pass + 1), so a pass reads the earlier passes' slots as empty and
+//               the state is cleared once per sort.
+//   scatter     key i of the staged tile, of digit d, goes to
+//               digit_start[d] + (keys of digit d in earlier tiles) + i - tile_start[d],
+//               digit_start being the exclusive sum of the histogram's counts: each digit's run of
+//               the tile is written contiguously (coalesced).
+// The partial last tile pads with keys of digit RADIX-1 after the real ones: they rank last, are
+// never written, and only the last tile's own slots count them, which no tile reads.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -36,72 +45,87 @@
 #include "kernels/cuda_check.h"
 #include "kernels/primitives/block_ranking.cuh"
 #include "kernels/primitives/radix_sort.h"
-#include "kernels/scan/scan.cuh"
+#include "kernels/scan/scan_lookback.cuh"
 
 namespace tilescan::prim_detail {
 
 constexpr unsigned kSortFullMask = 0xffffffffu;
-constexpr int kSortThreads = 256;
+constexpr int kSortThreads = kRadixSortThreads;
 constexpr int kSortWarps = kSortThreads / 32;
-constexpr int kSortItems = 16;
+constexpr int kSortItems = kRadixSortItems;
 constexpr int kSortTile = kSortThreads * kSortItems;
-constexpr std::size_t kMaxPartitions = 4096;
+// Histogram blocks per SM: each loops over tiles, so its counters reach global memory once.
+constexpr int kHistogramBlocksPerSm = 4;
 
 struct RadixNoValue {};
 
 inline std::size_t sort_tiles(std::size_t n) { return (n + kSortTile - 1) / kSortTile; }
-inline std::size_t sort_partitions(std::size_t n) {
-    const std::size_t tiles = sort_tiles(n);
-    return tiles < kMaxPartitions ? tiles : kMaxPartitions;
-}
 
-struct PassParams {
-    std::size_t n;
-    std::size_t tiles;
-    std::size_t partitions;
-    int shift;
-    unsigned mask;
-    std::uint32_t* counts;  // [RADIX * partitions]
+template <int RADIX_BITS, typename K>
+constexpr int kMaxSortPasses = (8 * int(sizeof(K)) + RADIX_BITS - 1) / RADIX_BITS;
+
+// The state one sort clears once, in its temporary storage: the histogram's digit counts of every
+// pass, each pass's tile counter, and one status slot per (tile, digit), shared by the passes.
+template <int RADIX_BITS, typename K>
+struct SortState {
+    static constexpr int RADIX = 1 << RADIX_BITS;
+    static constexpr int kMaxPasses = kMaxSortPasses<RADIX_BITS, K>;
+    static constexpr std::size_t kCounterBytes =
+        scan_detail::align_bytes((std::size_t(kMaxPasses) * RADIX + kMaxPasses) * sizeof(std::uint32_t));
+
+    std::uint32_t* digit_counts;   // [kMaxPasses][RADIX]
+    std::uint32_t* tile_counters;  // [kMaxPasses]
+    unsigned long long* status;    // [tiles][RADIX], StatusSlots<std::uint32_t> words
+
+    static std::size_t bytes(std::size_t n) {
+        return kCounterBytes + scan_detail::status_bytes<std::uint32_t>(sort_tiles(n) * RADIX);
+    }
+    static SortState at(unsigned char* temp) {
+        std::uint32_t* counters = reinterpret_cast<std::uint32_t*>(temp);
+        return {counters, counters + kMaxPasses * RADIX, reinterpret_cast<unsigned long long*>(temp + kCounterBytes)};
+    }
 };
 
-__device__ __forceinline__ void partition_tiles(const PassParams& p, std::size_t part, std::size_t& first,
-                                                std::size_t& last) {
-    first = part * p.tiles / p.partitions;
-    last = (part + 1) * p.tiles / p.partitions;
-}
+// The digit bits of pass `pass` over [begin_bit, end_bit): shift and mask (the last pass may be
+// narrower).
+struct DigitBits {
+    int shift;
+    unsigned mask;
+};
 
-// The lanes of the warp whose digit equals mine: one ballot per digit bit (the hardware
-// __match_any_sync is several times slower; measured on the H200, see docs/primitives.md).
 template <int RADIX_BITS>
-__device__ __forceinline__ unsigned match_digit(unsigned digit) {
-    unsigned peers = kSortFullMask;
-#pragma unroll
-    for (int b = 0; b < RADIX_BITS; ++b) {
-        const bool set = (digit >> b) & 1u;
-        const unsigned ballot = __ballot_sync(kSortFullMask, set);
-        peers &= set ? ballot : ~ballot;
-    }
-    return peers;
+__host__ __device__ __forceinline__ DigitBits digit_bits_of_pass(int pass, int begin_bit, int end_bit) {
+    const int shift = begin_bit + pass * RADIX_BITS;
+    const int width = end_bit - shift < RADIX_BITS ? end_bit - shift : RADIX_BITS;
+    return {shift, (1u << width) - 1u};
 }
 
 // Adds this round's keys (digits < RADIX) to the warp's counters and returns the number of
-// earlier keys of the same digit in this warp (counter before + peers in lower lanes).
-template <int RADIX_BITS>
-__device__ __forceinline__ std::uint32_t warp_rank(std::uint32_t* counters, unsigned digit, int lane) {
-    const unsigned peers = match_digit<RADIX_BITS>(digit);
+// earlier keys of the same digit in this warp (counter before + peers in lower lanes). The peers,
+// the lanes holding my digit, are found by each lane setting its bit in the warp's mask of its
+// digit in shared memory (masks are zero between rounds: the leader clears its digit's). One
+// shared atomic a key instead of one ballot per digit bit: the 8-bit sort of 2^28 uint32 keys
+// took 7.64 ms against 8.56 with ballots, which were faster than __match_any_sync (H200,
+// docs/primitives.md).
+__device__ __forceinline__ std::uint32_t warp_rank(std::uint32_t* counters, unsigned* masks, unsigned digit, int lane) {
+    atomicOr(&masks[digit], 1u << lane);
+    __syncwarp();
+    const unsigned peers = masks[digit];
+    __syncwarp();  // every lane has read its mask before the leader clears it
     const int leader = __ffs(peers) - 1;
     std::uint32_t before = 0;
     if (lane == leader) {
         before = counters[digit];
         counters[digit] = before + __popc(peers);
+        masks[digit] = 0;
     }
     before = __shfl_sync(kSortFullMask, before, leader);
     __syncwarp();
     return before + __popc(peers & lanemask_lt());
 }
 
-// Counting only (upsweep): a shared atomic per key on this warp's row; a warp whose 32 keys share
-// one digit (constant input) adds 32 once instead of contending 32 ways.
+// Counting only (histogram): a shared atomic per key; a warp whose 32 keys share one digit
+// (constant input) adds 32 once instead of contending 32 ways.
 __device__ __forceinline__ void warp_count(std::uint32_t* counters, unsigned digit, bool valid, int lane) {
     const unsigned first = __shfl_sync(kSortFullMask, digit, 0);
     if (__all_sync(kSortFullMask, valid && digit == first)) {
@@ -111,161 +135,213 @@ __device__ __forceinline__ void warp_count(std::uint32_t* counters, unsigned dig
     }
 }
 
+struct HistogramParams {
+    std::size_t n;
+    std::size_t tiles;
+    int begin_bit, end_bit, passes;
+    std::uint32_t* digit_counts;  // [passes][RADIX], zero before the launch
+};
+
+// Counts the digits of every pass in one read of the keys: each block loops over tiles with
+// shared counters per pass, then adds them to the global counts once.
 template <int RADIX_BITS, typename K>
-__global__ void __launch_bounds__(kSortThreads) radix_upsweep_kernel(const K* keys, PassParams p) {
+__global__ void __launch_bounds__(kSortThreads) radix_histogram_kernel(const K* keys, HistogramParams h) {
     constexpr int RADIX = 1 << RADIX_BITS;
-    __shared__ std::uint32_t counters[kSortWarps][RADIX];
-    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-    for (int d = lane; d < RADIX; d += 32) counters[warp][d] = 0;
-    __syncwarp();
-    std::size_t first, last;
-    partition_tiles(p, blockIdx.x, first, last);
-    for (std::size_t t = first; t < last; ++t) {
-        const std::size_t base = t * kSortTile + std::size_t(warp) * (kSortItems * 32) + lane;
-        if ((t + 1) * kSortTile <= p.n) {  // block-uniform: the votes need whole warps
+    constexpr int kMaxPasses = kMaxSortPasses<RADIX_BITS, K>;
+    __shared__ std::uint32_t counters[kMaxPasses][RADIX];
+    for (int i = threadIdx.x; i < kMaxPasses * RADIX; i += kSortThreads) counters[i / RADIX][i % RADIX] = 0;
+    __syncthreads();
+    const int lane = threadIdx.x % 32;
+    const auto count_key = [&](const K& key, bool valid) {
+#pragma unroll
+        for (int pass = 0; pass < kMaxPasses; ++pass) {
+            if (pass >= h.passes) break;
+            const DigitBits bits = digit_bits_of_pass<RADIX_BITS>(pass, h.begin_bit, h.end_bit);
+            warp_count(counters[pass], valid ? radix_digit(key, bits.shift, bits.mask) : 0u, valid, lane);
+        }
+    };
+    for (std::size_t t = blockIdx.x; t < h.tiles; t += gridDim.x) {
+        const std::size_t base = t * kSortTile + threadIdx.x;
+        if ((t + 1) * kSortTile <= h.n) {  // block-uniform: the votes need whole warps
             K k[kSortItems];
 #pragma unroll
-            for (int j = 0; j < kSortItems; ++j) k[j] = keys[base + j * 32];
+            for (int j = 0; j < kSortItems; ++j) k[j] = keys[base + j * kSortThreads];
 #pragma unroll
-            for (int j = 0; j < kSortItems; ++j)
-                warp_count(counters[warp], radix_digit(k[j], p.shift, p.mask), true, lane);
+            for (int j = 0; j < kSortItems; ++j) count_key(k[j], true);
         } else {
             for (int j = 0; j < kSortItems; ++j) {
-                const std::size_t i = base + j * 32;
-                const bool valid = i < p.n;
-                warp_count(counters[warp], valid ? radix_digit(keys[i], p.shift, p.mask) : 0u, valid, lane);
+                const std::size_t i = base + j * kSortThreads;
+                count_key(i < h.n ? keys[i] : K(), i < h.n);
             }
         }
     }
     __syncthreads();
-    for (int d = threadIdx.x; d < RADIX; d += kSortThreads) {
-        std::uint32_t sum = 0;
-#pragma unroll
-        for (int w = 0; w < kSortWarps; ++w) sum += counters[w][d];
-        p.counts[std::size_t(d) * p.partitions + blockIdx.x] = sum;
-    }
+    for (int i = threadIdx.x; i < h.passes * RADIX; i += kSortThreads)
+        if (const std::uint32_t c = counters[i / RADIX][i % RADIX]) atomicAdd(&h.digit_counts[i], c);
 }
 
+struct OnesweepParams {
+    std::size_t n;
+    std::size_t tiles;
+    DigitBits bits;
+    unsigned tag;                       // pass + 1: the slots' tag of this pass
+    const std::uint32_t* digit_counts;  // this pass's [RADIX]
+    std::uint32_t* tile_counter;        // this pass's
+    unsigned long long* status;         // [tiles][RADIX]
+};
+
 template <int RADIX_BITS, typename K, typename V>
-struct DownsweepShared {
+struct OnesweepShared {
     static constexpr int RADIX = 1 << RADIX_BITS;
     static constexpr std::size_t kStageBytes =
         kSortTile * (sizeof(K) > sizeof(V) || std::is_same<V, RadixNoValue>::value ? sizeof(K) : sizeof(V));
     alignas(16) unsigned char stage[kStageBytes];
     std::uint32_t counters[kSortWarps][RADIX];
-    std::uint32_t running[RADIX];
-    std::uint32_t tile_start[RADIX];
+    unsigned masks[kSortWarps][RADIX];  // warp_rank's, zero between rounds
+    std::uint32_t scatter_base[RADIX];  // key i of the staged tile, of digit d, goes to scatter_base[d] + i
     std::uint32_t scratch[kSortWarps];
+    std::uint32_t tile;
 };
 
-// Keys only: three blocks per SM (80 registers, no spills; unbounded, ptxas takes 128 and only
-// two fit). Pairs keep two blocks: bounded to three they spill 80-300 bytes.
-template <int RADIX_BITS, typename K, typename V>
-__global__ void __launch_bounds__(kSortThreads, std::is_same<V, RadixNoValue>::value ? 3 : 2)
-    radix_downsweep_kernel(const K* keys_in, K* keys_out, const V* values_in, V* values_out, PassParams p) {
-    constexpr int RADIX = 1 << RADIX_BITS;
-    constexpr bool kPairs = !std::is_same<V, RadixNoValue>::value;
-    using Shared = DownsweepShared<RADIX_BITS, K, V>;
-    __shared__ Shared s;
-    K* stage_keys = reinterpret_cast<K*>(s.stage);
-    V* stage_values = reinterpret_cast<V*>(s.stage);
-    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-    for (int d = threadIdx.x; d < RADIX; d += kSortThreads)
-        s.running[d] = p.counts[std::size_t(d) * p.partitions + blockIdx.x];
-    std::size_t first, last;
-    partition_tiles(p, blockIdx.x, first, last);
-    for (std::size_t t = first; t < last; ++t) {
-        const std::size_t tile_base = t * kSortTile;
-        const std::uint32_t valid =
-            p.n - tile_base < std::size_t(kSortTile) ? std::uint32_t(p.n - tile_base) : std::uint32_t(kSortTile);
-        const std::size_t base = tile_base + std::size_t(warp) * (kSortItems * 32) + lane;
-        K k[kSortItems];
-        std::uint32_t pos[kSortItems];
-        [[maybe_unused]] V v[kSortItems];
-        if (valid == kSortTile) {
-#pragma unroll
-            for (int j = 0; j < kSortItems; ++j) k[j] = keys_in[base + j * 32];
-            if constexpr (kPairs) {
-#pragma unroll
-                for (int j = 0; j < kSortItems; ++j) v[j] = values_in[base + j * 32];
-            }
-        } else {
-#pragma unroll
-            for (int j = 0; j < kSortItems; ++j) {
-                const std::size_t i = base + j * 32;
-                k[j] = i < p.n ? keys_in[i] : K();
-                if constexpr (kPairs) v[j] = i < p.n ? values_in[i] : V();
-            }
+// The keys of digit d in the tiles before `tile` (slot tile·RADIX + d of each): aggregates are
+// added walking back until a tile's inclusive prefix (tile 0 publishes its prefix at once). One
+// slot a round trip: reading 4 or 8 at once was slower (H200, 2^28 uint32 keys: 8.56 ms one at a
+// time, 9.20 four, 9.91 eight), the predecessor's prefix being there most of the time.
+template <int RADIX>
+__device__ __forceinline__ std::uint32_t digits_before(const scan_detail::StatusSlots<std::uint32_t>& slots,
+                                                       std::size_t tile, unsigned d) {
+    std::uint32_t before = 0;
+    for (std::size_t t = tile; t > 0; --t) {
+        std::uint32_t value;
+        unsigned flag;
+        while ((flag = slots.read((t - 1) * RADIX + d, value)) == 0) {
         }
-        for (int d = lane; d < RADIX; d += 32) s.counters[warp][d] = 0;
-        __syncwarp();
+        before += value;
+        if (flag == scan_detail::kFlagPrefix) break;
+    }
+    return before;
+}
+
+// This thread's kSortItems elements of its warp's run: round j at base + j·32; past n, T().
+template <typename T>
+__device__ __forceinline__ void load_rounds(const T* in, std::size_t base, std::size_t n, bool full_tile,
+                                            T (&out)[kSortItems]) {
+    if (full_tile) {
 #pragma unroll
-        for (int j = 0; j < kSortItems; ++j) {
-            const bool real = base + j * 32 < p.n;
-            const unsigned d = real ? radix_digit(k[j], p.shift, p.mask) : unsigned(RADIX - 1);
-            pos[j] = warp_rank<RADIX_BITS>(s.counters[warp], d, lane);
-        }
-        __syncthreads();
-        // Per digit: warps' counts -> exclusive prefixes; digit totals -> tile_start.
-        std::uint32_t total = 0;
-        if (threadIdx.x < RADIX) {
+        for (int j = 0; j < kSortItems; ++j) out[j] = in[base + j * 32];
+    } else {
 #pragma unroll
-            for (int w = 0; w < kSortWarps; ++w) {
-                const std::uint32_t c = s.counters[w][threadIdx.x];
-                s.counters[w][threadIdx.x] = total;
-                total += c;
-            }
-        }
-        const std::uint32_t start = block_exclusive_sum<kSortWarps>(total, s.scratch, lane, warp);
-        if (threadIdx.x < RADIX) {
-            s.tile_start[threadIdx.x] = start;
-#pragma unroll
-            for (int w = 0; w < kSortWarps; ++w) s.counters[w][threadIdx.x] += start;
-        }
-        __syncthreads();
-#pragma unroll
-        for (int j = 0; j < kSortItems; ++j) {
-            const bool real = base + j * 32 < p.n;
-            const unsigned d = real ? radix_digit(k[j], p.shift, p.mask) : unsigned(RADIX - 1);
-            pos[j] += s.counters[warp][d];
-            stage_keys[pos[j]] = k[j];
-        }
-        __syncthreads();
-        std::uint32_t dest[kSortItems];
-#pragma unroll
-        for (int j = 0; j < kSortItems; ++j) {
-            const std::uint32_t i = threadIdx.x + j * kSortThreads;
-            if (i < valid) {
-                const K key = stage_keys[i];
-                const unsigned d = radix_digit(key, p.shift, p.mask);
-                dest[j] = s.running[d] + i - s.tile_start[d];
-                keys_out[dest[j]] = key;
-            }
-        }
-        if constexpr (kPairs) {
-            __syncthreads();
-#pragma unroll
-            for (int j = 0; j < kSortItems; ++j) stage_values[pos[j]] = v[j];
-            __syncthreads();
-#pragma unroll
-            for (int j = 0; j < kSortItems; ++j) {
-                const std::uint32_t i = threadIdx.x + j * kSortThreads;
-                if (i < valid) values_out[dest[j]] = stage_values[i];
-            }
-        }
-        __syncthreads();
-        if (threadIdx.x < RADIX) s.running[threadIdx.x] += total;
+        for (int j = 0; j < kSortItems; ++j) out[j] = base + j * 32 < n ? in[base + j * 32] : T();
     }
 }
 
-template <int RADIX_BITS>
-std::size_t sort_counts_bytes(std::size_t n) {
-    const std::size_t counts = (std::size_t(1) << RADIX_BITS) * sort_partitions(n);
-    return scan_detail::align_bytes(counts * 4) + scan_detail::lookback_bytes<std::uint32_t, std::uint32_t>(counts);
+// Digit d's column of the warps' counts becomes their exclusive prefixes; returns the tile's
+// count of digit d.
+template <int RADIX>
+__device__ __forceinline__ std::uint32_t warp_counts_to_prefixes(std::uint32_t (&counters)[kSortWarps][RADIX],
+                                                                 unsigned d) {
+    std::uint32_t total = 0;
+#pragma unroll
+    for (int w = 0; w < kSortWarps; ++w) {
+        const std::uint32_t c = counters[w][d];
+        counters[w][d] = total;
+        total += c;
+    }
+    return total;
 }
 
-inline std::size_t sort_counts_bytes(std::size_t n, int digit_bits) {
-    return digit_bits == 4 ? sort_counts_bytes<4>(n) : sort_counts_bytes<8>(n);
+// Registers (CUDA 13.0, sm_90): keys 56, so three blocks fit an SM (64-bit keys spill 48 bytes
+// for it); pairs 79-80, two blocks (64-bit pairs spill 24 bytes).
+template <int RADIX_BITS, typename K, typename V>
+__global__ void __launch_bounds__(kSortThreads, std::is_same<V, RadixNoValue>::value ? 3 : 2)
+    radix_onesweep_kernel(const K* keys_in, K* keys_out, const V* values_in, V* values_out, OnesweepParams p) {
+    constexpr int RADIX = 1 << RADIX_BITS;
+    static_assert(RADIX <= kSortThreads, "a thread per digit");
+    constexpr bool kPairs = !std::is_same<V, RadixNoValue>::value;
+    using Shared = OnesweepShared<RADIX_BITS, K, V>;
+    extern __shared__ __align__(16) unsigned char onesweep_shared[];  // 49 KiB (32-bit keys), 73 (64-bit)
+    Shared& s = *reinterpret_cast<Shared*>(onesweep_shared);
+    K* stage_keys = reinterpret_cast<K*>(s.stage);
+    V* stage_values = reinterpret_cast<V*>(s.stage);
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    const bool digit_thread = threadIdx.x < RADIX;  // thread d looks after digit d
+    if (threadIdx.x == 0) s.tile = atomicAdd(p.tile_counter, 1u);
+    for (int d = lane; d < RADIX; d += 32) s.counters[warp][d] = s.masks[warp][d] = 0;
+    // Where digit d's keys start in the output (its barrier also shares the tile id).
+    const std::uint32_t digit_start =
+        block_exclusive_sum<kSortWarps>(digit_thread ? p.digit_counts[threadIdx.x] : 0u, s.scratch, lane, warp);
+    const std::size_t tile = s.tile;
+    const std::size_t tile_base = tile * kSortTile;
+    const std::uint32_t valid =
+        p.n - tile_base < std::size_t(kSortTile) ? std::uint32_t(p.n - tile_base) : std::uint32_t(kSortTile);
+    const std::size_t base = tile_base + std::size_t(warp) * (kSortItems * 32) + lane;
+    K k[kSortItems];
+    std::uint32_t pos[kSortItems];
+    [[maybe_unused]] V v[kSortItems];
+    load_rounds(keys_in, base, p.n, valid == kSortTile, k);
+    if constexpr (kPairs) load_rounds(values_in, base, p.n, valid == kSortTile, v);
+    const auto digit_of = [&](int j) {
+        return base + j * 32 < p.n ? radix_digit(k[j], p.bits.shift, p.bits.mask) : unsigned(RADIX - 1);
+    };
+    // Count the tile's digits per warp first: the tile's counts are published before the ranking,
+    // so earlier tiles have published theirs by the time this one looks back.
+#pragma unroll
+    for (int j = 0; j < kSortItems; ++j) warp_count(s.counters[warp], digit_of(j), true, lane);
+    __syncthreads();
+    const std::uint32_t total = digit_thread ? warp_counts_to_prefixes<RADIX>(s.counters, threadIdx.x) : 0u;
+    const std::uint32_t tile_start = block_exclusive_sum<kSortWarps>(total, s.scratch, lane, warp);
+    const scan_detail::StatusSlots<std::uint32_t> slots{p.status, p.tag};
+    if (digit_thread) {
+        slots.publish(tile * RADIX + threadIdx.x, tile == 0 ? scan_detail::kFlagPrefix : scan_detail::kFlagAggregate,
+                      total);
+#pragma unroll
+        for (int w = 0; w < kSortWarps; ++w) s.counters[w][threadIdx.x] += tile_start;
+    }
+    __syncthreads();
+    // Rank from the warp's first position in the tile: key j lands at pos[j] of the staged tile.
+#pragma unroll
+    for (int j = 0; j < kSortItems; ++j) {
+        pos[j] = warp_rank(s.counters[warp], s.masks[warp], digit_of(j), lane);
+        stage_keys[pos[j]] = k[j];
+    }
+    if (digit_thread) {
+        const std::uint32_t before = digits_before<RADIX>(slots, tile, threadIdx.x);
+        if (tile > 0) slots.publish(tile * RADIX + threadIdx.x, scan_detail::kFlagPrefix, before + total);
+        s.scatter_base[threadIdx.x] = digit_start + before - tile_start;
+    }
+    __syncthreads();
+    // Staged element i (thread-strided, so each digit's run is written by consecutive threads).
+    std::uint32_t dest[kSortItems];
+#pragma unroll
+    for (int j = 0; j < kSortItems; ++j) {
+        const std::uint32_t i = threadIdx.x + j * kSortThreads;
+        if (i < valid) {
+            const K key = stage_keys[i];
+            dest[j] = s.scatter_base[radix_digit(key, p.bits.shift, p.bits.mask)] + i;
+            keys_out[dest[j]] = key;
+        }
+    }
+    if constexpr (kPairs) {
+        __syncthreads();
+#pragma unroll
+        for (int j = 0; j < kSortItems; ++j) stage_values[pos[j]] = v[j];
+        __syncthreads();
+#pragma unroll
+        for (int j = 0; j < kSortItems; ++j) {
+            const std::uint32_t i = threadIdx.x + j * kSortThreads;
+            if (i < valid) values_out[dest[j]] = stage_values[i];
+        }
+    }
+}
+
+template <int RADIX_BITS, typename K>
+std::size_t sort_state_bytes(std::size_t n) {
+    return SortState<RADIX_BITS, K>::bytes(n);
+}
+
+template <typename K>
+std::size_t sort_state_bytes(std::size_t n, int digit_bits) {
+    return digit_bits == 4 ? sort_state_bytes<4, K>(n) : sort_state_bytes<8, K>(n);
 }
 
 template <typename K, typename V>
@@ -273,16 +349,25 @@ std::size_t sort_temp_bytes(std::size_t n, int digit_bits) {
     if (!radix_digit_bits_supported(digit_bits))
         throw std::invalid_argument("radix sort: digit_bits " + std::to_string(digit_bits) + " (4 or 8)");
     if (n == 0) return 0;
-    std::size_t bytes = scan_detail::align_bytes(n * sizeof(K)) + sort_counts_bytes(n, digit_bits);
+    std::size_t bytes = scan_detail::align_bytes(n * sizeof(K)) + sort_state_bytes<K>(n, digit_bits);
     if constexpr (!std::is_same<V, RadixNoValue>::value) bytes += scan_detail::align_bytes(n * sizeof(V));
     return bytes;
+}
+
+inline unsigned histogram_blocks(std::size_t tiles) {
+    int device = 0, sms = 0;
+    TS_CUDA_CHECK(cudaGetDevice(&device));
+    TS_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    const std::size_t most = std::size_t(sms) * kHistogramBlocksPerSm;
+    return unsigned(tiles < most ? tiles : most);
 }
 
 template <int RADIX_BITS, typename K, typename V>
 void sort_passes(const K* keys_in, K* keys_out, const V* values_in, V* values_out, std::size_t n, unsigned char* temp,
                  cudaStream_t stream, int begin_bit, int end_bit) {
-    constexpr int RADIX = 1 << RADIX_BITS;
     constexpr bool kPairs = !std::is_same<V, RadixNoValue>::value;
+    constexpr int RADIX = 1 << RADIX_BITS;
+    using State = SortState<RADIX_BITS, K>;
     const int passes = radix_passes(begin_bit, end_bit, RADIX_BITS);
     K* alt_keys = reinterpret_cast<K*>(temp);
     temp += scan_detail::align_bytes(n * sizeof(K));
@@ -291,33 +376,35 @@ void sort_passes(const K* keys_in, K* keys_out, const V* values_in, V* values_ou
         alt_values = reinterpret_cast<V*>(temp);
         temp += scan_detail::align_bytes(n * sizeof(V));
     }
-    PassParams p{};
-    p.n = n;
-    p.tiles = sort_tiles(n);
-    p.partitions = sort_partitions(n);
-    p.counts = reinterpret_cast<std::uint32_t*>(temp);
-    const std::size_t count_n = std::size_t(RADIX) * p.partitions;
-    unsigned char* scan_temp = temp + scan_detail::align_bytes(count_n * 4);
-    const std::size_t scan_bytes = scan_detail::lookback_bytes<std::uint32_t, std::uint32_t>(count_n);
+    const State state = State::at(temp);
+    const std::size_t tiles = sort_tiles(n);
+    constexpr std::size_t kSharedBytes = sizeof(OnesweepShared<RADIX_BITS, K, V>);
+    if (kSharedBytes > 48 * 1024)  // above the default limit of dynamic shared memory: opt in
+        TS_CUDA_CHECK(cudaFuncSetAttribute(radix_onesweep_kernel<RADIX_BITS, K, V>,
+                                           cudaFuncAttributeMaxDynamicSharedMemorySize, int(kSharedBytes)));
+    if (passes > 0) {
+        TS_CUDA_CHECK(cudaMemsetAsync(temp, 0, State::bytes(n), stream));
+        const HistogramParams h{n, tiles, begin_bit, end_bit, passes, state.digit_counts};
+        radix_histogram_kernel<RADIX_BITS, K><<<histogram_blocks(tiles), kSortThreads, 0, stream>>>(keys_in, h);
+        TS_CUDA_CHECK_LAUNCH();
+    }
     const bool in_place = static_cast<const void*>(keys_in) == static_cast<const void*>(keys_out);
     const K* src_k = keys_in;
     const V* src_v = values_in;
     for (int pass = 0; pass < passes; ++pass) {
-        p.shift = begin_bit + pass * RADIX_BITS;
-        const int width = end_bit - p.shift < RADIX_BITS ? end_bit - p.shift : RADIX_BITS;
-        p.mask = (1u << width) - 1u;
+        const OnesweepParams p{n,
+                               tiles,
+                               digit_bits_of_pass<RADIX_BITS>(pass, begin_bit, end_bit),
+                               unsigned(pass + 1),
+                               state.digit_counts + std::size_t(pass) * RADIX,
+                               state.tile_counters + pass,
+                               state.status};
         // The last pass lands in the output (in place: even passes go to the alternate buffer).
         const bool to_out = in_place ? (pass % 2 == 1) : ((passes - 1 - pass) % 2 == 0);
         K* dst_k = to_out ? keys_out : alt_keys;
         V* dst_v = to_out ? values_out : alt_values;
-        radix_upsweep_kernel<RADIX_BITS, K><<<unsigned(p.partitions), kSortThreads, 0, stream>>>(src_k, p);
-        TS_CUDA_CHECK_LAUNCH();
-        constexpr bool kExclusive = true;
-        scan_detail::single_pass(p.counts, p.counts, count_n, Sum<std::uint32_t>{}, kExclusive,
-                                 static_cast<std::uint32_t*>(nullptr), scan_temp, scan_bytes, /*clear_first=*/pass == 0,
-                                 stream);
-        radix_downsweep_kernel<RADIX_BITS, K, V>
-            <<<unsigned(p.partitions), kSortThreads, 0, stream>>>(src_k, dst_k, src_v, dst_v, p);
+        radix_onesweep_kernel<RADIX_BITS, K, V>
+            <<<unsigned(tiles), kSortThreads, kSharedBytes, stream>>>(src_k, dst_k, src_v, dst_v, p);
         TS_CUDA_CHECK_LAUNCH();
         src_k = dst_k;
         src_v = dst_v;
