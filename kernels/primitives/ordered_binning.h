@@ -15,7 +15,7 @@
 ///   lane); the block scans the counters bin-major, warp-minor, so counter (b, w) becomes the slot
 ///   of warp w's first element of bin b, and counter (b, 0) is bin b's offset; then each warp walks
 ///   its eighth again and writes each element to its counter plus its rank among the equal bins of
-///   lower lanes, advancing the counter. One launch, where the radix path takes about ten.
+///   lower lanes, advancing the counter. One launch, where the radix path takes five.
 /// - Mid-size inputs, and small ones with too many bins for one block (n <=
 ///   kChunkedBinningDispatchElements and num_bins <= kChunkedBinningMaxBins): the same counting
 ///   sort over many blocks, one per chunk of kChunkedBinningChunk consecutive elements. (1) Each
@@ -78,8 +78,9 @@ constexpr std::uint32_t kChunkedBinningMaxBins = 8192;
 /// 2^16 - / 35.9 / 39.4; 2^18 - / 49.8 / 55.5. The single block grows linearly and the chunked path
 /// stays near 32 us up to 2^13, so they cross near 6400 elements.
 constexpr std::size_t kSmallBinningDispatchElements = 6144;
-/// The chunked path takes everything it can (2^18: 49.8 us against the radix path's 55.5 us).
-constexpr std::size_t kChunkedBinningDispatchElements = kChunkedBinningMaxElements;
+/// With the onesweep radix sort (96d8dbf) the radix path caught up from about 2^17 (chunked /
+/// radix: 2^17 39.3 / 38.3 us; 2^18 47.6 / 41.3 us), so the chunked path stops there.
+constexpr std::size_t kChunkedBinningDispatchElements = std::size_t(1) << 17;
 static_assert(kSmallBinningDispatchElements <= kSmallBinningMaxElements &&
                   kChunkedBinningDispatchElements <= kChunkedBinningMaxElements,
               "a threshold may not send a path inputs beyond its limits");

@@ -106,12 +106,17 @@ __host__ __device__ __forceinline__ DigitBits digit_bits_of_pass(int pass, int b
 // digit in shared memory (masks are zero between rounds: the leader clears its digit's). One
 // shared atomic a key instead of one ballot per digit bit: the 8-bit sort of 2^28 uint32 keys
 // took 7.64 ms against 8.56 with ballots, which were faster than __match_any_sync (H200,
-// docs/primitives.md).
-__device__ __forceinline__ std::uint32_t warp_rank(std::uint32_t* counters, unsigned* masks, unsigned digit, int lane) {
-    atomicOr(&masks[digit], 1u << lane);
-    __syncwarp();
-    const unsigned peers = masks[digit];
-    __syncwarp();  // every lane has read its mask before the leader clears it
+// docs/primitives.md). Lanes of one digit contend for its mask, so a round whose 32 keys share
+// one digit (`uniform`, known from the counting) skips the masks.
+__device__ __forceinline__ std::uint32_t warp_rank(std::uint32_t* counters, unsigned* masks, unsigned digit, int lane,
+                                                   bool uniform) {
+    unsigned peers = kSortFullMask;
+    if (!uniform) {  // the same in every lane
+        atomicOr(&masks[digit], 1u << lane);
+        __syncwarp();
+        peers = masks[digit];
+        __syncwarp();  // every lane has read its mask before the leader clears it
+    }
     const int leader = __ffs(peers) - 1;
     std::uint32_t before = 0;
     if (lane == leader) {
@@ -124,15 +129,17 @@ __device__ __forceinline__ std::uint32_t warp_rank(std::uint32_t* counters, unsi
     return before + __popc(peers & lanemask_lt());
 }
 
-// Counting only (histogram): a shared atomic per key; a warp whose 32 keys share one digit
-// (constant input) adds 32 once instead of contending 32 ways.
-__device__ __forceinline__ void warp_count(std::uint32_t* counters, unsigned digit, bool valid, int lane) {
+// Counting only: a shared atomic per key; a warp whose 32 keys share one digit (constant input)
+// adds 32 once instead of contending 32 ways. Returns whether they did (the same in every lane).
+__device__ __forceinline__ bool warp_count(std::uint32_t* counters, unsigned digit, bool valid, int lane) {
     const unsigned first = __shfl_sync(kSortFullMask, digit, 0);
-    if (__all_sync(kSortFullMask, valid && digit == first)) {
+    const bool uniform = __all_sync(kSortFullMask, valid && digit == first);
+    if (uniform) {
         if (lane == 0) atomicAdd(&counters[first], 32u);
     } else if (valid) {
         atomicAdd(&counters[digit], 1u);
     }
+    return uniform;
 }
 
 struct HistogramParams {
@@ -285,8 +292,10 @@ __global__ void __launch_bounds__(kSortThreads, std::is_same<V, RadixNoValue>::v
     };
     // Count the tile's digits per warp first: the tile's counts are published before the ranking,
     // so earlier tiles have published theirs by the time this one looks back.
+    std::uint32_t uniform_rounds = 0;  // bit j: round j's 32 keys share one digit
 #pragma unroll
-    for (int j = 0; j < kSortItems; ++j) warp_count(s.counters[warp], digit_of(j), true, lane);
+    for (int j = 0; j < kSortItems; ++j)
+        uniform_rounds |= std::uint32_t(warp_count(s.counters[warp], digit_of(j), true, lane)) << j;
     __syncthreads();
     const std::uint32_t total = digit_thread ? warp_counts_to_prefixes<RADIX>(s.counters, threadIdx.x) : 0u;
     const std::uint32_t tile_start = block_exclusive_sum<kSortWarps>(total, s.scratch, lane, warp);
@@ -301,7 +310,7 @@ __global__ void __launch_bounds__(kSortThreads, std::is_same<V, RadixNoValue>::v
     // Rank from the warp's first position in the tile: key j lands at pos[j] of the staged tile.
 #pragma unroll
     for (int j = 0; j < kSortItems; ++j) {
-        pos[j] = warp_rank(s.counters[warp], s.masks[warp], digit_of(j), lane);
+        pos[j] = warp_rank(s.counters[warp], s.masks[warp], digit_of(j), lane, (uniform_rounds >> j) & 1u);
         stage_keys[pos[j]] = k[j];
     }
     if (digit_thread) {
