@@ -39,6 +39,7 @@ namespace tilescan {
 /// 6.34, 384 x 20 6.71, 384 x 24 6.39, 512 x 16 6.71, 256 x 32 6.93; 384 x 16 was also the fastest
 /// for 32-bit pairs, for ordered binning and at 2^24.
 constexpr int kRadixSortThreads = 384;
+/// Keys each thread of the GPU sort's tile holds (see kRadixSortThreads).
 constexpr int kRadixSortItems = 16;
 
 /// Bytes of temporary device storage radix_sort_keys of n keys needs (0 when n == 0).
