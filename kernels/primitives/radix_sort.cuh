@@ -292,6 +292,7 @@ __global__ void __launch_bounds__(kSortThreads, std::is_same<V, RadixNoValue>::v
     };
     // Count the tile's digits per warp first: the tile's counts are published before the ranking,
     // so earlier tiles have published theirs by the time this one looks back.
+    static_assert(kSortItems <= 32, "a bit per round");
     std::uint32_t uniform_rounds = 0;  // bit j: round j's 32 keys share one digit
 #pragma unroll
     for (int j = 0; j < kSortItems; ++j)
