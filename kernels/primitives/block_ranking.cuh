@@ -1,5 +1,5 @@
-// Device helpers for ranking elements inside one block, shared by the radix sort's downsweep
-// (radix_sort.cuh) and the single-block ordered binning (ordered_binning.cu): the mask of the
+// Device helpers for ranking elements inside one block, shared by the radix sort's onesweep
+// kernel (radix_sort.cuh) and the single-block ordered binning (ordered_binning.cu): the mask of the
 // lanes below mine (an element's rank among its warp's peers) and a block-wide exclusive sum of
 // one value per thread (where each thread's run starts). Device code only.
 #pragma once

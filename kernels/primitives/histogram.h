@@ -1,7 +1,7 @@
 /// @file
 /// GPU histogram, host API: 64-bit per-bin counts, exact (integer additions only), with the bin
 /// rule shared with the CPU (EvenBins, histogram_cpu.h). Same machinery as the radix sort's
-/// upsweep: each block counts its samples in shared memory (one row per warp when they fit;
+/// digit counting: each block counts its samples in shared memory (one row per warp when they fit;
 /// a warp whose samples share one bin adds 32 at once, so a constant input
 /// costs no more than a random one), then adds its non-zero counts to d_counts once per bin.
 /// Up to 8192 bins in shared memory; more bins count straight into d_counts (same aggregation).

@@ -86,15 +86,15 @@ struct SortState {
     }
 };
 
-// The digit bits of pass `pass` over [begin_bit, end_bit): shift and mask (the last pass may be
-// narrower).
-struct DigitBits {
+// Where pass `pass` over [begin_bit, end_bit) finds its digit in a key's bits: shift and mask (the
+// last pass may be narrower than RADIX_BITS).
+struct DigitField {
     int shift;
     unsigned mask;
 };
 
 template <int RADIX_BITS>
-__host__ __device__ __forceinline__ DigitBits digit_bits_of_pass(int pass, int begin_bit, int end_bit) {
+__host__ __device__ __forceinline__ DigitField digit_field_of_pass(int pass, int begin_bit, int end_bit) {
     const int shift = begin_bit + pass * RADIX_BITS;
     const int width = end_bit - shift < RADIX_BITS ? end_bit - shift : RADIX_BITS;
     return {shift, (1u << width) - 1u};
@@ -163,8 +163,8 @@ __global__ void __launch_bounds__(kSortThreads) radix_histogram_kernel(const K* 
 #pragma unroll
         for (int pass = 0; pass < kMaxPasses; ++pass) {
             if (pass >= h.passes) break;
-            const DigitBits bits = digit_bits_of_pass<RADIX_BITS>(pass, h.begin_bit, h.end_bit);
-            warp_count(counters[pass], valid ? radix_digit(key, bits.shift, bits.mask) : 0u, valid, lane);
+            const DigitField field = digit_field_of_pass<RADIX_BITS>(pass, h.begin_bit, h.end_bit);
+            warp_count(counters[pass], valid ? radix_digit(key, field.shift, field.mask) : 0u, valid, lane);
         }
     };
     for (std::size_t t = blockIdx.x; t < h.tiles; t += gridDim.x) {
@@ -190,7 +190,7 @@ __global__ void __launch_bounds__(kSortThreads) radix_histogram_kernel(const K* 
 struct OnesweepParams {
     std::size_t n;
     std::size_t tiles;
-    DigitBits bits;
+    DigitField field;
     unsigned tag;                       // pass + 1: the slots' tag of this pass
     const std::uint32_t* digit_counts;  // this pass's [RADIX]
     std::uint32_t* tile_counter;        // this pass's
@@ -288,7 +288,7 @@ __global__ void __launch_bounds__(kSortThreads, std::is_same<V, RadixNoValue>::v
     load_rounds(keys_in, base, p.n, valid == kSortTile, k);
     if constexpr (kPairs) load_rounds(values_in, base, p.n, valid == kSortTile, v);
     const auto digit_of = [&](int j) {
-        return base + j * 32 < p.n ? radix_digit(k[j], p.bits.shift, p.bits.mask) : unsigned(RADIX - 1);
+        return base + j * 32 < p.n ? radix_digit(k[j], p.field.shift, p.field.mask) : unsigned(RADIX - 1);
     };
     // Count the tile's digits per warp first: the tile's counts are published before the ranking,
     // so earlier tiles have published theirs by the time this one looks back.
@@ -327,7 +327,7 @@ __global__ void __launch_bounds__(kSortThreads, std::is_same<V, RadixNoValue>::v
         const std::uint32_t i = threadIdx.x + j * kSortThreads;
         if (i < valid) {
             const K key = stage_keys[i];
-            dest[j] = s.scatter_base[radix_digit(key, p.bits.shift, p.bits.mask)] + i;
+            dest[j] = s.scatter_base[radix_digit(key, p.field.shift, p.field.mask)] + i;
             keys_out[dest[j]] = key;
         }
     }
@@ -344,14 +344,9 @@ __global__ void __launch_bounds__(kSortThreads, std::is_same<V, RadixNoValue>::v
     }
 }
 
-template <int RADIX_BITS, typename K>
-std::size_t sort_state_bytes(std::size_t n) {
-    return SortState<RADIX_BITS, K>::bytes(n);
-}
-
 template <typename K>
 std::size_t sort_state_bytes(std::size_t n, int digit_bits) {
-    return digit_bits == 4 ? sort_state_bytes<4, K>(n) : sort_state_bytes<8, K>(n);
+    return digit_bits == 4 ? SortState<4, K>::bytes(n) : SortState<8, K>::bytes(n);
 }
 
 template <typename K, typename V>
@@ -404,7 +399,7 @@ void sort_passes(const K* keys_in, K* keys_out, const V* values_in, V* values_ou
     for (int pass = 0; pass < passes; ++pass) {
         const OnesweepParams p{n,
                                tiles,
-                               digit_bits_of_pass<RADIX_BITS>(pass, begin_bit, end_bit),
+                               digit_field_of_pass<RADIX_BITS>(pass, begin_bit, end_bit),
                                unsigned(pass + 1),
                                state.digit_counts + std::size_t(pass) * RADIX,
                                state.tile_counters + pass,
