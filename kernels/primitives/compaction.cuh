@@ -1,19 +1,28 @@
 // Device code and template definitions of stream compaction, partition and find_repeats
 // (compaction.h, find_repeats.h). Include from a .cu to instantiate other types or predicates.
 //
-// One kernel, three modes. A block handles one tile of 256 threads x R rounds x V elements,
-// laid out as the scan library's fast tile (kernels/scan/scan_tiles.h): round r of lane `lane`
-// in warp w holds V consecutive elements at w·(R·32·V) + (r·32 + lane)·V, one 16-byte load each.
-//   count             per-tile kept counts -> tile_counts[tile]       (reduce_then_scan, phase 1)
-//   scatter_offsets   tile prefix read from tile_counts scanned by tilescan::exclusive_scan
+// One kernel, four modes, on the scan library's fast tile (kernels/scan/scan_tile.cuh): a block of
+// kFastThreads threads stages its tile in shared memory with asynchronous copies, in the layout of
+// scan_tiles.h (round r of lane `lane` in warp w holds V consecutive elements at
+// w·(R·32·V) + (r·32 + lane)·V), and counts what it keeps:
+//   count                 per-tile kept counts -> tile_counts[tile]       (reduce_then_scan, phase 1)
+//   scatter_offsets       tile prefix read from tile_counts scanned by tilescan::exclusive_scan
 //   scatter_two_level     tile prefix from the scan library's two-level decoupled look-back
 //   scatter_single_level  tile prefix from the scan library's single-level look-back (single pass,
 //                         the default; counts are integers, so any grouping gives the same offsets)
-// Scatter: each kept element's rank in the tile (warp prefix + round prefix + lane prefix +
-// earlier kept elements of its own vector; the per-lane counts of all rounds are packed into
-// 32-bit words and scanned across the warp together) places it in shared memory, so the tile's
-// kept elements leave in one contiguous, coalesced run at out[tile prefix ...]. Partition also
-// stages the rejected ones after them and writes them at kept_total + (rejected before the tile).
+// Ranks: each kept element's rank in its warp's part of the tile is the kept elements of earlier
+// rounds, of earlier lanes in its round and of its own vector before it; the per-lane counts of all
+// rounds are packed into 32-bit words and scanned across the warp together.
+// Scatter: each warp moves its kept elements to the front of its own part of the staged tile, in
+// place (an element's rank never exceeds its position, so a round only overwrites rounds already
+// read), then writes them as one contiguous, coalesced run at out[tile prefix + warp prefix ...].
+// The warps other than warp 0 do this while warp 0 looks back. Partition writes the rejected
+// elements straight from registers to kept_total + (rejected before them).
+//
+// Staged, with 6 blocks on an SM, the single pass took select_if of 2^28 uint32 (50 % kept) from
+// 0.626 ms (the tile held in registers, 4 blocks on an SM) to 0.556 ms on the H200 (CUB 0.604).
+// Partition went the other way (0.81 -> 0.92 ms, CUB 0.85): its rejected elements leave a round
+// (about 64 elements) at a time, where the register-held kernel staged the whole tile's.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -38,27 +47,29 @@ using scan_detail::kFullMask;
 using scan_detail::SharedArray;
 using scan_detail::TileStatus;
 
-constexpr int kSelectThreads = 256;
-constexpr int kSelectWarps = kSelectThreads / 32;
+// The tile: the scan library's fast tile of Load elements counted into uint32 (its warp totals are
+// the warps' kept counts, its tile prefix the tile's output offset).
+template <typename Load>
+using SelectTile = scan_detail::FastTileAgent<Load, std::uint32_t, Sum<std::uint32_t>>;
 
-template <typename T>
+// Blocks per SM the kernel is compiled for: 6 tiles of 32 KiB fill an SM's shared memory, and
+// the registers (at most 80 a thread) must not hold it to fewer.
+constexpr int kSelectBlocksPerSM = 6;
+
+template <typename Load>
 struct SelectShape {
-    static constexpr int V = (sizeof(T) <= 16 && 16 % sizeof(T) == 0) ? int(16 / sizeof(T)) : 1;
-    static constexpr int R0 = 128 / (V * int(sizeof(T))) > 0 ? 128 / (V * int(sizeof(T))) : 1;
-    static constexpr int R = R0 * V <= 32 ? R0 : (32 / V > 0 ? 32 / V : 1);  // keep bits fit one word
-    static constexpr int items = V * R;
-    static constexpr int tile = kSelectThreads * items;
-    static constexpr bool vector = V * sizeof(T) == 16;
-    // Blocks per SM the kernel is compiled for. Unbounded, the uint32 kernel took 80 registers and
-    // fit 3 blocks; bounded to 4 (64 registers) select_if of 2^28 uint32 went from 0.675 to
-    // 0.615 ms on the H200, more tiles' loads being in flight while others look back. The default
-    // single-pass select compiles without spills, partition and the other modes spill 4-12 bytes;
-    // 8-byte elements would spill more, so they stay unbounded.
-    static constexpr int min_blocks = sizeof(T) <= 4 ? 4 : 1;
+    using Tile = SelectTile<Load>;
+    static constexpr int V = Tile::V, R = Tile::R;
+    using KeepBits = std::uint64_t;  // bit r·V + v: element (r, v) of this thread is kept
+    static_assert(R * V <= 64, "a thread's keep bits fill one 64-bit word");
     // Per-lane counts of one round (<= V) summed over a warp (<= 32 V) fit kFieldBits bits.
     static constexpr int kFieldBits = V * 32 < 256 ? 8 : (V * 32 < 1024 ? 10 : 16);
     static constexpr int kFields = 32 / kFieldBits;
     static constexpr int kWords = (R + kFields - 1) / kFields;
+    static constexpr std::uint32_t kFieldMask = (1u << kFieldBits) - 1u;
+    __device__ __forceinline__ static std::uint32_t field(const std::uint32_t (&words)[kWords], int r) {
+        return (words[r / kFields] >> (kFieldBits * (r % kFields))) & kFieldMask;
+    }
 };
 
 enum class SelectMode { count, scatter_offsets, scatter_two_level, scatter_single_level };
@@ -112,103 +123,69 @@ struct SelectParams {
 };
 
 template <typename Source, SelectMode kMode, bool kPartition>
-__global__ void __launch_bounds__(kSelectThreads, SelectShape<typename Source::Load>::min_blocks)
+__global__ void __launch_bounds__(scan_detail::kFastThreads, kSelectBlocksPerSM)
     select_kernel(Source src, typename Source::Value* out, SelectParams p) {
     using Load = typename Source::Load;
     using Value = typename Source::Value;
     using Shape = SelectShape<Load>;
-    constexpr int V = Shape::V, R = Shape::R, kTile = Shape::tile;
-    constexpr int kStage = kMode == SelectMode::count ? 1 : kTile;
-    __shared__ SharedArray<Value, kStage> stage;
-    __shared__ std::uint32_t warp_counts[kSelectWarps];
-    __shared__ std::uint32_t tile_prefix;
-    __shared__ unsigned tile_id;
+    using Tile = typename Shape::Tile;
+    constexpr int V = Shape::V, R = Shape::R, kTile = Tile::kTile;
+    static_assert(sizeof(Value) <= sizeof(Load), "kept values are compacted in place over the staged elements");
+    static_assert(!kPartition || kMode == SelectMode::scatter_offsets, "partition needs the kept total first");
+    __shared__ typename Tile::Shared shared;
 
-    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
     std::size_t tile = blockIdx.x;
     if constexpr (kMode == SelectMode::scatter_two_level || kMode == SelectMode::scatter_single_level) {
-        if (threadIdx.x == 0) tile_id = atomicAdd(p.tile_counter, 1u);
+        if (threadIdx.x == 0) shared.tile_id = atomicAdd(p.tile_counter, 1u);
         __syncthreads();
-        tile = tile_id;
+        tile = shared.tile_id;
     }
-    const std::size_t base = tile * kTile;
-    const std::size_t warp_base = base + std::size_t(warp) * (R * 32 * V);
-    auto index = [&](int r, int v) { return warp_base + std::size_t(r * 32 + lane) * V + v; };
+    const Tile agent(tile, p.load_n);  // find_repeats stages the element after its last as well
+    const int lane = agent.lane, warp = agent.warp;
+    agent.stage(shared, src.in, p.aligned);
+    agent.wait_staged();
 
-    // Load.
-    Load x[R][V];
-    if (Shape::vector && p.aligned && base + kTile <= p.load_n) {
-        using Chunk = scan_detail::Vector<Load, V>;
-#pragma unroll
-        for (int r = 0; r < R; ++r) {
-            const Chunk c = *reinterpret_cast<const Chunk*>(src.in + index(r, 0));
-#pragma unroll
-            for (int v = 0; v < V; ++v) x[r][v] = c.v[v];
-        }
-    } else {
-#pragma unroll
-        for (int r = 0; r < R; ++r)
-#pragma unroll
-            for (int v = 0; v < V; ++v) x[r][v] = index(r, v) < p.load_n ? src.in[index(r, v)] : Load();
-    }
-
-    // Keep bits (bit r·V + v) and per-round lane counts packed kFields to a word.
-    std::uint32_t keep = 0;
-    std::uint32_t packed[Shape::kWords];
-#pragma unroll
-    for (int w = 0; w < Shape::kWords; ++w) packed[w] = 0;
+    // Keep bits and per-round lane counts packed kFields to a word.
+    typename Shape::KeepBits keep = 0;
+    std::uint32_t packed[Shape::kWords] = {};
 #pragma unroll
     for (int r = 0; r < R; ++r) {
+        const auto x = agent.staged_round(shared, r);
         Load edge = Load();
-        if constexpr (Source::kNeedsNext) {
-            edge = scan_detail::shfl_down(x[r][0], 1);
-            if (lane == 31 && index(r, V - 1) + 1 < p.load_n) edge = src.next(index(r, V - 1) + 1);
+        if constexpr (Source::kNeedsNext) {  // the element after this lane's last: lane + 1's first
+            edge = scan_detail::shfl_down(x.v[0], 1);
+            const std::size_t after = agent.index(r, V - 1) + 1;
+            if (lane == 31 && after < p.load_n) edge = src.next(after);
         }
         std::uint32_t count = 0;
 #pragma unroll
         for (int v = 0; v < V; ++v) {
-            const std::size_t i = index(r, v);
-            const Load nxt = v + 1 < V ? x[r][v + 1 < V ? v + 1 : v] : edge;
-            if (i < p.n && src.keep(x[r][v], nxt, i)) {
-                keep |= 1u << (r * V + v);
+            const std::size_t i = agent.index(r, v);
+            if (i < p.n && src.keep(x.v[v], v + 1 < V ? x.v[v + 1 < V ? v + 1 : v] : edge, i)) {
+                keep |= typename Shape::KeepBits(1) << (r * V + v);
                 ++count;
             }
         }
         packed[r / Shape::kFields] |= count << (Shape::kFieldBits * (r % Shape::kFields));
     }
-    // Warp-inclusive scan of the packed words (fields never carry into each other).
-    std::uint32_t inclusive[Shape::kWords];
+    // Warp-inclusive scan of the packed words (fields never carry into each other), and each
+    // round's warp total (lane 31's inclusive fields).
+    std::uint32_t inclusive[Shape::kWords], round_totals[Shape::kWords];
+    std::uint32_t warp_kept = 0;
 #pragma unroll
     for (int w = 0; w < Shape::kWords; ++w) {
-        std::uint32_t s = packed[w];
-#pragma unroll
-        for (int d = 1; d < 32; d *= 2) {
-            const std::uint32_t t = __shfl_up_sync(kFullMask, s, d);
-            if (lane >= d) s += t;
-        }
-        inclusive[w] = s;
+        inclusive[w] = scan_detail::warp_inclusive_scan(packed[w], Sum<std::uint32_t>{}, lane);
+        round_totals[w] = scan_detail::shfl_idx(inclusive[w], 31);
     }
-    constexpr std::uint32_t kFieldMask = (1u << Shape::kFieldBits) - 1u;
-    std::uint32_t round_prefix[R];  // kept elements of this warp before round r
-    std::uint32_t lane_prefix[R];   // kept elements of round r in lanes before this one
-    std::uint32_t warp_total = 0;
 #pragma unroll
-    for (int r = 0; r < R; ++r) {
-        const int shift = Shape::kFieldBits * (r % Shape::kFields);
-        const std::uint32_t incl = (inclusive[r / Shape::kFields] >> shift) & kFieldMask;
-        const std::uint32_t own = (packed[r / Shape::kFields] >> shift) & kFieldMask;
-        const std::uint32_t total = __shfl_sync(kFullMask, incl, 31);
-        round_prefix[r] = warp_total;
-        lane_prefix[r] = incl - own;
-        warp_total += total;
-    }
-    if (lane == 0) warp_counts[warp] = warp_total;
+    for (int r = 0; r < R; ++r) warp_kept += Shape::field(round_totals, r);
+    if (lane == 0) shared.warp_totals[warp] = warp_kept;
     __syncthreads();
     std::uint32_t warp_prefix = 0, tile_kept = 0;
 #pragma unroll
-    for (int w = 0; w < kSelectWarps; ++w) {
-        if (w < warp) warp_prefix += warp_counts[w];
-        tile_kept += warp_counts[w];
+    for (int w = 0; w < scan_detail::kFastWarps; ++w) {
+        if (w < warp) warp_prefix += shared.warp_totals[w];
+        tile_kept += shared.warp_totals[w];
     }
     if constexpr (kMode == SelectMode::count) {
         if (threadIdx.x == 0) p.tile_counts[tile] = tile_kept;
@@ -218,41 +195,61 @@ __global__ void __launch_bounds__(kSelectThreads, SelectShape<typename Source::L
             if (warp == 0) {
                 const std::uint32_t prefix =
                     scan_detail::look_back_regrouping(p.single_level, tile, tile_kept, Sum<std::uint32_t>{}, lane);
-                if (lane == 0) tile_prefix = prefix;
+                if (lane == 0) shared.tile_prefix[0] = prefix;
             }
         } else if constexpr (kMode == SelectMode::scatter_two_level) {
             if (warp == 0) {
                 const std::uint32_t prefix =
                     scan_detail::look_back(p.two_level, tile, tile_kept, Sum<std::uint32_t>{}, lane);
-                if (lane == 0) tile_prefix = prefix;
+                if (lane == 0) shared.tile_prefix[0] = prefix;
             }
         } else {
-            if (threadIdx.x == 0) tile_prefix = p.tile_counts[tile];
+            if (threadIdx.x == 0) shared.tile_prefix[0] = p.tile_counts[tile];
         }
-        const std::size_t valid = p.n - base < std::size_t(kTile) ? p.n - base : std::size_t(kTile);
-        // Stage: kept at their rank, rejected (partition) after all kept ones, in order.
+        // Partition: rejected elements of the tiles before this one, after all kept elements.
+        const std::size_t base = tile * kTile;
+        const std::size_t rejected_base = kPartition ? std::size_t(*p.kept_total) + base - p.tile_counts[tile] : 0;
+        const std::uint32_t valid = std::uint32_t(p.n - base < std::size_t(kTile) ? p.n - base : kTile);
+
+        // Kept elements to the front of this warp's part of the staged tile, round by round.
+        // Partition gathers each round's rejected elements in a small per-warp buffer first, so
+        // they too leave in contiguous runs.
+        constexpr int kRound = 32 * V;
+        __shared__ SharedArray<Value, kPartition ? scan_detail::kFastWarps * kRound : 1> rejected_rounds;
+        Value* const compacted = reinterpret_cast<Value*>(&shared.staged[0]) + warp * Tile::Shape::warp_elems;
+        std::uint32_t kept_before_round = 0;  // in this warp's part
 #pragma unroll
         for (int r = 0; r < R; ++r) {
-            std::uint32_t rank = warp_prefix + round_prefix[r] + lane_prefix[r];
+            // This lane's next kept element's rank in the warp's part: + kept by earlier lanes.
+            std::uint32_t rank = kept_before_round + Shape::field(inclusive, r) - Shape::field(packed, r);
+            const auto x = agent.staged_round(shared, r);
+            __syncwarp();  // the whole round is read before any of it is overwritten
 #pragma unroll
             for (int v = 0; v < V; ++v) {
-                const std::uint32_t local = std::uint32_t(index(r, v) - base);
-                if (keep & (1u << (r * V + v))) {
-                    stage[rank] = src.value(x[r][v], index(r, v));
+                const std::uint32_t local = agent.offset(r) + v;  // in the tile
+                if (keep & (typename Shape::KeepBits(1) << (r * V + v))) {
+                    compacted[rank] = src.value(x.v[v], base + local);
                     ++rank;
-                } else if (kPartition && local < valid) {
-                    stage[tile_kept + (local - rank)] = src.value(x[r][v], index(r, v));
+                } else if (kPartition && local < valid) {  // rank in the round's rejected elements
+                    rejected_rounds[warp * kRound + lane * V + v - (rank - kept_before_round)] =
+                        src.value(x.v[v], base + local);
                 }
             }
+            const std::uint32_t round_kept = Shape::field(round_totals, r);
+            if constexpr (kPartition) {
+                const std::uint32_t round_start = std::uint32_t(agent.offset(r) - lane * V);  // in the tile
+                const std::uint32_t round_valid = valid > round_start ? min(valid - round_start, std::uint32_t(kRound)) : 0;
+                const std::size_t first = rejected_base + round_start - (warp_prefix + kept_before_round);
+                __syncwarp();
+                for (std::uint32_t k = lane; k < round_valid - round_kept; k += 32)
+                    out[first + k] = rejected_rounds[warp * kRound + k];
+                __syncwarp();  // read before the next round reuses the buffer
+            }
+            kept_before_round += round_kept;
         }
         __syncthreads();
-        const std::size_t prefix = tile_prefix;
-        for (std::uint32_t i = threadIdx.x; i < tile_kept; i += kSelectThreads) out[prefix + i] = stage[i];
-        if constexpr (kPartition) {
-            const std::size_t rejected_base = std::size_t(*p.kept_total) + (base - prefix) - tile_kept;
-            for (std::uint32_t i = tile_kept + threadIdx.x; i < valid; i += kSelectThreads)
-                out[rejected_base + i] = stage[i];
-        }
+        const std::size_t prefix = shared.tile_prefix[0];
+        for (std::uint32_t j = lane; j < warp_kept; j += 32) out[prefix + warp_prefix + j] = compacted[j];
         if (threadIdx.x == 0 && base + kTile >= p.n) *p.num_selected = prefix + tile_kept;
     }
 }
@@ -281,7 +278,7 @@ inline std::size_t offsets_select_bytes(std::size_t tiles) {
 
 template <typename Load>
 std::size_t tiles_for(std::size_t n) {
-    return (n + SelectShape<Load>::tile - 1) / SelectShape<Load>::tile;
+    return (n + SelectTile<Load>::kTile - 1) / SelectTile<Load>::kTile;
 }
 
 template <typename Load>
@@ -337,8 +334,8 @@ void compact(const char* what, Source src, std::size_t n, std::size_t load_n, ty
         p.single_level.carve(temp + align_bytes(sizeof(unsigned)));
         single_level_init_kernel<<<init_grid, 256, 0, stream>>>(p.single_level, p.tile_counter, tiles);
         TS_CUDA_CHECK_LAUNCH();
-        select_kernel<Source, SelectMode::scatter_single_level, kPartition>
-            <<<grid, kSelectThreads, 0, stream>>>(src, out, p);
+        select_kernel<Source, SelectMode::scatter_single_level, false>  // partition: offsets only
+            <<<grid, scan_detail::kFastThreads, 0, stream>>>(src, out, p);
         TS_CUDA_CHECK_LAUNCH();
         return;
     }
@@ -347,8 +344,8 @@ void compact(const char* what, Source src, std::size_t n, std::size_t load_n, ty
         p.two_level.carve(temp + align_bytes(sizeof(unsigned)), tiles);
         scan_detail::lookback_init_kernel<<<init_grid, 256, 0, stream>>>(p.two_level, p.tile_counter, tiles);
         TS_CUDA_CHECK_LAUNCH();
-        select_kernel<Source, SelectMode::scatter_two_level, kPartition>
-            <<<grid, kSelectThreads, 0, stream>>>(src, out, p);
+        select_kernel<Source, SelectMode::scatter_two_level, false>
+            <<<grid, scan_detail::kFastThreads, 0, stream>>>(src, out, p);
         TS_CUDA_CHECK_LAUNCH();
         return;
     }
@@ -356,11 +353,11 @@ void compact(const char* what, Source src, std::size_t n, std::size_t load_n, ty
     std::uint32_t* total = reinterpret_cast<std::uint32_t*>(temp + align_bytes(tiles * 4));
     p.kept_total = total;
     unsigned char* scan_temp = temp + align_bytes(tiles * 4) + align_bytes(4);
-    select_kernel<Source, SelectMode::count, false><<<grid, kSelectThreads, 0, stream>>>(src, out, p);
+    select_kernel<Source, SelectMode::count, false><<<grid, scan_detail::kFastThreads, 0, stream>>>(src, out, p);
     TS_CUDA_CHECK_LAUNCH();
     exclusive_scan(p.tile_counts, p.tile_counts, tiles, Sum<std::uint32_t>{}, scan_temp,
                    scan_temp_bytes<std::uint32_t, std::uint32_t>(tiles), stream, kDefaultScanAlgorithm, total);
-    select_kernel<Source, SelectMode::scatter_offsets, kPartition><<<grid, kSelectThreads, 0, stream>>>(src, out, p);
+    select_kernel<Source, SelectMode::scatter_offsets, kPartition><<<grid, scan_detail::kFastThreads, 0, stream>>>(src, out, p);
     TS_CUDA_CHECK_LAUNCH();
 }
 

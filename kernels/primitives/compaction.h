@@ -28,8 +28,17 @@
 #include <cstdint>
 
 #include "kernels/primitives/compaction_ops.h"
+#include "kernels/scan/scan_tiles.h"
 
 namespace tilescan {
+
+/// Elements of T in one tile of the GPU compaction kernels (select, partition, find_repeats): one
+/// block of scan_detail::kFastThreads threads stages and compacts one tile, the scan library's fast
+/// tile (8192 4-byte or 4096 8-byte elements). Tests take their boundary sizes from it.
+template <typename T>
+constexpr std::size_t select_tile_elems() {
+    return std::size_t(scan_detail::FastTile<T, std::uint32_t>::tile);
+}
 
 /// How a compaction finds each tile's output offset. All give the same output.
 enum class SelectAlgorithm {

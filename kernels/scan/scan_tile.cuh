@@ -108,6 +108,20 @@ struct FastTileAgent {
         for (int v = 0; v < V; ++v) x[v] = full || index(r, v) < n ? static_cast<Out>(staged[v]) : op.identity();
     }
 
+    // Round r of this thread's staged elements as staged, unconverted (stream compaction reads
+    // elements, not scan values); entries at or past n are stale.
+    __device__ __forceinline__ Vector<In, V> staged_round(Shared& shared, int r) const {
+        const In* staged = &shared.staged[offset(r)];
+        if constexpr (kVectorLoad) {
+            return *reinterpret_cast<const Vector<In, V>*>(staged);
+        } else {
+            Vector<In, V> chunk;
+#pragma unroll
+            for (int v = 0; v < V; ++v) chunk.v[v] = staged[v];
+            return chunk;
+        }
+    }
+
     __device__ __forceinline__ void write_round(Out* out, int r, const Out (&x)[V], bool aligned) const {
         if constexpr (kVectorStore) {
             if (full && aligned) {

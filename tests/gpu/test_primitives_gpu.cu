@@ -116,8 +116,9 @@ void check_compaction(std::size_t n, int dist, SelectAlgorithm algorithm, bool f
 
 template <typename T>
 void compaction_suite(bool large) {
-    const std::size_t tile = std::size_t(256) * (sizeof(T) == 8 ? 16 : 32);
-    std::vector<std::size_t> sizes = boundary_sizes(256, tile);
+    // The second boundary: one warp's part of the tile, which each warp compacts on its own.
+    const std::size_t tile = select_tile_elems<T>();
+    std::vector<std::size_t> sizes = boundary_sizes(tile / scan_detail::kFastWarps, tile);
     if (large) sizes = {1000003, std::size_t(1) << 24};
     for (std::size_t n : sizes)
         for (int dist = 0; dist < 3; ++dist)
@@ -357,7 +358,12 @@ TEST_CASE("GPU select with an unaligned input pointer", "[gpu][primitives][compa
 
 TEST_CASE("GPU find_repeats: the seed's example and adversarial inputs", "[gpu][primitives][find_repeats][sanitize]") {
     check_find_repeats(std::vector<std::int32_t>{3, 4, 4, 5, 6, 7, 7});
-    for (std::size_t n : boundary_sizes(256, 8192)) {
+    std::vector<std::size_t> sizes = boundary_sizes(select_tile_elems<std::uint32_t>() / scan_detail::kFastWarps,
+                                                    select_tile_elems<std::uint32_t>());
+    for (std::size_t n : boundary_sizes(select_tile_elems<std::uint64_t>() / scan_detail::kFastWarps,
+                                        select_tile_elems<std::uint64_t>()))
+        sizes.push_back(n);
+    for (std::size_t n : sizes) {
         for (std::uint32_t modulo : {0u, 2u, 1u}) {
             const auto r = random_u32(n, 5 + modulo, modulo);
             check_find_repeats(r);
