@@ -48,9 +48,10 @@ using scan_detail::SharedArray;
 using scan_detail::TileStatus;
 
 // The tile: the scan library's fast tile of Load elements counted into uint32 (its warp totals are
-// the warps' kept counts, its tile prefix the tile's output offset).
+// the warps' kept counts, its tile prefix the tile's output offset), all of it in shared memory:
+// the ranks need the registers, and the kept elements are compacted in place there.
 template <typename Load>
-using SelectTile = scan_detail::FastTileAgent<Load, std::uint32_t, Sum<std::uint32_t>>;
+using SelectTile = scan_detail::FastTileAgent<Load, std::uint32_t, Sum<std::uint32_t>, 0>;
 
 // Blocks per SM the kernel is compiled for: 6 tiles of 32 KiB fill an SM's shared memory, and
 // the registers (at most 80 a thread) must not hold it to fewer.
@@ -133,6 +134,7 @@ __global__ void __launch_bounds__(scan_detail::kFastThreads, kSelectBlocksPerSM)
     static_assert(sizeof(Value) <= sizeof(Load), "kept values are compacted in place over the staged elements");
     static_assert(!kPartition || kMode == SelectMode::scatter_offsets, "partition needs the kept total first");
     __shared__ typename Tile::Shared shared;
+    typename Tile::Held no_held_rounds;  // empty: this tile holds no rounds in registers
 
     std::size_t tile = blockIdx.x;
     if constexpr (kMode == SelectMode::scatter_two_level || kMode == SelectMode::scatter_single_level) {
@@ -142,7 +144,7 @@ __global__ void __launch_bounds__(scan_detail::kFastThreads, kSelectBlocksPerSM)
     }
     const Tile agent(tile, p.load_n);  // find_repeats stages the element after its last as well
     const int lane = agent.lane, warp = agent.warp;
-    agent.stage(shared, src.in, p.aligned);
+    agent.stage(shared, no_held_rounds, src.in, p.aligned);
     agent.wait_staged();
 
     // Keep bits and per-round lane counts packed kFields to a word.
@@ -150,7 +152,7 @@ __global__ void __launch_bounds__(scan_detail::kFastThreads, kSelectBlocksPerSM)
     std::uint32_t packed[Shape::kWords] = {};
 #pragma unroll
     for (int r = 0; r < R; ++r) {
-        const auto x = agent.staged_round(shared, r);
+        const auto x = agent.raw_round(shared, no_held_rounds, r);
         Load edge = Load();
         if constexpr (Source::kNeedsNext) {  // the element after this lane's last: lane + 1's first
             edge = scan_detail::shfl_down(x.v[0], 1);
@@ -222,7 +224,7 @@ __global__ void __launch_bounds__(scan_detail::kFastThreads, kSelectBlocksPerSM)
         for (int r = 0; r < R; ++r) {
             // This lane's next kept element's rank in the warp's part: + kept by earlier lanes.
             std::uint32_t rank = kept_before_round + Shape::field(inclusive, r) - Shape::field(packed, r);
-            const auto x = agent.staged_round(shared, r);
+            const auto x = agent.raw_round(shared, no_held_rounds, r);
             __syncwarp();  // the whole round is read before any of it is overwritten
 #pragma unroll
             for (int v = 0; v < V; ++v) {

@@ -37,7 +37,7 @@ namespace tilescan {
 /// tile (8192 4-byte or 4096 8-byte elements). Tests take their boundary sizes from it.
 template <typename T>
 constexpr std::size_t select_tile_elems() {
-    return std::size_t(scan_detail::FastTile<T, std::uint32_t>::tile);
+    return std::size_t(scan_detail::FastTile<T, std::uint32_t, 0>::tile);
 }
 
 /// How a compaction finds each tile's output offset. All give the same output.

@@ -49,13 +49,15 @@ __global__ void __launch_bounds__(256) textbook_reduce_kernel(const In* in, std:
 
 // Phase 1 of reduce_then_scan: sums[tile] = the tile's reduction, grouped as the fast tile scan.
 template <typename In, typename Out, typename Op>
-__global__ void __launch_bounds__(kFastThreads) fast_reduce_kernel(const In* in, std::size_t n, Out* sums, Op op) {
+__global__ void __launch_bounds__(kFastThreads, kFastBlocksPerSM)
+    fast_reduce_kernel(const In* in, std::size_t n, Out* sums, Op op) {
     using Agent = FastTileAgent<In, Out, Op>;
     __shared__ typename Agent::Shared shared;
+    typename Agent::Held held;
     const Agent agent(blockIdx.x, n);
-    agent.stage(shared, in, reinterpret_cast<std::uintptr_t>(in) % 16 == 0);
+    agent.stage(shared, held, in, reinterpret_cast<std::uintptr_t>(in) % 16 == 0);
     agent.wait_staged();
-    const Out total = agent.warp_total(shared, op);
+    const Out total = agent.warp_total(shared, held, op);
     if (agent.lane == 0) shared.warp_totals[agent.warp] = total;
     __syncthreads();
     if (threadIdx.x == 0) sums[blockIdx.x] = Agent::warp_prefix(shared, op, kFastWarps);
@@ -63,31 +65,33 @@ __global__ void __launch_bounds__(kFastThreads) fast_reduce_kernel(const In* in,
 
 // Phase 3 of reduce_then_scan (and its only phase for one tile): scan each tile from its seed.
 template <typename In, typename Out, typename Op>
-__global__ void __launch_bounds__(kFastThreads)
+__global__ void __launch_bounds__(kFastThreads, kFastBlocksPerSM)
     fast_scan_kernel(const In* in, Out* out, std::size_t n, const Out* seeds, Op op, bool exclusive, Out* total) {
     using Agent = FastTileAgent<In, Out, Op>;
     __shared__ typename Agent::Shared shared;
+    typename Agent::Held held;
     const Agent agent(blockIdx.x, n);
     const bool aligned = (reinterpret_cast<std::uintptr_t>(in) | reinterpret_cast<std::uintptr_t>(out)) % 16 == 0;
-    agent.stage(shared, in, aligned);
+    agent.stage(shared, held, in, aligned);
     agent.wait_staged();
-    Out prefix[Agent::R];
-    agent.scan_local(shared, op, prefix);
+    const Out warp_total = agent.warp_total(shared, held, op);
+    if (agent.lane == 0) shared.warp_totals[agent.warp] = warp_total;
     __syncthreads();
     const Out seed = seeds != nullptr ? seeds[blockIdx.x] : op.identity();
     if (total != nullptr && threadIdx.x == 0 && std::size_t(blockIdx.x + 1) * Agent::kTile >= n)
         *total = op(seed, Agent::warp_prefix(shared, op, kFastWarps));
-    agent.finish(shared, op, prefix, seed, exclusive, out, aligned);
+    agent.finish(shared, held, op, seed, exclusive, out, aligned);
 }
 
 // The single-pass scan: one tile per block, tile ids in the order blocks start.
 template <typename In, typename Out, typename Op>
-__global__ void __launch_bounds__(kFastThreads)
+__global__ void __launch_bounds__(kFastThreads, kFastBlocksPerSM)
     lookback_scan_kernel(const In* in, Out* out, std::size_t n, TileStatus<Out> untagged_status,
                          LookbackCounters counters, Op op, bool exclusive, Out* total) {
     using Agent = FastTileAgent<In, Out, Op>;
     __shared__ typename Agent::Shared shared;
     __shared__ unsigned call_tag;
+    typename Agent::Held held;
     if (threadIdx.x == 0) {
         const LookbackTicket ticket = take_ticket(counters);
         shared.tile_id = unsigned(ticket.tile);
@@ -98,10 +102,14 @@ __global__ void __launch_bounds__(kFastThreads)
     const TileStatus<Out> status = untagged_status.tagged(call_tag);
     const Agent agent(tile, n);
     const bool aligned = (reinterpret_cast<std::uintptr_t>(in) | reinterpret_cast<std::uintptr_t>(out)) % 16 == 0;
-    agent.stage(shared, in, aligned);
+    agent.stage(shared, held, in, aligned);
     agent.wait_staged();
-    Out prefix[Agent::R];
-    agent.scan_local(shared, op, prefix);
+    Out warp_total;
+    if constexpr (regroups_exactly<Out, Op>::value)
+        warp_total = agent.warp_total_any_grouping(shared, held, op);
+    else
+        warp_total = agent.warp_total(shared, held, op);
+    if (agent.lane == 0) shared.warp_totals[agent.warp] = warp_total;
     __syncthreads();
     if (agent.warp == 0) {
         const Out aggregate = Agent::warp_prefix(shared, op, kFastWarps);
@@ -116,7 +124,7 @@ __global__ void __launch_bounds__(kFastThreads)
         }
     }
     __syncthreads();
-    agent.finish(shared, op, prefix, shared.tile_prefix[0], exclusive, out, aligned);
+    agent.finish(shared, held, op, shared.tile_prefix[0], exclusive, out, aligned);
     if (call_tag == kLastTag) clear_slots_after_last_tag(counters);
 }
 

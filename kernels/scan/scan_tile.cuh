@@ -1,24 +1,30 @@
 // Agent layer: the fast tile scan shared by reduce_then_scan and decoupled_lookback. One block of
-// kFastThreads threads scans one tile of FastTile<In, Out>::tile elements staged in shared memory.
+// kFastThreads threads scans one tile of FastTile<In, Out>::tile elements.
 //
 // Layout (scan_tiles.h): lane `lane` of warp `w` owns R rounds of V consecutive elements; round r
 // starts at tile offset w·(R·32·V) + (r·32 + lane)·V. A round of a warp is 32·V contiguous
 // elements, loaded and stored with one 16-byte access per lane when the tile is full and the
 // pointers are 16-byte aligned (else element by element, padding with the identity).
 //
-// Staging: the tile is copied into shared memory with asynchronous copies (cp.async) and read from
-// there twice, once to scan and once to finish. Held in registers (the first design), a tile of
-// 8192 int32 took 142 registers a thread and allowed 3 blocks per SM, too few loads in flight to
-// hide the look-back's wait; staged it takes 75 and 6 blocks fit (by shared memory), which took the
-// single-pass scan of 2^28 int32 from 0.79 to 0.66 ms on the H200 (docs/scan/decoupled-lookback.md).
+// Where the tile lives: rounds 0 .. R_staged-1 are copied into shared memory with asynchronous
+// copies (cp.async), the rest (R_held rounds) are loaded into registers. Held wholly in registers
+// (the first design), a tile of 8192 int32 took 142 registers a thread and allowed 3 blocks per SM;
+// staged wholly in shared memory it took 75 and 6 blocks fit (by shared memory), 0.79 -> 0.66 ms
+// for the single-pass scan of 2^28 int32 on the H200. A timeline of that kernel showed 60 % of its
+// resident blocks waiting in the look-back, each holding its tile: tiles in flight, not the work
+// on them, set the speed. Nothing but the held rounds stays in registers across the wait (a block
+// only reduces its tile before it, and scans it in finish), so 4096 more int32 a block fit in
+// the registers left over, and an SM holds 6 tiles of 12288 (docs/scan/decoupled-lookback.md).
 //
 // Order of operations inside a tile (fixed, so results never depend on timing):
 //   thread:  s_r = x_(r,0) op ... op x_(r,V-1)                       serially
-//   warp:    Kogge-Stone scan of s_r over the lanes for each round; round totals combined
-//            serially, left to right, into round prefixes and the warp total
+//   warp:    Kogge-Stone scan of s_r over the lanes for each round (its total is the same tree
+//            as warp_reduce's); round totals combined serially, left to right, into round
+//            prefixes and the warp total
 //   block:   warp totals combined serially, left to right, into warp prefixes and the aggregate
 //   result:  element (r, v) = ((tile_prefix op warp_prefix) op (round_prefix op lane_prefix))
 //            op x_(r,0) op ... serially up to (r, v) (exclusive stops before it).
+// Operators that regroup exactly may take warp totals in any grouping (warp_total_any_grouping).
 #pragma once
 
 #include <cuda_pipeline.h>
@@ -36,21 +42,26 @@ struct alignas(16) Vector {
     T v[V];
 };
 
-template <typename In, typename Out, typename Op>
+template <typename In, typename Out, typename Op, std::size_t kHeldBytes = kFastHeldBytes>
 struct FastTileAgent {
-    using Shape = FastTile<In, Out>;
+    using Shape = FastTile<In, Out, kHeldBytes>;
     static constexpr int V = Shape::V;
     static constexpr int R = Shape::R;
+    static constexpr int kStaged = Shape::R_staged;  // rounds in shared memory; the rest are held
     static constexpr int kTile = Shape::tile;
     // 16-byte accesses need V elements to fill exactly 16 bytes (loads) or a multiple (stores).
     static constexpr bool kVectorLoad = V * sizeof(In) == 16;
     static constexpr bool kVectorStore = (V * sizeof(Out)) % 16 == 0;
 
     struct Shared {
-        SharedArray<In, kTile> staged;  // the tile's input, in the tile's layout
+        SharedArray<In, kFastThreads * kStaged * V> staged;  // rounds 0 .. kStaged-1, in the tile's layout
         SharedArray<Out, kFastWarps> warp_totals;
         SharedArray<Out, 1> tile_prefix;
         unsigned tile_id;
+    };
+    // This thread's rounds kStaged .. R-1, in registers (always indexed by unrolled loops).
+    struct Held {
+        Vector<In, V> rounds[Shape::R_held > 0 ? Shape::R_held : 1];
     };
 
     int lane, warp;
@@ -70,17 +81,24 @@ struct FastTileAgent {
     __device__ __forceinline__ std::size_t index(int r, int v) const {
         return warp_base + std::size_t(r * 32 + lane) * V + v;
     }
+    // Where staged round r of this thread starts in shared memory.
+    __device__ __forceinline__ int staged_offset(int r) const { return (warp * kStaged * 32 + r * 32 + lane) * V; }
 
-    // Starts copying this thread's elements into shared memory: asynchronous 16-byte copies when
-    // the tile is full and `in` 16-byte aligned (the copies need no registers, so many tiles'
-    // loads can be in flight on an SM at once), else element by element. Each thread later reads
-    // only the elements it staged itself, so wait_staged needs no barrier.
-    __device__ __forceinline__ void stage(Shared& shared, const In* in, bool aligned) const {
+    // Starts loading this thread's elements: asynchronous 16-byte copies into shared memory and
+    // 16-byte loads into `held` when the tile is full and `in` 16-byte aligned (the copies need no
+    // registers, so many tiles' loads can be in flight on an SM at once), else element by
+    // element. Each thread later reads only the elements it staged itself, so wait_staged needs no
+    // barrier.
+    __device__ __forceinline__ void stage(Shared& shared, Held& held, const In* in, bool aligned) const {
         if constexpr (kVectorLoad) {
             if (full && aligned) {
 #pragma unroll
-                for (int r = 0; r < R; ++r) __pipeline_memcpy_async(&shared.staged[offset(r)], in + index(r, 0), 16);
+                for (int r = 0; r < kStaged; ++r)
+                    __pipeline_memcpy_async(&shared.staged[staged_offset(r)], in + index(r, 0), 16);
                 __pipeline_commit();
+#pragma unroll
+                for (int r = kStaged; r < R; ++r)
+                    held.rounds[r - kStaged] = *reinterpret_cast<const Vector<In, V>*>(in + index(r, 0));
                 return;
             }
         }
@@ -88,30 +106,20 @@ struct FastTileAgent {
         for (int r = 0; r < R; ++r)
 #pragma unroll
             for (int v = 0; v < V; ++v)
-                if (index(r, v) < n) shared.staged[offset(r) + v] = in[index(r, v)];
+                if (index(r, v) < n) {
+                    if (r < kStaged)
+                        shared.staged[staged_offset(r) + v] = in[index(r, v)];
+                    else
+                        held.rounds[r < kStaged ? 0 : r - kStaged].v[v] = in[index(r, v)];
+                }
     }
 
     __device__ __forceinline__ static void wait_staged() { __pipeline_wait_prior(0); }
 
-    // Round r of this thread's elements, converted to Out; the identity past the input's end.
-    __device__ __forceinline__ void read_round(Shared& shared, int r, Op op, Out (&x)[V]) const {
-        const In* staged = &shared.staged[offset(r)];
-        if constexpr (kVectorLoad) {
-            if (full) {
-                const Vector<In, V> chunk = *reinterpret_cast<const Vector<In, V>*>(staged);
-#pragma unroll
-                for (int v = 0; v < V; ++v) x[v] = static_cast<Out>(chunk.v[v]);
-                return;
-            }
-        }
-#pragma unroll
-        for (int v = 0; v < V; ++v) x[v] = full || index(r, v) < n ? static_cast<Out>(staged[v]) : op.identity();
-    }
-
-    // Round r of this thread's staged elements as staged, unconverted (stream compaction reads
-    // elements, not scan values); entries at or past n are stale.
-    __device__ __forceinline__ Vector<In, V> staged_round(Shared& shared, int r) const {
-        const In* staged = &shared.staged[offset(r)];
+    // Round r of this thread's elements as loaded, unconverted; entries at or past n are stale.
+    __device__ __forceinline__ Vector<In, V> raw_round(Shared& shared, const Held& held, int r) const {
+        if (r >= kStaged) return held.rounds[r < kStaged ? 0 : r - kStaged];
+        const In* staged = &shared.staged[staged_offset(r)];
         if constexpr (kVectorLoad) {
             return *reinterpret_cast<const Vector<In, V>*>(staged);
         } else {
@@ -120,6 +128,13 @@ struct FastTileAgent {
             for (int v = 0; v < V; ++v) chunk.v[v] = staged[v];
             return chunk;
         }
+    }
+
+    // Round r of this thread's elements, converted to Out; the identity past the input's end.
+    __device__ __forceinline__ void read_round(Shared& shared, const Held& held, int r, Op op, Out (&x)[V]) const {
+        const Vector<In, V> chunk = raw_round(shared, held, r);
+#pragma unroll
+        for (int v = 0; v < V; ++v) x[v] = full || index(r, v) < n ? static_cast<Out>(chunk.v[v]) : op.identity();
     }
 
     __device__ __forceinline__ void write_round(Out* out, int r, const Out (&x)[V], bool aligned) const {
@@ -137,45 +152,34 @@ struct FastTileAgent {
             if (index(r, v) < n) out[index(r, v)] = x[v];
     }
 
-    // Scans the staged tile locally. Leaves in prefix[r] the combination of everything in the
-    // tile before this thread's round r (warp prefix excluded), and this warp's total in shared
-    // memory; the caller synchronizes, then calls finish with the tile's prefix.
-    __device__ __forceinline__ void scan_local(Shared& shared, Op op, Out (&prefix)[R]) const {
-        Out round_total[R];
-#pragma unroll
-        for (int r = 0; r < R; ++r) {
-            Out x[V];
-            read_round(shared, r, op, x);
-            Out s = x[0];
-#pragma unroll
-            for (int v = 1; v < V; ++v) s = op(s, x[v]);
-            const Out incl = warp_inclusive_scan(s, op, lane);
-            round_total[r] = shfl_idx(incl, 31);
-            prefix[r] = shfl_up(incl, 1);
-            if (lane == 0) prefix[r] = op.identity();
-        }
-        Out run = op.identity();
-#pragma unroll
-        for (int r = 0; r < R; ++r) {
-            prefix[r] = op(run, prefix[r]);
-            run = op(run, round_total[r]);
-        }
-        if (lane == 0) shared.warp_totals[warp] = run;
-    }
-
-    // Reduction only (phase 1 of reduce_then_scan): same grouping as scan_local.
-    __device__ __forceinline__ Out warp_total(Shared& shared, Op op) const {
+    // This warp's total, grouped as the scan groups it: per round, a serial thread sum and a warp
+    // reduction (the tree of the Kogge-Stone scan's total); rounds combined left to right.
+    __device__ __forceinline__ Out warp_total(Shared& shared, const Held& held, Op op) const {
         Out run = op.identity();
 #pragma unroll
         for (int r = 0; r < R; ++r) {
             Out x[V];
-            read_round(shared, r, op, x);
+            read_round(shared, held, r, op, x);
             Out s = x[0];
 #pragma unroll
             for (int v = 1; v < V; ++v) s = op(s, x[v]);
             run = op(run, shfl_idx(warp_reduce(s, op, lane), 0));
         }
         return run;
+    }
+
+    // The warp's total in any grouping (operators that regroup exactly, where every grouping gives
+    // the same bits): each thread combines its elements serially, then one warp reduction.
+    __device__ __forceinline__ Out warp_total_any_grouping(Shared& shared, const Held& held, Op op) const {
+        Out run = op.identity();
+#pragma unroll
+        for (int r = 0; r < R; ++r) {
+            Out x[V];
+            read_round(shared, held, r, op, x);
+#pragma unroll
+            for (int v = 0; v < V; ++v) run = op(run, x[v]);
+        }
+        return shfl_idx(warp_reduce(run, op, lane), 0);
     }
 
     // After a barrier: the combination of the warp totals before `upto` (all of them for kFastWarps).
@@ -185,15 +189,24 @@ struct FastTileAgent {
         return run;
     }
 
-    // Rereads the staged tile, combines it with its prefixes and writes the results to `out`.
-    __device__ __forceinline__ void finish(Shared& shared, Op op, const Out (&prefix)[R], Out tile_prefix,
-                                           bool exclusive, Out* out, bool aligned) const {
+    // Once the warp totals are in shared memory and the tile's prefix is known: scans the tile
+    // (the order of operations above) and writes the results to `out`.
+    __device__ __forceinline__ void finish(Shared& shared, const Held& held, Op op, Out tile_prefix, bool exclusive,
+                                           Out* out, bool aligned) const {
         const Out block_prefix = op(tile_prefix, warp_prefix(shared, op, warp));
+        Out rounds_before = op.identity();  // round totals before round r, left to right
 #pragma unroll
         for (int r = 0; r < R; ++r) {
             Out x[V];
-            read_round(shared, r, op, x);
-            Out run = op(block_prefix, prefix[r]);
+            read_round(shared, held, r, op, x);
+            Out s = x[0];
+#pragma unroll
+            for (int v = 1; v < V; ++v) s = op(s, x[v]);
+            const Out incl = warp_inclusive_scan(s, op, lane);
+            Out lane_prefix = shfl_up(incl, 1);
+            if (lane == 0) lane_prefix = op.identity();
+            Out run = op(block_prefix, op(rounds_before, lane_prefix));
+            rounds_before = op(rounds_before, shfl_idx(incl, 31));
             if (exclusive) {
 #pragma unroll
                 for (int v = 0; v < V; ++v) {

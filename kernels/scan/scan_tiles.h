@@ -16,15 +16,19 @@ constexpr int kWarpShuffleThreads = 256;    // four consecutive elements per thr
 constexpr int kWarpShuffleItems = kTextbookTile / kWarpShuffleThreads;
 
 // The fast tile (reduce_then_scan and decoupled_lookback): 128 threads; each thread owns R
-// rounds of V consecutive elements, V chosen so one round is one 16-byte load, R so a thread
-// owns about 256 bytes (the fastest of the shapes measured on the H200, see docs/scan.md). The
-// tile is staged in shared memory (scan_tile.cuh). Element (r, v) of lane `lane` in warp `w` sits
-// at tile offset w·(R·32·V) + (r·32 + lane)·V + v, so every load and store instruction of a warp
-// covers 512 contiguous bytes. Example, int32: V = 4, R = 16, 64 elements per thread, tile = 8192.
-// TILESCAN_SCAN_THREADS / TILESCAN_SCAN_THREAD_BYTES override the shape for tuning experiments:
-// the benchmark compiled on its own with -D... (it instantiates every scan it times), e.g.
-//   nvcc -std=c++17 -O3 -arch=sm_90 --fmad=false -I. -DTILESCAN_SCAN_THREAD_BYTES=128
-//        bench/scan_bench.cu kernels/scan/scan_cpu.cpp -o scan_bench_128
+// rounds of V consecutive elements, V chosen so one round is one 16-byte load. The first
+// R_staged rounds (about 256 bytes a thread) are staged in shared memory by asynchronous copies,
+// the other R_held (about 128 bytes) are loaded into registers (scan_tile.cuh): shared memory
+// alone allows 6 tiles of 32 KiB on an SM, and the registers the tile's scan leaves free hold half
+// as much again, so more loads are in flight while tiles wait for their look-back (see
+// docs/scan.md). Element (r, v) of lane `lane` in warp `w` sits at tile offset
+// w·(R·32·V) + (r·32 + lane)·V + v, so every load and store instruction of a warp covers 512
+// contiguous bytes. Example, int32: V = 4, R = 16 + 8, 96 elements per thread, tile = 12288.
+// TILESCAN_SCAN_THREADS / TILESCAN_SCAN_THREAD_BYTES / TILESCAN_SCAN_HELD_BYTES override the
+// shape for tuning experiments: the benchmark compiled on its own with -D... (it instantiates
+// every scan it times), e.g.
+//   nvcc -std=c++17 -O3 -arch=sm_90 --fmad=false -I. -DTILESCAN_SCAN_HELD_BYTES=0
+//        bench/scan_bench.cu kernels/scan/scan_cpu.cpp -o scan_bench_staged_only
 // The library and everything linked with it use the defaults.
 #ifndef TILESCAN_SCAN_THREADS
 #define TILESCAN_SCAN_THREADS 128
@@ -32,20 +36,31 @@ constexpr int kWarpShuffleItems = kTextbookTile / kWarpShuffleThreads;
 #ifndef TILESCAN_SCAN_THREAD_BYTES
 #define TILESCAN_SCAN_THREAD_BYTES 256
 #endif
+#ifndef TILESCAN_SCAN_HELD_BYTES
+#define TILESCAN_SCAN_HELD_BYTES 128
+#endif
 constexpr int kFastThreads = TILESCAN_SCAN_THREADS;
 constexpr int kFastWarps = kFastThreads / 32;
 constexpr std::size_t kFastThreadBytes = TILESCAN_SCAN_THREAD_BYTES;
+constexpr std::size_t kFastHeldBytes = TILESCAN_SCAN_HELD_BYTES;
+// Blocks per SM the fast tile's kernels are compiled for (at most 80 registers a thread): 6 tiles
+// staged in shared memory fill it.
+constexpr int kFastBlocksPerSM = 6;
 
 template <typename T>
 constexpr int vector_elems() {
     return (sizeof(T) <= 16 && 16 % sizeof(T) == 0) ? int(16 / sizeof(T)) : 1;
 }
 
-template <typename In, typename Out>
+// kHeldBytes: bytes a thread holds in registers (stream compaction holds none, its ranks need the
+// registers).
+template <typename In, typename Out, std::size_t kHeldBytes = kFastHeldBytes>
 struct FastTile {
     static constexpr int V = vector_elems<In>();
     static constexpr std::size_t width = sizeof(In) > sizeof(Out) ? sizeof(In) : sizeof(Out);
-    static constexpr int R = kFastThreadBytes / (V * width) > 0 ? int(kFastThreadBytes / (V * width)) : 1;
+    static constexpr int R_staged = kFastThreadBytes / (V * width) > 0 ? int(kFastThreadBytes / (V * width)) : 1;
+    static constexpr int R_held = int(kHeldBytes / (V * width));
+    static constexpr int R = R_staged + R_held;
     static constexpr int items = V * R;
     static constexpr int warp_elems = 32 * items;
     static constexpr int tile = kFastThreads * items;

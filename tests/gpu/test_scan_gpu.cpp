@@ -252,8 +252,10 @@ TEST_CASE("GPU scans at 10^6 + 3 and 2^24", "[gpu][scan]") {
 }
 
 TEST_CASE("GPU scans recurse when the tile sums exceed one tile", "[gpu][scan]") {
-    // 2^25 + 3 int32: 8193 fast tiles, so the scan of the tile sums is itself multi-block.
-    check_scans<std::int32_t, std::int32_t>(random_ints<std::int32_t>((std::size_t(1) << 25) + 3, 5, -60, 60),
+    // tile + 1 fast tiles of int32 and a few elements more, so the scan of the tile sums is itself
+    // multi-block.
+    const std::size_t tile = scan_detail::FastTile<std::int32_t, std::int32_t>::tile;
+    check_scans<std::int32_t, std::int32_t>(random_ints<std::int32_t>(tile * (tile + 1) + 3, 5, -60, 60),
                                             Sum<std::int32_t>{}, "int32 sum", 0, false);
 }
 
