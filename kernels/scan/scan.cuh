@@ -74,21 +74,23 @@ __global__ void __launch_bounds__(kFastThreads, kFastBlocksPerSM)
     const bool aligned = (reinterpret_cast<std::uintptr_t>(in) | reinterpret_cast<std::uintptr_t>(out)) % 16 == 0;
     agent.stage(shared, held, in, aligned);
     agent.wait_staged();
-    const Out warp_total = agent.warp_total(shared, held, op);
+    typename Agent::RoundPrefixes prefixes;
+    const Out warp_total = agent.prepare(shared, held, op, prefixes);
     if (agent.lane == 0) shared.warp_totals[agent.warp] = warp_total;
     __syncthreads();
     const Out seed = seeds != nullptr ? seeds[blockIdx.x] : op.identity();
     if (total != nullptr && threadIdx.x == 0 && std::size_t(blockIdx.x + 1) * Agent::kTile >= n)
         *total = op(seed, Agent::warp_prefix(shared, op, kFastWarps));
-    agent.finish(shared, held, op, seed, exclusive, out, aligned);
+    agent.finish(shared, held, op, prefixes, seed, exclusive, out, aligned);
 }
 
-// The single-pass scan: one tile per block, tile ids in the order blocks start.
-template <typename In, typename Out, typename Op>
+// The single-pass scan: one tile per block, tile ids in the order blocks start; kHeldBytes a
+// thread of the tile in registers (lookback_holds_rounds).
+template <typename In, typename Out, typename Op, std::size_t kHeldBytes>
 __global__ void __launch_bounds__(kFastThreads, kFastBlocksPerSM)
     lookback_scan_kernel(const In* in, Out* out, std::size_t n, TileStatus<Out> untagged_status,
                          LookbackCounters counters, Op op, bool exclusive, Out* total) {
-    using Agent = FastTileAgent<In, Out, Op>;
+    using Agent = FastTileAgent<In, Out, Op, kHeldBytes>;
     __shared__ typename Agent::Shared shared;
     __shared__ unsigned call_tag;
     typename Agent::Held held;
@@ -104,11 +106,8 @@ __global__ void __launch_bounds__(kFastThreads, kFastBlocksPerSM)
     const bool aligned = (reinterpret_cast<std::uintptr_t>(in) | reinterpret_cast<std::uintptr_t>(out)) % 16 == 0;
     agent.stage(shared, held, in, aligned);
     agent.wait_staged();
-    Out warp_total;
-    if constexpr (regroups_exactly<Out, Op>::value)
-        warp_total = agent.warp_total_any_grouping(shared, held, op);
-    else
-        warp_total = agent.warp_total(shared, held, op);
+    typename Agent::RoundPrefixes prefixes;
+    const Out warp_total = agent.prepare(shared, held, op, prefixes);
     if (agent.lane == 0) shared.warp_totals[agent.warp] = warp_total;
     __syncthreads();
     if (agent.warp == 0) {
@@ -124,7 +123,7 @@ __global__ void __launch_bounds__(kFastThreads, kFastBlocksPerSM)
         }
     }
     __syncthreads();
-    agent.finish(shared, held, op, shared.tile_prefix[0], exclusive, out, aligned);
+    agent.finish(shared, held, op, prefixes, shared.tile_prefix[0], exclusive, out, aligned);
     if (call_tag == kLastTag) clear_slots_after_last_tag(counters);
 }
 
@@ -217,8 +216,12 @@ void single_pass(const In* in, Out* out, std::size_t n, Op op, bool exclusive, O
         lookback_init_kernel<<<init_grid, 256, 0, stream>>>(status, counters.tickets, tiles);
         TS_CUDA_CHECK_LAUNCH();
     }
-    lookback_scan_kernel<<<grid_for(tiles), kFastThreads, 0, stream>>>(in, out, n, status, counters, op, exclusive,
-                                                                       total);
+    if (lookback_holds_rounds<In, Out>(n))
+        lookback_scan_kernel<In, Out, Op, kFastHeldBytes>
+            <<<grid_for(tiles), kFastThreads, 0, stream>>>(in, out, n, status, counters, op, exclusive, total);
+    else
+        lookback_scan_kernel<In, Out, Op, 0>
+            <<<grid_for(tiles), kFastThreads, 0, stream>>>(in, out, n, status, counters, op, exclusive, total);
     TS_CUDA_CHECK_LAUNCH();
 }
 

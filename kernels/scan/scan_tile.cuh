@@ -7,14 +7,17 @@
 // pointers are 16-byte aligned (else element by element, padding with the identity).
 //
 // Where the tile lives: rounds 0 .. R_staged-1 are copied into shared memory with asynchronous
-// copies (cp.async), the rest (R_held rounds) are loaded into registers. Held wholly in registers
-// (the first design), a tile of 8192 int32 took 142 registers a thread and allowed 3 blocks per SM;
-// staged wholly in shared memory it took 75 and 6 blocks fit (by shared memory), 0.79 -> 0.66 ms
-// for the single-pass scan of 2^28 int32 on the H200. A timeline of that kernel showed 60 % of its
-// resident blocks waiting in the look-back, each holding its tile: tiles in flight, not the work
-// on them, set the speed. Nothing but the held rounds stays in registers across the wait (a block
-// only reduces its tile before it, and scans it in finish), so 4096 more int32 a block fit in
-// the registers left over, and an SM holds 6 tiles of 12288 (docs/scan/decoupled-lookback.md).
+// copies (cp.async); a tile with held rounds (the single pass over large inputs, kHeldBytes > 0)
+// loads the other R_held into registers. Held wholly in registers (the first design), a tile of
+// 8192 int32 took 142 registers a thread and allowed 3 blocks per SM; staged wholly in shared
+// memory it took 75 and 6 blocks fit (by shared memory), 0.79 -> 0.66 ms for the single-pass scan
+// of 2^28 int32 on the H200. A timeline of that kernel showed 60 % of its resident blocks waiting
+// in the look-back, each holding its tile: tiles in flight, not the work on them, set the speed.
+// So over large inputs a block only reduces its tile before the wait and scans it after
+// (finish), and the registers that held per-round prefixes across the wait hold 4096 more int32
+// instead: 6 tiles of 12288 on an SM, 0.66 -> 0.63 ms. Small inputs wait on latency, not on tiles
+// in flight: there the tile is scanned before the wait (prepare) and finish only combines
+// (docs/scan/decoupled-lookback.md).
 //
 // Order of operations inside a tile (fixed, so results never depend on timing):
 //   thread:  s_r = x_(r,0) op ... op x_(r,V-1)                       serially
@@ -32,6 +35,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "kernels/scan/scan_ops.h"
 #include "kernels/scan/scan_tiles.h"
 #include "kernels/scan/scan_warp.cuh"
 
@@ -42,7 +46,7 @@ struct alignas(16) Vector {
     T v[V];
 };
 
-template <typename In, typename Out, typename Op, std::size_t kHeldBytes = kFastHeldBytes>
+template <typename In, typename Out, typename Op, std::size_t kHeldBytes = 0>
 struct FastTileAgent {
     using Shape = FastTile<In, Out, kHeldBytes>;
     static constexpr int V = Shape::V;
@@ -52,6 +56,9 @@ struct FastTileAgent {
     // 16-byte accesses need V elements to fill exactly 16 bytes (loads) or a multiple (stores).
     static constexpr bool kVectorLoad = V * sizeof(In) == 16;
     static constexpr bool kVectorStore = (V * sizeof(Out)) % 16 == 0;
+    // Without held rounds the tile is scanned before the look-back (prepare) and finish only
+    // combines; with them the registers go to the held rounds, and finish scans.
+    static constexpr bool kScanFirst = Shape::R_held == 0;
 
     struct Shared {
         SharedArray<In, kFastThreads * kStaged * V> staged;  // rounds 0 .. kStaged-1, in the tile's layout
@@ -152,6 +159,11 @@ struct FastTileAgent {
             if (index(r, v) < n) out[index(r, v)] = x[v];
     }
 
+    // Per-round prefixes kept from prepare to finish (none when the tile holds rounds).
+    struct RoundPrefixes {
+        Out before[kScanFirst ? R : 1];  // everything in the warp before this thread's round r
+    };
+
     // This warp's total, grouped as the scan groups it: per round, a serial thread sum and a warp
     // reduction (the tree of the Kogge-Stone scan's total); rounds combined left to right.
     __device__ __forceinline__ Out warp_total(Shared& shared, const Held& held, Op op) const {
@@ -182,6 +194,39 @@ struct FastTileAgent {
         return shfl_idx(warp_reduce(run, op, lane), 0);
     }
 
+    // Before the tile's prefix is known: returns this warp's total. A tile without held rounds is
+    // scanned within each warp here (its per-round prefixes fit the registers), so little is left
+    // for after the look-back's wait; a tile with held rounds is only reduced (finish scans it).
+    __device__ __forceinline__ Out prepare(Shared& shared, const Held& held, Op op, RoundPrefixes& prefixes) const {
+        if constexpr (!kScanFirst) {
+            if constexpr (regroups_exactly<Out, Op>::value)
+                return warp_total_any_grouping(shared, held, op);
+            else
+                return warp_total(shared, held, op);
+        } else {
+            Out round_total[R];
+#pragma unroll
+            for (int r = 0; r < R; ++r) {
+                Out x[V];
+                read_round(shared, held, r, op, x);
+                Out s = x[0];
+#pragma unroll
+                for (int v = 1; v < V; ++v) s = op(s, x[v]);
+                const Out incl = warp_inclusive_scan(s, op, lane);
+                round_total[r] = shfl_idx(incl, 31);
+                prefixes.before[r] = shfl_up(incl, 1);
+                if (lane == 0) prefixes.before[r] = op.identity();
+            }
+            Out run = op.identity();
+#pragma unroll
+            for (int r = 0; r < R; ++r) {
+                prefixes.before[r] = op(run, prefixes.before[r]);
+                run = op(run, round_total[r]);
+            }
+            return run;
+        }
+    }
+
     // After a barrier: the combination of the warp totals before `upto` (all of them for kFastWarps).
     __device__ __forceinline__ static Out warp_prefix(Shared& shared, Op op, int upto) {
         Out run = op.identity();
@@ -189,24 +234,29 @@ struct FastTileAgent {
         return run;
     }
 
-    // Once the warp totals are in shared memory and the tile's prefix is known: scans the tile
-    // (the order of operations above) and writes the results to `out`.
-    __device__ __forceinline__ void finish(Shared& shared, const Held& held, Op op, Out tile_prefix, bool exclusive,
-                                           Out* out, bool aligned) const {
+    // After prepare, once the warp totals are in shared memory and the tile's prefix is known:
+    // completes the scan (the order of operations above) and writes the results to `out`.
+    __device__ __forceinline__ void finish(Shared& shared, const Held& held, Op op, const RoundPrefixes& prefixes,
+                                           Out tile_prefix, bool exclusive, Out* out, bool aligned) const {
         const Out block_prefix = op(tile_prefix, warp_prefix(shared, op, warp));
-        Out rounds_before = op.identity();  // round totals before round r, left to right
+        Out rounds_before = op.identity();  // round totals before round r, left to right (kScanFirst: unused)
 #pragma unroll
         for (int r = 0; r < R; ++r) {
             Out x[V];
             read_round(shared, held, r, op, x);
-            Out s = x[0];
+            Out run;
+            if constexpr (kScanFirst) {
+                run = op(block_prefix, prefixes.before[r]);
+            } else {
+                Out s = x[0];
 #pragma unroll
-            for (int v = 1; v < V; ++v) s = op(s, x[v]);
-            const Out incl = warp_inclusive_scan(s, op, lane);
-            Out lane_prefix = shfl_up(incl, 1);
-            if (lane == 0) lane_prefix = op.identity();
-            Out run = op(block_prefix, op(rounds_before, lane_prefix));
-            rounds_before = op(rounds_before, shfl_idx(incl, 31));
+                for (int v = 1; v < V; ++v) s = op(s, x[v]);
+                const Out incl = warp_inclusive_scan(s, op, lane);
+                Out lane_prefix = shfl_up(incl, 1);
+                if (lane == 0) lane_prefix = op.identity();
+                run = op(block_prefix, op(rounds_before, lane_prefix));
+                rounds_before = op(rounds_before, shfl_idx(incl, 31));
+            }
             if (exclusive) {
 #pragma unroll
                 for (int v = 0; v < V; ++v) {

@@ -17,18 +17,16 @@ constexpr int kWarpShuffleItems = kTextbookTile / kWarpShuffleThreads;
 
 // The fast tile (reduce_then_scan and decoupled_lookback): 128 threads; each thread owns R
 // rounds of V consecutive elements, V chosen so one round is one 16-byte load. The first
-// R_staged rounds (about 256 bytes a thread) are staged in shared memory by asynchronous copies,
-// the other R_held (about 128 bytes) are loaded into registers (scan_tile.cuh): shared memory
-// alone allows 6 tiles of 32 KiB on an SM, and the registers the tile's scan leaves free hold half
-// as much again, so more loads are in flight while tiles wait for their look-back (see
-// docs/scan.md). Element (r, v) of lane `lane` in warp `w` sits at tile offset
-// w·(R·32·V) + (r·32 + lane)·V + v, so every load and store instruction of a warp covers 512
-// contiguous bytes. Example, int32: V = 4, R = 16 + 8, 96 elements per thread, tile = 12288.
-// TILESCAN_SCAN_THREADS / TILESCAN_SCAN_THREAD_BYTES / TILESCAN_SCAN_HELD_BYTES override the
-// shape for tuning experiments: the benchmark compiled on its own with -D... (it instantiates
-// every scan it times), e.g.
-//   nvcc -std=c++17 -O3 -arch=sm_90 --fmad=false -I. -DTILESCAN_SCAN_HELD_BYTES=0
-//        bench/scan_bench.cu kernels/scan/scan_cpu.cpp -o scan_bench_staged_only
+// R_staged rounds (about 256 bytes a thread) are staged in shared memory by asynchronous copies;
+// the single pass over large inputs loads R_held more (kFastHeldBytes, about 128 bytes) into
+// registers (scan_tile.cuh says why). Element (r, v) of lane `lane` in warp `w` sits at tile
+// offset w·(R·32·V) + (r·32 + lane)·V + v, so every load and store instruction of a warp covers
+// 512 contiguous bytes. Example, int32: V = 4, R = 16 (tile 8192), or 16 + 8 with held rounds
+// (tile 12288). TILESCAN_SCAN_THREADS / TILESCAN_SCAN_THREAD_BYTES / TILESCAN_SCAN_HELD_BYTES
+// override the shape for tuning experiments: the benchmark compiled on its own with -D... (it
+// instantiates every scan it times), e.g.
+//   nvcc -std=c++17 -O3 -arch=sm_90 --fmad=false -I. -DTILESCAN_SCAN_HELD_BYTES=192
+//        bench/scan_bench.cu kernels/scan/scan_cpu.cpp -o scan_bench_held_192
 // The library and everything linked with it use the defaults.
 #ifndef TILESCAN_SCAN_THREADS
 #define TILESCAN_SCAN_THREADS 128
@@ -46,15 +44,18 @@ constexpr std::size_t kFastHeldBytes = TILESCAN_SCAN_HELD_BYTES;
 // Blocks per SM the fast tile's kernels are compiled for (at most 80 registers a thread): 6 tiles
 // staged in shared memory fill it.
 constexpr int kFastBlocksPerSM = 6;
+// Inputs of at least this many bytes take the single pass with held rounds. Measured on the H200
+// (int32 sums): slower at 2^24 elements (63.8 against 58.7 us), faster at 2^28 (0.629 against
+// 0.667 ms) and 2^30; the crossover in between was not measured, 2^26 int32 was chosen.
+constexpr std::size_t kHeldMinInputBytes = std::size_t(1) << 28;
 
 template <typename T>
 constexpr int vector_elems() {
     return (sizeof(T) <= 16 && 16 % sizeof(T) == 0) ? int(16 / sizeof(T)) : 1;
 }
 
-// kHeldBytes: bytes a thread holds in registers (stream compaction holds none, its ranks need the
-// registers).
-template <typename In, typename Out, std::size_t kHeldBytes = kFastHeldBytes>
+// kHeldBytes: bytes a thread holds in registers (0 but for the single pass over large inputs).
+template <typename In, typename Out, std::size_t kHeldBytes = 0>
 struct FastTile {
     static constexpr int V = vector_elems<In>();
     static constexpr std::size_t width = sizeof(In) > sizeof(Out) ? sizeof(In) : sizeof(Out);
@@ -114,8 +115,16 @@ std::size_t three_phase_bytes(std::size_t n, ScanAlgorithm algorithm) {
 // for every superblock of 32 tiles.
 constexpr std::size_t kLookbackCounterBytes = align_bytes(sizeof(unsigned long long) + sizeof(unsigned));
 template <typename In, typename Out>
+constexpr bool lookback_holds_rounds(std::size_t n) {
+    return n * sizeof(In) >= kHeldMinInputBytes;
+}
+template <typename In, typename Out>
+constexpr std::size_t lookback_tile_elems(std::size_t n) {
+    return lookback_holds_rounds<In, Out>(n) ? FastTile<In, Out, kFastHeldBytes>::tile : FastTile<In, Out>::tile;
+}
+template <typename In, typename Out>
 constexpr std::size_t lookback_tiles(std::size_t n) {
-    return (n + FastTile<In, Out>::tile - 1) / FastTile<In, Out>::tile;
+    return (n + lookback_tile_elems<In, Out>(n) - 1) / lookback_tile_elems<In, Out>(n);
 }
 template <typename In, typename Out>
 std::size_t lookback_bytes(std::size_t n) {

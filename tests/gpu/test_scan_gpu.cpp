@@ -84,7 +84,7 @@ ScanWorkspace& shared_workspace() {
 // workspace) and checks each result and total against the serial reference.
 template <typename In, typename Out, typename Op>
 void check_scans(const std::vector<In>& in, Op op, const std::string& what, double tolerance = 0,
-                 bool in_place = true) {
+                 bool in_place = true, bool single_pass_only = false) {
     const std::size_t n = in.size();
     DeviceBuffer<In> d_in(n + 1);
     DeviceBuffer<Out> d_out(n + 1);
@@ -95,6 +95,7 @@ void check_scans(const std::vector<In>& in, Op op, const std::string& what, doub
         const Out total = exclusive ? serial_exclusive_scan(in.data(), expected.data(), n, op)
                                     : serial_inclusive_scan(in.data(), expected.data(), n, op);
         for (ScanAlgorithm algorithm : kScanAlgorithms) {
+            if (single_pass_only && algorithm != ScanAlgorithm::decoupled_lookback) continue;
             for (int variant = 0; variant < 4; ++variant) {  // 0 out of place, 1 in place, 2 unaligned, 3 workspace
                 constexpr bool same_type = std::is_same<In, Out>::value;
                 if (variant == 1 && !(same_type && in_place)) continue;
@@ -257,6 +258,29 @@ TEST_CASE("GPU scans recurse when the tile sums exceed one tile", "[gpu][scan]")
     const std::size_t tile = scan_detail::FastTile<std::int32_t, std::int32_t>::tile;
     check_scans<std::int32_t, std::int32_t>(random_ints<std::int32_t>(tile * (tile + 1) + 3, 5, -60, 60),
                                             Sum<std::int32_t>{}, "int32 sum", 0, false);
+}
+
+// Inputs of kHeldMinInputBytes or more take the single pass whose tiles hold rounds in registers
+// (scan_tiles.h), a kernel of its own: checked just above the threshold for each kind of look-back
+// and tile (regrouping, superblocks, non-commutative, 8-byte, widening), and below it by the cases
+// above. The int32 sum is the recursion case before.
+template <typename In, typename Out>
+std::size_t just_above_held_threshold() {
+    return scan_detail::kHeldMinInputBytes / sizeof(In) + scan_detail::FastTile<In, Out, scan_detail::kFastHeldBytes>::tile + 7;
+}
+
+TEST_CASE("GPU single pass over large inputs: tiles that hold rounds in registers", "[gpu][scan]") {
+    REQUIRE(scan_detail::lookback_holds_rounds<float, float>(just_above_held_threshold<float, float>()));
+    check_scans<float, float>(random_reals<float>(just_above_held_threshold<float, float>(), 31), Sum<float>{},
+                              "float sum", 2e-6, true, true);
+    check_scans<std::int64_t, std::int64_t>(
+        random_ints<std::int64_t>(just_above_held_threshold<std::int64_t, std::int64_t>(), 32, -1000000, 1000000),
+        Max<std::int64_t>{}, "int64 max", 0, true, true);
+    check_scans<Affine, Affine>(random_affine(just_above_held_threshold<Affine, Affine>(), 33), AffineCompose{},
+                                "affine compose", 0, true, true);
+    check_scans<std::uint32_t, std::uint64_t>(
+        random_ints<std::uint32_t>(just_above_held_threshold<std::uint32_t, std::uint64_t>(), 34, 0, 0xffffffffll),
+        Sum<std::uint64_t>{}, "uint32 -> uint64 sum", 0, true, true);
 }
 
 TEST_CASE("GPU float scans are identical run to run", "[gpu][scan]") {
