@@ -16,8 +16,8 @@
 // Scatter: each warp moves its kept elements to the front of its own part of the staged tile, in
 // place (an element's rank never exceeds its position, so a round only overwrites rounds already
 // read), then writes them as one contiguous, coalesced run at out[tile prefix + warp prefix ...].
-// The warps other than warp 0 do this while warp 0 looks back. Partition writes the rejected
-// elements straight from registers to kept_total + (rejected before them).
+// The warps other than warp 0 do this while warp 0 looks back. Partition gathers each round's
+// rejected elements in a per-warp buffer and writes them at kept_total + (rejected before them).
 //
 // Staged, with 6 blocks on an SM, the single pass took select_if of 2^28 uint32 (50 % kept) from
 // 0.626 ms (the tile held in registers, 4 blocks on an SM) to 0.556 ms on the H200 (CUB 0.604).
