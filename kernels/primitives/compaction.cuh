@@ -53,10 +53,6 @@ using scan_detail::TileStatus;
 template <typename Load>
 using SelectTile = scan_detail::FastTileAgent<Load, std::uint32_t, Sum<std::uint32_t>, 0>;
 
-// Blocks per SM the kernel is compiled for: 6 tiles of 32 KiB fill an SM's shared memory, and
-// the registers (at most 80 a thread) must not hold it to fewer.
-constexpr int kSelectBlocksPerSM = 6;
-
 template <typename Load>
 struct SelectShape {
     using Tile = SelectTile<Load>;
@@ -124,7 +120,7 @@ struct SelectParams {
 };
 
 template <typename Source, SelectMode kMode, bool kPartition>
-__global__ void __launch_bounds__(scan_detail::kFastThreads, kSelectBlocksPerSM)
+__global__ void __launch_bounds__(scan_detail::kFastThreads, scan_detail::kFastBlocksPerSM)
     select_kernel(Source src, typename Source::Value* out, SelectParams p) {
     using Load = typename Source::Load;
     using Value = typename Source::Value;

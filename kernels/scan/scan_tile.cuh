@@ -69,6 +69,11 @@ struct FastTileAgent {
     // This thread's rounds kStaged .. R-1, in registers (always indexed by unrolled loops).
     struct Held {
         Vector<In, V> rounds[Shape::R_held > 0 ? Shape::R_held : 1];
+        // Round r (>= kStaged); the clamp only keeps never-taken branches in bounds.
+        __device__ __forceinline__ Vector<In, V>& round(int r) { return rounds[r < kStaged ? 0 : r - kStaged]; }
+        __device__ __forceinline__ const Vector<In, V>& round(int r) const {
+            return rounds[r < kStaged ? 0 : r - kStaged];
+        }
     };
 
     int lane, warp;
@@ -105,7 +110,7 @@ struct FastTileAgent {
                 __pipeline_commit();
 #pragma unroll
                 for (int r = kStaged; r < R; ++r)
-                    held.rounds[r - kStaged] = *reinterpret_cast<const Vector<In, V>*>(in + index(r, 0));
+                    held.round(r) = *reinterpret_cast<const Vector<In, V>*>(in + index(r, 0));
                 return;
             }
         }
@@ -117,7 +122,7 @@ struct FastTileAgent {
                     if (r < kStaged)
                         shared.staged[staged_offset(r) + v] = in[index(r, v)];
                     else
-                        held.rounds[r < kStaged ? 0 : r - kStaged].v[v] = in[index(r, v)];
+                        held.round(r).v[v] = in[index(r, v)];
                 }
     }
 
@@ -125,7 +130,7 @@ struct FastTileAgent {
 
     // Round r of this thread's elements as loaded, unconverted; entries at or past n are stale.
     __device__ __forceinline__ Vector<In, V> raw_round(Shared& shared, const Held& held, int r) const {
-        if (r >= kStaged) return held.rounds[r < kStaged ? 0 : r - kStaged];
+        if (r >= kStaged) return held.round(r);
         const In* staged = &shared.staged[staged_offset(r)];
         if constexpr (kVectorLoad) {
             return *reinterpret_cast<const Vector<In, V>*>(staged);

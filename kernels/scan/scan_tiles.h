@@ -114,13 +114,13 @@ std::size_t three_phase_bytes(std::size_t n, ScanAlgorithm algorithm) {
 // workspace needs once every 2^30 calls; scan_lookback.cuh), then status slots for every tile and
 // for every superblock of 32 tiles.
 constexpr std::size_t kLookbackCounterBytes = align_bytes(sizeof(unsigned long long) + sizeof(unsigned));
-template <typename In, typename Out>
+template <typename In>
 constexpr bool lookback_holds_rounds(std::size_t n) {
     return n * sizeof(In) >= kHeldMinInputBytes;
 }
 template <typename In, typename Out>
 constexpr std::size_t lookback_tile_elems(std::size_t n) {
-    return lookback_holds_rounds<In, Out>(n) ? FastTile<In, Out, kFastHeldBytes>::tile : FastTile<In, Out>::tile;
+    return lookback_holds_rounds<In>(n) ? FastTile<In, Out, kFastHeldBytes>::tile : FastTile<In, Out>::tile;
 }
 template <typename In, typename Out>
 constexpr std::size_t lookback_tiles(std::size_t n) {

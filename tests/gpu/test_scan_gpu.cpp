@@ -270,7 +270,7 @@ std::size_t just_above_held_threshold() {
 }
 
 TEST_CASE("GPU single pass over large inputs: tiles that hold rounds in registers", "[gpu][scan]") {
-    REQUIRE(scan_detail::lookback_holds_rounds<float, float>(just_above_held_threshold<float, float>()));
+    REQUIRE(scan_detail::lookback_holds_rounds<float>(just_above_held_threshold<float, float>()));
     check_scans<float, float>(random_reals<float>(just_above_held_threshold<float, float>(), 31), Sum<float>{},
                               "float sum", 2e-6, true, true);
     check_scans<std::int64_t, std::int64_t>(
