@@ -171,57 +171,26 @@ void launch_small_binning(const std::uint32_t* d_bins, const std::uint32_t* d_va
     TS_CUDA_CHECK_LAUNCH();
 }
 
-// ---- larger inputs: a block per chunk -----------------------------------------------------------
+// ---- mid-size inputs: a block per chunk -------------------------------------------------------
 
-// A block of kChunkWarps warps per chunk of kChunkedBinningChunk consecutive elements; warp w owns
-// the chunk's w-th segment of kChunkSegment elements and walks it in kChunkRounds rounds of 32, in
-// order. So every warp scatters, and input order holds with one cursor per (bin, warp): a warp's
-// elements of a bin follow the chunk's earlier warps' ones. The cursors count within the chunk,
-// at most kChunkedBinningChunk, so 16 bits hold them and a bin's 8 fill 16 bytes: 4097 bins take
-// 64 KiB of cursors plus 16 KiB of chunk starts, two blocks an SM.
-constexpr int kChunkWarps = 8;
-constexpr int kChunkedBinningThreads = 32 * kChunkWarps;
-constexpr std::uint32_t kChunkSegment = std::uint32_t(kChunkedBinningChunk / kChunkWarps);
-constexpr int kChunkRounds = int(kChunkSegment / 32);
+// A block of 8 warps per chunk of kChunkedBinningChunk consecutive elements. All 8 warps count the
+// chunk and load its column of the scan; one warp scatters it. Several scattering warps would keep
+// input order only with a cursor per (bin, warp), 8x the shared memory, and a second count to
+// split the chunk's starts between them; one warp's 32 rounds, its elements already in registers,
+// should take about as long as loading the column (not yet measured: provisional, like the
+// dispatch thresholds).
+constexpr int kChunkedBinningThreads = 256;
+constexpr int kChunkScatterRounds = int(kChunkedBinningChunk / 32);
 constexpr int kChunkCountRounds = int(kChunkedBinningChunk / kChunkedBinningThreads);
-constexpr int kChunkScatterBlocksPerSM = 2;  // what the shared memory of 4097 bins allows
 
 static_assert(kChunkedBinningChunk % kChunkedBinningThreads == 0, "every thread counts the same number of rounds");
-static_assert(kChunkedBinningChunk <= 0xffff, "a cursor within the chunk fits 16 bits");
 static_assert(std::size_t(kChunkedBinningMaxBins) * sizeof(std::uint32_t) <= 48 * 1024,
-              "the count kernel's counters fit the shared memory a kernel gets without opting in");
-static_assert((kChunkedBinningMaxElements + kChunkedBinningChunk - 1) / kChunkedBinningChunk * kChunkedBinningMaxBins <=
-                  std::size_t(0xffffffffu) + 1,
-              "the count matrix's indices (bin * chunks + chunk) are 32-bit");
-
-// The scatter kernel's shared memory: the (bin, warp) cursors, a 16-byte row per bin (its 8
-// 16-bit cursors, two to a word), then each bin's 32-bit start in the output for this chunk.
-struct ChunkCursors {
-    uint4* rows;               // [num_bins]
-    std::uint32_t* starts;     // [num_bins]
-
-    __device__ std::uint32_t* word(std::uint32_t bin, int warp) const {
-        return reinterpret_cast<std::uint32_t*>(rows + bin) + warp / 2;
-    }
-    __device__ static int shift(int warp) { return 16 * (warp % 2); }
-};
-
-constexpr std::size_t chunk_scatter_shared_bytes(std::uint32_t num_bins) {
-    return std::size_t(num_bins) * (sizeof(uint4) + sizeof(std::uint32_t));
-}
-
-// The most shared memory the scatter kernel may use on the current device (fixed per device, as
-// small_binning_shared_limit).
-std::size_t chunk_scatter_shared_limit() {
-    int device = 0, opt_in = 0;
-    TS_CUDA_CHECK(cudaGetDevice(&device));
-    TS_CUDA_CHECK(cudaDeviceGetAttribute(&opt_in, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-    return std::min(chunk_scatter_shared_bytes(kChunkedBinningMaxBins), std::size_t(opt_in));
-}
+              "a block's counters fit the shared memory a kernel gets without opting in");
+static_assert(kChunkedBinningMaxElements / kChunkedBinningChunk * kChunkedBinningMaxBins <= 0xffffffffu,
+              "the count matrix's indices (bin * chunks + chunk) and the element indices are 32-bit");
 
 bool chunked_binning_fits(std::size_t n, std::uint32_t num_bins) {
-    return n <= kChunkedBinningMaxElements && num_bins <= kChunkedBinningMaxBins &&
-           chunk_scatter_shared_bytes(num_bins) <= chunk_scatter_shared_limit();
+    return n <= kChunkedBinningMaxElements && num_bins <= kChunkedBinningMaxBins;
 }
 
 std::uint32_t binning_chunks(std::size_t n) {
@@ -273,83 +242,48 @@ __global__ void __launch_bounds__(kChunkedBinningThreads)
         counts[b * chunks + chunk] = bin_counts[b];
 }
 
-// Each bin's row of 8 warp counts becomes the warps' exclusive prefixes: warp w's first element of
-// the bin goes that many slots after the chunk's start for the bin. E.g. counts 2 0 3 ... -> 0 2 2 5 ...
-__device__ __forceinline__ void warp_counts_to_cursors(uint4& row) {
-    std::uint32_t* words = &row.x;
-    std::uint32_t before = 0;
-#pragma unroll
-    for (int k = 0; k < 4; ++k) {
-        const std::uint32_t low = words[k] & 0xffffu, high = words[k] >> 16;
-        words[k] = before | ((before + low) << 16);
-        before += low + high;
-    }
-}
-
-// Step 3: this block's chunk to its slots, each warp its segment. (a) Each warp counts its
-// segment's elements per bin into its cursors (equal bins of a round added once, by the lowest
-// lane; two warps share a word, so the adds are atomic, and sums need no order); meanwhile the
-// block loads its column of the scanned counts, each bin's start for this chunk (chunk 0's column
-// is also the bins' offsets, which block 0 writes). (b) Each bin's row of counts becomes the warps'
-// cursors. (c) Each warp walks its segment again in order: per round, the lowest lane of each bin
-// takes the bin's cursor and advances it past its peers in one atomic (the warp's earlier rounds
-// are ordered before by __syncwarp), and every lane writes to start + cursor + its rank among the
-// peers below it. E.g. chunk 2 of 5, 3 bins: its starts are the scanned counts[2], [7] and [12].
-__global__ void __launch_bounds__(kChunkedBinningThreads, kChunkScatterBlocksPerSM)
+// Step 3: this block's chunk to its slots. Its column of the scanned counts becomes one cursor per
+// bin, the slot of the chunk's next element of that bin (chunk 0's column is also the bins'
+// offsets, which block 0 writes). Then warp 0 walks the chunk in input order, 32 elements a round,
+// scatter_in_order placing each. E.g. chunk 2 of 5, 3 bins: its cursors are
+// starts[2], starts[7], starts[12].
+__global__ void __launch_bounds__(kChunkedBinningThreads)
     chunk_scatter_kernel(const std::uint32_t* __restrict__ bins, const std::uint32_t* __restrict__ values,
                          std::uint32_t n, std::uint32_t num_bins,
                          const std::uint32_t* __restrict__ starts,  // [num_bins][chunks], scanned counts
                          std::uint32_t* __restrict__ binned,        // [n]
                          std::uint64_t* __restrict__ offsets) {     // [num_bins + 1]
-    extern __shared__ uint4 chunk_shared[];
-    const ChunkCursors cursors{chunk_shared, reinterpret_cast<std::uint32_t*>(chunk_shared + num_bins)};
+    extern __shared__ std::uint32_t cursors[];                      // [num_bins]
     const std::uint32_t chunks = gridDim.x, chunk = blockIdx.x;
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-    const std::uint32_t begin = chunk * std::uint32_t(kChunkedBinningChunk) + std::uint32_t(warp) * kChunkSegment;
-    const std::uint32_t end = begin < n ? min(begin + kChunkSegment, n) : begin;
-    std::uint32_t my_bins[kChunkRounds], my_values[kChunkRounds];
+    const std::uint32_t begin = chunk * std::uint32_t(kChunkedBinningChunk);
+    const std::uint32_t end = min(begin + std::uint32_t(kChunkedBinningChunk), n);
+    // Warp 0 loads its rounds first, so that they fly while the block loads the column.
+    std::uint32_t my_bins[kChunkScatterRounds], my_values[kChunkScatterRounds];
+    if (warp == 0) {
 #pragma unroll
-    for (int r = 0; r < kChunkRounds; ++r) {  // all loads in flight before the first use
-        const std::uint32_t i = begin + r * 32 + lane;
-        my_bins[r] = i < end ? bins[i] : 0;
-        my_values[r] = i < end ? values[i] : 0;
+        for (int r = 0; r < kChunkScatterRounds; ++r) {
+            const std::uint32_t i = begin + r * 32 + lane;
+            my_bins[r] = i < end ? bins[i] : 0;
+            my_values[r] = i < end ? values[i] : 0;
+        }
     }
+#pragma unroll 4
     for (std::uint32_t b = threadIdx.x; b < num_bins; b += kChunkedBinningThreads) {
-        cursors.rows[b] = make_uint4(0, 0, 0, 0);
         const std::uint32_t start = starts[b * chunks + chunk];
-        cursors.starts[b] = start;
+        cursors[b] = start;
         if (chunk == 0) offsets[b] = start;
     }
     if (chunk == 0 && threadIdx.x == 0) offsets[num_bins] = n;
     __syncthreads();
-    const int shift = ChunkCursors::shift(warp);
-    // The lanes of round r holding my bin (none when the round has no element of mine).
-    const auto peers_in_round = [&](int r) {
-        const bool real = begin + r * 32 + lane < end;
-        const unsigned active = __ballot_sync(kFullMask, real);
-        return real ? __match_any_sync(active, my_bins[r]) : 0u;
-    };
+    if (warp != 0) return;
 #pragma unroll
-    for (int r = 0; r < kChunkRounds; ++r) {  // (a)
-        const unsigned peers = peers_in_round(r);
-        if (peers != 0 && lane == __ffs(peers) - 1)
-            atomicAdd(cursors.word(my_bins[r], warp), std::uint32_t(__popc(peers)) << shift);
-    }
-    __syncthreads();
-    for (std::uint32_t b = threadIdx.x; b < num_bins; b += kChunkedBinningThreads)  // (b)
-        warp_counts_to_cursors(cursors.rows[b]);
-    __syncthreads();
-#pragma unroll
-    for (int r = 0; r < kChunkRounds; ++r) {  // (c)
-        const unsigned peers = peers_in_round(r);
-        const int leader = peers != 0 ? __ffs(peers) - 1 : lane;
-        std::uint32_t taken = 0;
-        if (peers != 0 && lane == leader)
-            taken = atomicAdd(cursors.word(my_bins[r], warp), std::uint32_t(__popc(peers)) << shift);
-        const std::uint32_t cursor = (__shfl_sync(kFullMask, taken, leader) >> shift) & 0xffffu;
-        if (peers != 0)
-            binned[cursors.starts[my_bins[r]] + cursor + __popc(peers & prim_detail::lanemask_lt())] = my_values[r];
-        __syncwarp();  // this round's cursor moves come before the next round's
+    for (int r = 0; r < kChunkScatterRounds; ++r) {
+        const std::uint32_t i = begin + r * 32 + lane;
+        const unsigned active = __ballot_sync(kFullMask, i < end);
+        if (active == 0) break;  // the rest of a partial last chunk
+        if (i < end) scatter_in_order(my_bins[r], my_values[r], active, cursors[my_bins[r]], binned);
+        __syncwarp();  // the leaders' cursor moves are seen by the next round
     }
 }
 
@@ -365,16 +299,14 @@ void launch_chunked_binning(const std::uint32_t* d_bins, const std::uint32_t* d_
     auto* counts = static_cast<std::uint32_t*>(d_temp);
     unsigned char* scan_temp =
         static_cast<unsigned char*>(d_temp) + scan_detail::align_bytes(entries * sizeof(std::uint32_t));
-    chunk_count_kernel<<<chunks, kChunkedBinningThreads, std::size_t(num_bins) * sizeof(std::uint32_t), stream>>>(
-        d_bins, std::uint32_t(n), num_bins, counts);
+    const std::size_t shared_bytes = std::size_t(num_bins) * sizeof(std::uint32_t);
+    chunk_count_kernel<<<chunks, kChunkedBinningThreads, shared_bytes, stream>>>(d_bins, std::uint32_t(n), num_bins,
+                                                                                 counts);
     TS_CUDA_CHECK_LAUNCH();
     // Step 2: bin-major, chunk-minor, so chunk c's elements of bin b follow those of chunks 0..c-1.
     exclusive_scan(counts, counts, entries, Sum<std::uint32_t>{}, scan_temp,
                    scan_temp_bytes<std::uint32_t, std::uint32_t>(entries), stream);
-    // Above 48 KiB a kernel must opt in; a function attribute, so no stream work to capture.
-    TS_CUDA_CHECK(cudaFuncSetAttribute(chunk_scatter_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                       int(chunk_scatter_shared_limit())));
-    chunk_scatter_kernel<<<chunks, kChunkedBinningThreads, chunk_scatter_shared_bytes(num_bins), stream>>>(
+    chunk_scatter_kernel<<<chunks, kChunkedBinningThreads, shared_bytes, stream>>>(
         d_bins, d_values, std::uint32_t(n), num_bins, counts, d_binned, d_offsets);
     TS_CUDA_CHECK_LAUNCH();
 }

@@ -16,16 +16,15 @@
 ///   of warp w's first element of bin b, and counter (b, 0) is bin b's offset; then each warp walks
 ///   its eighth again and writes each element to its counter plus its rank among the equal bins of
 ///   lower lanes, advancing the counter. One launch, where the radix path takes five.
-/// - Larger inputs, and small ones with too many bins for one block (n <=
+/// - Mid-size inputs, and small ones with too many bins for one block (n <=
 ///   kChunkedBinningDispatchElements and num_bins <= kChunkedBinningMaxBins): the same counting
 ///   sort over many blocks, one per chunk of kChunkedBinningChunk consecutive elements. (1) Each
 ///   chunk counts its elements per bin in shared memory and writes the column
 ///   counts[bin * chunks + chunk]; (2) one exclusive scan of those counts with the scan library
 ///   turns entry (b, c) into the slot of chunk c's first element of bin b, and entry (b, 0) is bin
-///   b's offset; (3) each chunk loads its column, its warps count their eighths of the chunk per
-///   bin again, a cursor per (bin, warp), which become the warps' exclusive prefixes, and each warp
-///   walks its eighth in input order, writing each element to its bin's start + its cursor + its
-///   rank among the equal bins of lower lanes. Four launches (count, the scan's two, scatter).
+///   b's offset; (3) each chunk loads its column as per-bin cursors and one warp walks the chunk in
+///   input order, writing each element to its cursor plus its rank among the equal bins of lower
+///   lanes. Four launches (count, the scan's two, scatter), each short.
 /// - Otherwise: a stable LSD radix sort of the (bin, value) pairs over the bin id's bits only
 ///   (radix_sort.h: per 8-bit digit, counts per partition of the input -> one exclusive scan with
 ///   the scan library -> a block-local stable ranking and a scatter of each digit's run); 4096 bins
@@ -59,19 +58,16 @@ constexpr std::size_t kSmallBinningMaxElements = std::size_t(1) << 13;
 /// 227 KiB per block; the margin leaves more of the SM's 256 KiB of L1 and shared memory as cache.
 constexpr std::uint32_t kSmallBinningMaxBins = 5119;
 
-/// Consecutive elements per chunk of the chunked path: one block of 8 warps per chunk, each warp
-/// counting and then scattering its eighth in 32 rounds of 32 (see ordered_binning.cu). The count
-/// matrix holds num_bins / kChunkedBinningChunk words per element: half a word for 4097 bins.
-constexpr std::size_t kChunkedBinningChunk = 8192;
+/// Consecutive elements per chunk of the chunked path: one block per chunk, whose scatter is one
+/// warp walking the chunk in 32 rounds of 32 (see ordered_binning.cu for why one warp).
+constexpr std::size_t kChunkedBinningChunk = 1024;
 
-/// Largest n the chunked path takes: any n < 2^32 whose last chunk's indices, rounded up to whole
-/// chunks, stay 32-bit.
-constexpr std::size_t kChunkedBinningMaxElements = kOrderedBinningMaxElements - 2 * kChunkedBinningChunk;
+/// Largest n the chunked path takes: its count matrix (n / kChunkedBinningChunk chunks by num_bins)
+/// stays at most 256 x 8192 words (8 MiB, resident in the H200's L2 between the three steps).
+constexpr std::size_t kChunkedBinningMaxElements = std::size_t(1) << 18;
 
-/// Largest num_bins for the chunked path: the scatter's 16-bit cursor per (bin, warp) and 32-bit
-/// chunk start per bin fit in 160 KiB of shared memory (20 bytes a bin; 4097 bins: 80 KiB, two
-/// blocks an SM of the H200), and the count kernel's 32-bit counter per bin in the 48 KiB a
-/// kernel gets without opting in.
+/// Largest num_bins for the chunked path: a block's 32-bit counter per bin fits the 48 KiB of
+/// shared memory a kernel gets without opting in (8192 bins: 32 KiB), several blocks per SM.
 constexpr std::uint32_t kChunkedBinningMaxBins = 8192;
 
 /// Dispatch thresholds: ordered_binning gives inputs of up to kSmallBinningDispatchElements
@@ -82,8 +78,9 @@ constexpr std::uint32_t kChunkedBinningMaxBins = 8192;
 /// 2^16 - / 35.9 / 39.4; 2^18 - / 49.8 / 55.5. The single block grows linearly and the chunked path
 /// stays near 32 us up to 2^13, so they cross near 6400 elements.
 constexpr std::size_t kSmallBinningDispatchElements = 6144;
-/// PROVISIONAL: the multi-warp chunked path for every size it takes, until measured.
-constexpr std::size_t kChunkedBinningDispatchElements = kChunkedBinningMaxElements;
+/// With the onesweep radix sort (96d8dbf) the radix path caught up from about 2^17 (chunked /
+/// radix: 2^17 39.3 / 38.3 us; 2^18 47.6 / 41.3 us), so the chunked path stops there.
+constexpr std::size_t kChunkedBinningDispatchElements = std::size_t(1) << 17;
 static_assert(kSmallBinningDispatchElements <= kSmallBinningMaxElements &&
                   kChunkedBinningDispatchElements <= kChunkedBinningMaxElements,
               "a threshold may not send a path inputs beyond its limits");

@@ -321,16 +321,6 @@ void check_binning_on_path(const std::vector<std::uint32_t>& keys, std::uint32_t
                      });
 }
 
-// Sizes past this are not binned by the tests (host memory and time); the paths' size limits near
-// 2^32 are guarded by static_asserts on their 32-bit indices in ordered_binning.cu instead.
-constexpr std::size_t kLargestTestedBinning = std::size_t(1) << 24;
-
-// The sizes either side of a threshold or limit t, when the tests bin that many.
-std::vector<std::size_t> around(std::size_t t) {
-    if (t + 1 > kLargestTestedBinning) return {};
-    return {t - 1, t, t + 1};
-}
-
 constexpr BinningPath kAllBinningPaths[] = {BinningPath::single_block, BinningPath::chunked, BinningPath::radix_sort};
 
 constexpr BinKeys kAllBinKeys[] = {BinKeys::random, BinKeys::first, BinKeys::middle, BinKeys::last,
@@ -494,29 +484,24 @@ TEST_CASE("GPU ordered binning at the edges of the single-block path", "[gpu][pr
 }
 
 TEST_CASE("GPU ordered binning at the edges of the chunked path", "[gpu][primitives][binning]") {
-    // Through the public entry: either side of the chunked path's bin limit (past it, the radix
-    // path) and of its size threshold where the tests reach it, and a bin count the single-block
-    // kernel does not take.
-    std::vector<std::size_t> sizes = around(kChunkedBinningDispatchElements);
-    sizes.push_back(kSmallBinningDispatchElements + 1);
-    sizes.push_back(kChunkedBinningChunk * 3 + 1);
-    for (const std::size_t n : sizes)
+    // Through the public entry: either side of the chunked path's threshold and of its bin limit
+    // (past either, the radix path), and a bin count the single-block kernel does not take.
+    const std::size_t t = kChunkedBinningDispatchElements;
+    for (const std::size_t n : {kSmallBinningDispatchElements + 1, t - 1, t, t + 1})
         for (const std::uint32_t bins :
              {1u, 4097u, kSmallBinningMaxBins + 1, kChunkedBinningMaxBins, kChunkedBinningMaxBins + 1})
             for (const BinKeys kind : kAllBinKeys) check_binning(binning_keys(n, bins, kind), bins);
 }
 
 TEST_CASE("GPU ordered binning, each path forced, at chunk edges and thresholds", "[gpu][primitives][binning]") {
-    // Every path that takes the input, on the same keys: one warp's segment of a chunk -1, +0, +1;
-    // one chunk -1, +0, +1; several chunks +1; either side of each dispatch threshold and of each
-    // path's size limit that the tests reach. Bins: one, the renderer's 4097, and the largest count
-    // the chunked path takes.
-    const std::size_t c = kChunkedBinningChunk, segment = c / 8, small = kSmallBinningDispatchElements,
-                      one_block = kSmallBinningMaxElements;
-    std::vector<std::size_t> sizes = {1,     33,        segment - 1, segment,   segment + 1,   c - 1, c,
-                                      c + 1, 2 * c + 1, 7 * c + 1,   small + 1, one_block + 1, small};
-    for (const std::size_t t : {kChunkedBinningDispatchElements, kChunkedBinningMaxElements})
-        for (const std::size_t n : around(t)) sizes.push_back(n);
+    // Every path that takes the input, on the same keys: one chunk -1, +0, +1; several chunks +1;
+    // either side of each dispatch threshold and of each path's size limit. Bins: one, the
+    // renderer's 4097, and the largest count the chunked path takes.
+    const std::size_t c = kChunkedBinningChunk, small = kSmallBinningDispatchElements,
+                      one_block = kSmallBinningMaxElements, mid = kChunkedBinningDispatchElements,
+                      most = kChunkedBinningMaxElements;
+    std::vector<std::size_t> sizes = {1,         33,        c - 1,         c,   c + 1,   2 * c + 1, 7 * c + 1, small,
+                                      small + 1, one_block, one_block + 1, mid, mid + 1, most,      most + 1};
     std::sort(sizes.begin(), sizes.end());  // thresholds may coincide with limits
     sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
     for (const std::size_t n : sizes)
@@ -536,18 +521,9 @@ TEST_CASE("GPU ordered binning at large sizes and many bins", "[gpu][primitives]
 }
 
 TEST_CASE("GPU ordered binning captured in a CUDA graph, all three paths", "[gpu][primitives][binning]") {
-    // Bins past the chunked path's limit take the radix path at any size.
-    struct Input {
-        std::size_t n;
-        std::uint32_t bins;
-        BinningPath path;
-    };
-    for (const Input& in : {Input{4000, 4097, BinningPath::single_block},
-                            Input{kSmallBinningDispatchElements + 1, 4097, BinningPath::chunked},
-                            Input{70001, kChunkedBinningMaxBins + 1, BinningPath::radix_sort}}) {
-        REQUIRE(chosen_binning_path(in.n, in.bins) == in.path);
-        check_binning(binning_keys(in.n, in.bins, BinKeys::random), in.bins, true);
-    }
+    for (const std::size_t n :
+         {std::size_t(4000), kSmallBinningDispatchElements + 1, kChunkedBinningDispatchElements + 1})
+        check_binning(binning_keys(n, 4097, BinKeys::random), 4097, true);
 }
 
 TEST_CASE("GPU ordered binning, small cases for compute-sanitizer", "[gpu][primitives][binning][sanitize]") {
@@ -556,11 +532,10 @@ TEST_CASE("GPU ordered binning, small cases for compute-sanitizer", "[gpu][primi
         for (const std::uint32_t bins : {1u, 300u, 4097u, kSmallBinningMaxBins})
             for (const BinKeys kind : {BinKeys::random, BinKeys::mostly_middle})
                 check_binning(binning_keys(n, bins, kind), bins);
-    // Each path that takes it forced on a partial second chunk, into the renderer's bin count.
+    // Each path forced on a partial second chunk, into the renderer's bin count.
     for (const BinKeys kind : {BinKeys::random, BinKeys::mostly_middle}) {
         const std::vector<std::uint32_t> keys = binning_keys(kChunkedBinningChunk + 33, 4097, kind);
-        for (const BinningPath path : kAllBinningPaths)
-            if (binning_path_fits(path, keys.size(), 4097)) check_binning_on_path(keys, 4097, path);
+        for (const BinningPath path : kAllBinningPaths) check_binning_on_path(keys, 4097, path);
     }
 }
 
