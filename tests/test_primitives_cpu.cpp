@@ -219,6 +219,45 @@ TEST_CASE("histogram: even bins, exact counts, serial and multi-threaded", "[pri
     }
 }
 
+TEST_CASE("histogram: division by a constant equals the plain division", "[primitives][histogram]") {
+    // Divisors at the edges of every shift (powers of two and their neighbours), small odd ones,
+    // and the largest integer range (2^32 - 1, int32's whole span); numerators at multiples of the
+    // divisor +-1, at the top of the 64-bit range, and random.
+    std::vector<std::uint64_t> divisors = {1, 2, 3, 5, 6, 7, 10, 255, 256, 257, 641, 65535, 65536, 65537};
+    for (int k = 1; k < 63; ++k)
+        for (const std::int64_t delta : {-1, 0, 1}) divisors.push_back((std::uint64_t(1) << k) + std::uint64_t(delta));
+    divisors.push_back(0xffffffffull);
+    divisors.push_back((std::uint64_t(1) << 63) - 1);
+    std::mt19937_64 random(42);
+    for (const std::uint64_t d : divisors) {
+        const DivideByConstant divide(d);
+        std::vector<std::uint64_t> numerators = {0, 1, d - 1, d, d + 1, 2 * d - 1, 2 * d, ~std::uint64_t(0),
+                                                 ~std::uint64_t(0) - 1, ~std::uint64_t(0) / d * d,
+                                                 ~std::uint64_t(0) / d * d - 1};
+        for (int r = 0; r < 2000; ++r) numerators.push_back(random() >> (r % 64));
+        for (const std::uint64_t n : numerators) {
+            CAPTURE(d, n);
+            REQUIRE(divide(n) == n / d);
+        }
+    }
+    CHECK_THROWS_AS(DivideByConstant(0), std::invalid_argument);
+    CHECK_THROWS_AS(DivideByConstant(std::uint64_t(1) << 63), std::invalid_argument);
+    // EvenBins over the widest ranges, against the formula with the plain division.
+    const EvenBins<std::int32_t> whole(1000, std::numeric_limits<std::int32_t>::min(),
+                                       std::numeric_limits<std::int32_t>::max());
+    const EvenBins<std::uint32_t> uwhole(65521, 0u, 0xffffffffu);
+    for (int r = 0; r < 100000; ++r) {
+        const std::uint32_t bits = std::uint32_t(random());
+        const std::int32_t x = std::int32_t(bits);
+        CAPTURE(bits);
+        if (x != std::numeric_limits<std::int32_t>::max())
+            REQUIRE(whole(x) == int(std::uint64_t(std::int64_t(x) + 0x80000000ll) * 1000 / 0xffffffffull));
+        if (bits != 0xffffffffu) REQUIRE(uwhole(bits) == int(std::uint64_t(bits) * 65521 / 0xffffffffull));
+    }
+    CHECK(whole(std::numeric_limits<std::int32_t>::max() - 1) == 999);
+    CHECK(uwhole(0xfffffffeu) == 65520);
+}
+
 TEST_CASE("radix sort: key transforms keep the order", "[primitives][radix]") {
     CHECK(RadixKey<std::int32_t>::to_bits(-1) < RadixKey<std::int32_t>::to_bits(0));
     CHECK(RadixKey<std::int32_t>::to_bits(std::numeric_limits<std::int32_t>::min()) == 0u);

@@ -183,25 +183,66 @@ struct SortKeys {
     }
 };
 
+// A warp's pairs go out through shared memory: its 32 circles' pairs fill one run of slots, which
+// the warp then writes coalesced, instead of each lane writing its own pairs a word at a time (a
+// lane's pairs lie 4-13 words after its neighbour's, so every store instruction touched about 32
+// sectors). kEmitWindow slots from the warp's first circle's offset are staged; pairs beyond them
+// (a warp whose circles have more pairs, or whose run holds a big circle's) are written directly.
+constexpr int kEmitWindow = 512;
+constexpr std::uint32_t kUnstaged = 0xffffffffu;  // never a tile id: marks a staged slot nobody filled
+
+struct StagedPairs {
+    std::uint32_t tiles[kEmitWindow];
+    std::uint32_t circles[kEmitWindow];
+};
+
 // Thread i emits circle i's pairs unless the circle is big, and every thread pads some of the slots
 // [*total, capacity) with the sentinel tile (the band's tile count); the first also copies the
 // total to *host_total, mapped pinned memory, where a copy node would cost the frame microseconds.
-// One kernel for the three, since each launch costs a small frame microseconds too.
+// One kernel for the three, since each launch costs a small frame microseconds too. Each warp
+// stages its circles' pairs and writes them out together (StagedPairs); the slots of big circles
+// in its run stay unstaged, for emit_big_circles_kernel to write.
 template <typename Output>
-__global__ void emit_small_circles_kernel(FrameParams frame, CircleRecords records, std::uint32_t circles,
-                                          const std::uint64_t* __restrict__ pair_offsets,
-                                          const std::uint64_t* __restrict__ total, std::uint64_t* host_total,
-                                          std::uint32_t sentinel_tile, Output output) {
+__global__ void __launch_bounds__(kThreads)
+    emit_small_circles_kernel(FrameParams frame, CircleRecords records, std::uint32_t circles,
+                              const std::uint64_t* __restrict__ pair_offsets,
+                              const std::uint64_t* __restrict__ total, std::uint64_t* host_total,
+                              std::uint32_t sentinel_tile, Output output) {
+    __shared__ StagedPairs staged[kWarpsPerBlock];
     const std::uint64_t thread = std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
     if (thread == 0) *host_total = *total;
     for (std::uint64_t slot = *total + thread; slot < output.capacity; slot += std::uint64_t(gridDim.x) * blockDim.x)
         output.pad(slot, sentinel_tile);
-    if (thread >= circles) return;
-    const std::uint32_t i = std::uint32_t(thread);
-    const CircleFootprint c = footprint_of(records.geometry[i], records.box[i]);
-    if (is_big(c)) return;
-    std::uint64_t slot = pair_offsets[i];
-    for_each_touched_tile(c, frame, [&](std::uint32_t tile) { output.write(slot++, tile, i); });
+    const int lane = int(threadIdx.x & 31);
+    const std::uint64_t warp_first = thread - std::uint64_t(lane);
+    if (warp_first >= circles) return;  // the whole warp: only padding was left for it
+    // The warp's run of slots: from its first circle's offset to the next warp's first circle's.
+    const std::uint64_t run_begin = pair_offsets[warp_first];
+    const std::uint64_t run_end = warp_first + 32 < circles ? pair_offsets[warp_first + 32] : *total;
+    const int window = int(run_end - run_begin < std::uint64_t(kEmitWindow) ? run_end - run_begin : kEmitWindow);
+    StagedPairs& pairs = staged[threadIdx.x >> 5];
+    for (int k = lane; k < window; k += 32) pairs.tiles[k] = kUnstaged;
+    __syncwarp();
+    if (thread < circles) {
+        const std::uint32_t i = std::uint32_t(thread);
+        const CircleFootprint c = footprint_of(records.geometry[i], records.box[i]);
+        if (!is_big(c)) {
+            std::uint64_t slot = pair_offsets[i];
+            for_each_touched_tile(c, frame, [&](std::uint32_t tile) {
+                const std::uint64_t k = slot - run_begin;
+                if (k < std::uint64_t(window)) {
+                    pairs.tiles[k] = tile;
+                    pairs.circles[k] = i;
+                } else {
+                    output.write(slot, tile, i);
+                }
+                ++slot;
+            });
+        }
+    }
+    __syncwarp();
+    for (int k = lane; k < window; k += 32)
+        if (pairs.tiles[k] != kUnstaged) output.write(run_begin + std::uint64_t(k), pairs.tiles[k], pairs.circles[k]);
 }
 
 // Huge circles a block each, kThreads tiles of the rectangle at a time, then big circles a warp
