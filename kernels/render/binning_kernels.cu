@@ -183,12 +183,19 @@ struct SortKeys {
     }
 };
 
-// A warp's pairs go out through shared memory: its 32 circles' pairs fill one run of slots, which
-// the warp then writes coalesced, instead of each lane writing its own pairs a word at a time (a
-// lane's pairs lie 4-13 words after its neighbour's, so every store instruction touched about 32
-// sectors). kEmitWindow slots from the warp's first circle's offset are staged; pairs beyond them
-// (a warp whose circles have more pairs, or whose run holds a big circle's) are written directly.
-constexpr int kEmitWindow = 512;
+// A warp's pairs may go out through shared memory: its 32 circles' pairs fill one run of slots,
+// which the warp then writes coalesced, instead of each lane writing its own pairs a word at a
+// time (with 5-13 pairs a circle, a lane's pairs start 5-13 words after its neighbour's, so every
+// store instruction touched about 32 sectors). Staging costs a warp its setup and write-out loop,
+// so a warp stages only when its run averages more than kStagedPairsPerLane pairs a lane; with
+// fewer, the direct stores already share sectors. kEmitWindow slots from the warp's first circle's
+// offset are staged; pairs beyond them (a warp whose run holds a big circle's pairs, or more small
+// ones) are written directly. 384 slots: 24 KiB a block, so shared memory leaves 8 blocks an SM.
+// H200, emit stage ms, direct stores -> staging every warp (512 slots): rand1M 0.089 -> 0.058,
+// rand1M at 2048x2048 0.401 -> 0.190, but micro2M (1.1 pairs a circle) 0.048 -> 0.056 and rand10M
+// (1.9) 0.238 -> 0.285 (render tables 676858b, 2cac12f).
+constexpr int kEmitWindow = 384;
+constexpr std::uint64_t kStagedPairsPerLane = 3;
 constexpr std::uint32_t kUnstaged = 0xffffffffu;  // never a tile id: marks a staged slot nobody filled
 
 struct StagedPairs {
@@ -199,9 +206,9 @@ struct StagedPairs {
 // Thread i emits circle i's pairs unless the circle is big, and every thread pads some of the slots
 // [*total, capacity) with the sentinel tile (the band's tile count); the first also copies the
 // total to *host_total, mapped pinned memory, where a copy node would cost the frame microseconds.
-// One kernel for the three, since each launch costs a small frame microseconds too. Each warp
-// stages its circles' pairs and writes them out together (StagedPairs); the slots of big circles
-// in its run stay unstaged, for emit_big_circles_kernel to write.
+// One kernel for the three, since each launch costs a small frame microseconds too. A warp with
+// many pairs stages them and writes them out together (StagedPairs, window > 0); the slots of big
+// circles in its run stay unstaged, for emit_big_circles_kernel to write.
 template <typename Output>
 __global__ void __launch_bounds__(kThreads)
     emit_small_circles_kernel(FrameParams frame, CircleRecords records, std::uint32_t circles,
@@ -219,7 +226,8 @@ __global__ void __launch_bounds__(kThreads)
     // The warp's run of slots: from its first circle's offset to the next warp's first circle's.
     const std::uint64_t run_begin = pair_offsets[warp_first];
     const std::uint64_t run_end = warp_first + 32 < circles ? pair_offsets[warp_first + 32] : *total;
-    const int window = int(run_end - run_begin < std::uint64_t(kEmitWindow) ? run_end - run_begin : kEmitWindow);
+    const std::uint64_t run = run_end - run_begin;
+    const int window = run <= 32 * kStagedPairsPerLane ? 0 : run < std::uint64_t(kEmitWindow) ? int(run) : kEmitWindow;
     StagedPairs& pairs = staged[threadIdx.x >> 5];
     for (int k = lane; k < window; k += 32) pairs.tiles[k] = kUnstaged;
     __syncwarp();
