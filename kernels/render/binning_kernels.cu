@@ -226,8 +226,10 @@ __global__ void __launch_bounds__(kThreads)
     // The warp's run of slots: from its first circle's offset to the next warp's first circle's.
     const std::uint64_t run_begin = pair_offsets[warp_first];
     const std::uint64_t run_end = warp_first + 32 < circles ? pair_offsets[warp_first + 32] : *total;
+    // The slots this warp stages: none for a run of few pairs a lane, else the run's first ones.
     const std::uint64_t run = run_end - run_begin;
-    const int window = run <= 32 * kStagedPairsPerLane ? 0 : run < std::uint64_t(kEmitWindow) ? int(run) : kEmitWindow;
+    const bool stages = run > 32 * kStagedPairsPerLane;
+    const int window = !stages ? 0 : run < std::uint64_t(kEmitWindow) ? int(run) : kEmitWindow;
     StagedPairs& pairs = staged[threadIdx.x >> 5];
     for (int k = lane; k < window; k += 32) pairs.tiles[k] = kUnstaged;
     __syncwarp();
