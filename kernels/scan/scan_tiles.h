@@ -23,8 +23,9 @@ constexpr int kWarpShuffleItems = kTextbookTile / kWarpShuffleThreads;
 // offset w·(R·32·V) + (r·32 + lane)·V + v, so every load and store instruction of a warp covers
 // 512 contiguous bytes. Example, int32: V = 4, R = 16 (tile 8192), or 16 + 8 with held rounds
 // (tile 12288). TILESCAN_SCAN_THREADS / TILESCAN_SCAN_THREAD_BYTES / TILESCAN_SCAN_HELD_BYTES
-// override the shape for tuning experiments: the benchmark compiled on its own with -D... (it
-// instantiates every scan it times), e.g.
+// override the shape, and TILESCAN_SCAN_HELD_MIN_BYTES the inputs that hold rounds, for tuning
+// experiments: the benchmark compiled on its own with -D... (it instantiates every scan it
+// times), e.g.
 //   nvcc -std=c++17 -O3 -arch=sm_90 --fmad=false -I. -DTILESCAN_SCAN_HELD_BYTES=192
 //        bench/scan_bench.cu kernels/scan/scan_cpu.cpp -o scan_bench_held_192
 // The library and everything linked with it use the defaults.
@@ -37,6 +38,9 @@ constexpr int kWarpShuffleItems = kTextbookTile / kWarpShuffleThreads;
 #ifndef TILESCAN_SCAN_HELD_BYTES
 #define TILESCAN_SCAN_HELD_BYTES 128
 #endif
+#ifndef TILESCAN_SCAN_HELD_MIN_BYTES
+#define TILESCAN_SCAN_HELD_MIN_BYTES (std::size_t(1) << 28)
+#endif
 constexpr int kFastThreads = TILESCAN_SCAN_THREADS;
 constexpr int kFastWarps = kFastThreads / 32;
 constexpr std::size_t kFastThreadBytes = TILESCAN_SCAN_THREAD_BYTES;
@@ -46,8 +50,9 @@ constexpr std::size_t kFastHeldBytes = TILESCAN_SCAN_HELD_BYTES;
 constexpr int kFastBlocksPerSM = 6;
 // Inputs of at least this many bytes take the single pass with held rounds. Measured on the H200
 // (int32 sums): slower at 2^24 elements (63.8 against 58.7 us), faster at 2^28 (0.629 against
-// 0.667 ms) and 2^30; the crossover in between was not measured, 2^26 int32 was chosen.
-constexpr std::size_t kHeldMinInputBytes = std::size_t(1) << 28;
+// 0.667 ms) and 2^30; the crossover in between was not measured, 2^26 int32 was chosen. The
+// renderer's uint32 -> uint64 scans were faster with held rounds at 2M and 10M counts (docs/scan.md).
+constexpr std::size_t kHeldMinInputBytes = TILESCAN_SCAN_HELD_MIN_BYTES;
 
 template <typename T>
 constexpr int vector_elems() {
