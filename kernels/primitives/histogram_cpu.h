@@ -32,8 +32,9 @@ namespace tilescan {
 /// n / d = (t + ((n - t) >> min(l, 1))) >> max(l - 1, 0) for every n < 2^64.
 /// E.g. d = 3: l = 2, m = 0x5555555555555556; n = 10: t = 3, (3 + (7 >> 1)) >> 1 = 3.
 struct DivideByConstant {
-    std::uint64_t multiplier = 0;
-    int shift1 = 0, shift2 = 0;
+    std::uint64_t multiplier = 0;  ///< m: floor(2^64 (2^l - d) / d) + 1
+    int shift1 = 0;                ///< min(l, 1)
+    int shift2 = 0;                ///< max(l - 1, 0)
 
     DivideByConstant() = default;
     /// @throws std::invalid_argument unless 1 <= divisor < 2^63.
