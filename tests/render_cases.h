@@ -121,6 +121,31 @@ inline std::vector<AdversarialScene> adversarial_scenes() {
                          (k % 3) / 2.0f, 0.05f + (k % 10) / 20.0f});
     }
     add("every_size_class", sizes, 512, 384);
+    // The emission's warp runs (kernels/render/binning_kernels.cu stages a warp's pairs when its 32
+    // circles have more than 96): 256 x 256 in tiles of 16, circles of radius 4 px on a tile corner
+    // (4 tiles), on a tile border (2) or inside a tile (1), so warp 0 has 16 x 4 + 16 x 2 = 96 pairs
+    // and warp 1 21 x 4 + 2 x 2 + 9 = 97; warp 2 has 31 circles of radius 20 px on tile corners
+    // (4 x 4 tile rectangles, about 12 tiles each) and, 17th, a big one (6 x 6 tiles, emitted by
+    // its own kernel) inside a run longer than the staging window; warp 3 is a partial one.
+    std::vector<Circle> runs;
+    const auto at = [&](float x_px, float y_px, float radius_px) {
+        const int k = int(runs.size());
+        const float colour = (k % 6) / 5.0f;
+        runs.push_back({x_px / 256, y_px / 256, 0, radius_px / 256, colour, 1 - colour, (k % 4) / 3.0f,
+                        0.2f + (k % 7) / 10.0f});
+    };
+    for (int k = 0; k < 32; ++k) {  // warp 0: 96 pairs
+        const float x = 16.0f * (1 + k % 15), y = 16.0f * (1 + (3 * k) % 15);
+        k < 16 ? at(x, y, 4) : at(x, y + 8, 4);
+    }
+    for (int k = 0; k < 32; ++k) {  // warp 1: 97 pairs
+        const float x = 16.0f * (1 + (5 * k) % 15), y = 16.0f * (1 + (7 * k) % 15);
+        k < 21 ? at(x, y, 4) : k < 23 ? at(x, y + 8, 4) : at(x + 8, y + 8, 4);
+    }
+    for (int k = 0; k < 32; ++k)  // warp 2: a big circle inside a run of over 384 pairs
+        k == 16 ? at(128, 128, 40) : at(16.0f * (2 + k % 12), 16.0f * (2 + (5 * k) % 12), 20);
+    for (int k = 0; k < 7; ++k) at(16.0f * (3 + 2 * k) + 8, 16.0f * (2 + k) + 8, 14);  // warp 3, partial
+    add("emission_runs", runs, 256, 256);
     // Two busy tiles, one inside and one in the partial corner tile of 90 x 75, flat and snow.
     const std::vector<std::pair<int, int>> busy = {{2, 1}, {5, 4}};
     scenes.push_back({"busy_tiles", busy_tiles_scene(90, 75, busy, 4000, kShadingFlat), 90, 75});
