@@ -125,17 +125,12 @@ __device__ void warp_shuffle_tile(const In* in, Out* out, std::size_t n, const O
     Out x[kItems];
 #pragma unroll
     for (int k = 0; k < kItems; ++k) x[k] = load_or_identity<In, Out>(in, first + k, n, op);
-    Out sum = x[0];
-#pragma unroll
-    for (int k = 1; k < kItems; ++k) sum = op(sum, x[k]);
-    const Out incl = warp_inclusive_scan(sum, op, lane);
-    Out lane_prefix = shfl_up(incl, 1);
-    if (lane == 0) lane_prefix = op.identity();
-    if (lane == 31) warp_sums[warp] = incl;
+    const WarpItemsScan<Out> scan = warp_scan_of_items(x, op, lane);
+    if (lane == 31) warp_sums[warp] = scan.inclusive;
     __syncthreads();
     Out run = op.identity();
     for (int w = 0; w < warp; ++w) run = op(run, warp_sums[w]);
-    run = op(run, lane_prefix);
+    run = op(run, scan.exclusive);
 #pragma unroll
     for (int k = 0; k < kItems; ++k) {
         const Out next = op(run, x[k]);

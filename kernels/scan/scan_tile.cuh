@@ -214,13 +214,9 @@ struct FastTileAgent {
             for (int r = 0; r < R; ++r) {
                 Out x[V];
                 read_round(shared, held, r, op, x);
-                Out s = x[0];
-#pragma unroll
-                for (int v = 1; v < V; ++v) s = op(s, x[v]);
-                const Out incl = warp_inclusive_scan(s, op, lane);
-                round_total[r] = shfl_idx(incl, 31);
-                prefixes.before[r] = shfl_up(incl, 1);
-                if (lane == 0) prefixes.before[r] = op.identity();
+                const WarpItemsScan<Out> scan = warp_scan_of_items(x, op, lane);
+                round_total[r] = shfl_idx(scan.inclusive, 31);
+                prefixes.before[r] = scan.exclusive;
             }
             Out run = op.identity();
 #pragma unroll
@@ -253,14 +249,9 @@ struct FastTileAgent {
             if constexpr (kScanFirst) {
                 run = op(block_prefix, prefixes.before[r]);
             } else {
-                Out s = x[0];
-#pragma unroll
-                for (int v = 1; v < V; ++v) s = op(s, x[v]);
-                const Out incl = warp_inclusive_scan(s, op, lane);
-                Out lane_prefix = shfl_up(incl, 1);
-                if (lane == 0) lane_prefix = op.identity();
-                run = op(block_prefix, op(rounds_before, lane_prefix));
-                rounds_before = op(rounds_before, shfl_idx(incl, 31));
+                const WarpItemsScan<Out> scan = warp_scan_of_items(x, op, lane);
+                run = op(block_prefix, op(rounds_before, scan.exclusive));
+                rounds_before = op(rounds_before, shfl_idx(scan.inclusive, 31));
             }
             if (exclusive) {
 #pragma unroll

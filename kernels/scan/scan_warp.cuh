@@ -61,6 +61,24 @@ __device__ __forceinline__ T warp_inclusive_scan(T value, Op op, int lane) {
     return value;
 }
 
+// A lane's items combined in order, then scanned across the warp: `inclusive` holds the items of
+// lanes 0..l, `exclusive` those of lanes 0..l-1 (the identity in lane 0).
+template <typename T>
+struct WarpItemsScan {
+    T exclusive, inclusive;
+};
+
+template <typename T, typename Op, int kItems>
+__device__ __forceinline__ WarpItemsScan<T> warp_scan_of_items(const T (&items)[kItems], Op op, int lane) {
+    T sum = items[0];
+#pragma unroll
+    for (int k = 1; k < kItems; ++k) sum = op(sum, items[k]);
+    const T inclusive = warp_inclusive_scan(sum, op, lane);
+    T exclusive = shfl_up(inclusive, 1);
+    if (lane == 0) exclusive = op.identity();
+    return {exclusive, inclusive};
+}
+
 // Lane 0 ends with v_0 op v_1 op ... op v_31 (a fixed tree: ((v0 v1)(v2 v3))...).
 template <typename T, typename Op>
 __device__ __forceinline__ T warp_reduce(T value, Op op, int lane) {
