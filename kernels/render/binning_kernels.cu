@@ -223,9 +223,18 @@ __global__ void __launch_bounds__(kThreads)
     const int lane = int(threadIdx.x & 31);
     const std::uint64_t warp_first = thread - std::uint64_t(lane);
     if (warp_first >= circles) return;  // the whole warp: only padding was left for it
-    // The warp's run of slots: from its first circle's offset to the next warp's first circle's.
-    const std::uint64_t run_begin = pair_offsets[warp_first];
+    // This lane's circle and first slot, and the end of the warp's run of slots (the next warp's
+    // first circle's offset), all loaded before any is used; the run begins at lane 0's slot.
+    const bool has_circle = thread < circles;
+    const std::uint32_t i = std::uint32_t(thread);
+    CircleFootprint c{};
+    std::uint64_t slot = 0;
+    if (has_circle) {
+        c = footprint_of(records.geometry[i], records.box[i]);
+        slot = pair_offsets[i];
+    }
     const std::uint64_t run_end = warp_first + 32 < circles ? pair_offsets[warp_first + 32] : *total;
+    const std::uint64_t run_begin = __shfl_sync(0xffffffffu, slot, 0);
     // The slots this warp stages: none for a run of few pairs a lane, else the run's first ones.
     const std::uint64_t run = run_end - run_begin;
     const bool stages = run > 32 * kStagedPairsPerLane;
@@ -233,23 +242,17 @@ __global__ void __launch_bounds__(kThreads)
     StagedPairs& pairs = staged[threadIdx.x >> 5];
     for (int k = lane; k < window; k += 32) pairs.tiles[k] = kUnstaged;
     __syncwarp();
-    if (thread < circles) {
-        const std::uint32_t i = std::uint32_t(thread);
-        const CircleFootprint c = footprint_of(records.geometry[i], records.box[i]);
-        if (!is_big(c)) {
-            std::uint64_t slot = pair_offsets[i];
-            for_each_touched_tile(c, frame, [&](std::uint32_t tile) {
-                const std::uint64_t k = slot - run_begin;
-                if (k < std::uint64_t(window)) {
-                    pairs.tiles[k] = tile;
-                    pairs.circles[k] = i;
-                } else {
-                    output.write(slot, tile, i);
-                }
-                ++slot;
-            });
-        }
-    }
+    if (has_circle && !is_big(c))
+        for_each_touched_tile(c, frame, [&](std::uint32_t tile) {
+            const std::uint64_t k = slot - run_begin;
+            if (k < std::uint64_t(window)) {
+                pairs.tiles[k] = tile;
+                pairs.circles[k] = i;
+            } else {
+                output.write(slot, tile, i);
+            }
+            ++slot;
+        });
     __syncwarp();
     for (int k = lane; k < window; k += 32)
         if (pairs.tiles[k] != kUnstaged) output.write(run_begin + std::uint64_t(k), pairs.tiles[k], pairs.circles[k]);
