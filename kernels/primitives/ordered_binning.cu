@@ -173,20 +173,23 @@ void launch_small_binning(const std::uint32_t* d_bins, const std::uint32_t* d_va
 
 // ---- mid-size inputs: a block per chunk -------------------------------------------------------
 
-// A block of 8 warps per chunk of kChunkedBinningChunk consecutive elements. All 8 warps count the
-// chunk and load its column of the scan; one warp scatters it. Several scattering warps would keep
-// input order only with a cursor per (bin, warp), 8x the shared memory, and a second count to
-// split the chunk's starts between them; one warp's 32 rounds, its elements already in registers,
-// should take about as long as loading the column (not yet measured: provisional, like the
-// dispatch thresholds).
+// A block of 8 warps per chunk of kChunk consecutive elements (chunked_binning_chunk). All 8 warps
+// count the chunk and load its column of the scan; one warp scatters it. Several scattering warps
+// would keep input order only with a cursor per (bin, warp), 8x the shared memory, and a second
+// count to split the chunk's starts between them; short inputs take short chunks instead.
 constexpr int kChunkedBinningThreads = 256;
-constexpr int kChunkScatterRounds = int(kChunkedBinningChunk / 32);
-constexpr int kChunkCountRounds = int(kChunkedBinningChunk / kChunkedBinningThreads);
 
-static_assert(kChunkedBinningChunk % kChunkedBinningThreads == 0, "every thread counts the same number of rounds");
+template <int kChunk>
+struct ChunkRounds {
+    static constexpr int kScatter = kChunk / 32;                    // of the scattering warp
+    static constexpr int kCount = kChunk / kChunkedBinningThreads;  // of every thread
+    static_assert(kChunk % kChunkedBinningThreads == 0, "every thread counts the same number of rounds");
+};
+
 static_assert(std::size_t(kChunkedBinningMaxBins) * sizeof(std::uint32_t) <= 48 * 1024,
               "a block's counters fit the shared memory a kernel gets without opting in");
-static_assert(kChunkedBinningMaxElements / kChunkedBinningChunk * kChunkedBinningMaxBins <= 0xffffffffu,
+static_assert(kChunkedBinningMaxElements / kChunkedBinningChunk * kChunkedBinningMaxBins <= 0xffffffffu &&
+                  kChunkedBinningShortChunkElements / kChunkedBinningShortChunk * kChunkedBinningMaxBins <= 0xffffffffu,
               "the count matrix's indices (bin * chunks + chunk) and the element indices are 32-bit");
 
 bool chunked_binning_fits(std::size_t n, std::uint32_t num_bins) {
@@ -194,7 +197,8 @@ bool chunked_binning_fits(std::size_t n, std::uint32_t num_bins) {
 }
 
 std::uint32_t binning_chunks(std::size_t n) {
-    return std::uint32_t((n + kChunkedBinningChunk - 1) / kChunkedBinningChunk);
+    const std::size_t chunk = chunked_binning_chunk(n);
+    return std::uint32_t((n + chunk - 1) / chunk);
 }
 
 // Entries of the count matrix: a column of num_bins counts per chunk.
@@ -214,22 +218,24 @@ std::size_t chunked_binning_temp_bytes(std::size_t n, std::uint32_t num_bins) {
 // t + 256, ...; equal bins of a warp's 32 are added once, by one lane. The 8 warps share a counter
 // per bin, so they add atomically: a sum does not depend on the order of its terms, so the counts
 // are exact whatever the timing (order only matters in step 3).
+template <int kChunk>
 __global__ void __launch_bounds__(kChunkedBinningThreads)
     chunk_count_kernel(const std::uint32_t* __restrict__ bins, std::uint32_t n, std::uint32_t num_bins,
                        std::uint32_t* __restrict__ counts) {  // [num_bins][chunks]
     extern __shared__ std::uint32_t bin_counts[];             // [num_bins]
     const std::uint32_t chunks = gridDim.x, chunk = blockIdx.x;
-    const std::uint32_t first = chunk * std::uint32_t(kChunkedBinningChunk) + threadIdx.x;
-    std::uint32_t my_bins[kChunkCountRounds];
+    constexpr int kRounds = ChunkRounds<kChunk>::kCount;
+    const std::uint32_t first = chunk * std::uint32_t(kChunk) + threadIdx.x;
+    std::uint32_t my_bins[kRounds];
 #pragma unroll
-    for (int r = 0; r < kChunkCountRounds; ++r) {  // all loads in flight before the first use
+    for (int r = 0; r < kRounds; ++r) {  // all loads in flight before the first use
         const std::uint32_t i = first + r * kChunkedBinningThreads;
         my_bins[r] = i < n ? bins[i] : 0;
     }
     for (std::uint32_t b = threadIdx.x; b < num_bins; b += kChunkedBinningThreads) bin_counts[b] = 0;
     __syncthreads();
 #pragma unroll
-    for (int r = 0; r < kChunkCountRounds; ++r) {
+    for (int r = 0; r < kRounds; ++r) {
         const bool real = first + r * kChunkedBinningThreads < n;
         const unsigned active = __ballot_sync(kFullMask, real);
         if (real) {
@@ -247,6 +253,7 @@ __global__ void __launch_bounds__(kChunkedBinningThreads)
 // offsets, which block 0 writes). Then warp 0 walks the chunk in input order, 32 elements a round,
 // scatter_in_order placing each. E.g. chunk 2 of 5, 3 bins: its cursors are
 // starts[2], starts[7], starts[12].
+template <int kChunk>
 __global__ void __launch_bounds__(kChunkedBinningThreads)
     chunk_scatter_kernel(const std::uint32_t* __restrict__ bins, const std::uint32_t* __restrict__ values,
                          std::uint32_t n, std::uint32_t num_bins,
@@ -256,13 +263,14 @@ __global__ void __launch_bounds__(kChunkedBinningThreads)
     extern __shared__ std::uint32_t cursors[];                      // [num_bins]
     const std::uint32_t chunks = gridDim.x, chunk = blockIdx.x;
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-    const std::uint32_t begin = chunk * std::uint32_t(kChunkedBinningChunk);
-    const std::uint32_t end = min(begin + std::uint32_t(kChunkedBinningChunk), n);
+    constexpr int kRounds = ChunkRounds<kChunk>::kScatter;
+    const std::uint32_t begin = chunk * std::uint32_t(kChunk);
+    const std::uint32_t end = min(begin + std::uint32_t(kChunk), n);
     // Warp 0 loads its rounds first, so that they fly while the block loads the column.
-    std::uint32_t my_bins[kChunkScatterRounds], my_values[kChunkScatterRounds];
+    std::uint32_t my_bins[kRounds], my_values[kRounds];
     if (warp == 0) {
 #pragma unroll
-        for (int r = 0; r < kChunkScatterRounds; ++r) {
+        for (int r = 0; r < kRounds; ++r) {
             const std::uint32_t i = begin + r * 32 + lane;
             my_bins[r] = i < end ? bins[i] : 0;
             my_values[r] = i < end ? values[i] : 0;
@@ -278,7 +286,7 @@ __global__ void __launch_bounds__(kChunkedBinningThreads)
     __syncthreads();
     if (warp != 0) return;
 #pragma unroll
-    for (int r = 0; r < kChunkScatterRounds; ++r) {
+    for (int r = 0; r < kRounds; ++r) {
         const std::uint32_t i = begin + r * 32 + lane;
         const unsigned active = __ballot_sync(kFullMask, i < end);
         if (active == 0) break;  // the rest of a partial last chunk
@@ -300,14 +308,23 @@ void launch_chunked_binning(const std::uint32_t* d_bins, const std::uint32_t* d_
     unsigned char* scan_temp =
         static_cast<unsigned char*>(d_temp) + scan_detail::align_bytes(entries * sizeof(std::uint32_t));
     const std::size_t shared_bytes = std::size_t(num_bins) * sizeof(std::uint32_t);
-    chunk_count_kernel<<<chunks, kChunkedBinningThreads, shared_bytes, stream>>>(d_bins, std::uint32_t(n), num_bins,
-                                                                                 counts);
+    const bool short_chunks = chunked_binning_chunk(n) == kChunkedBinningShortChunk;
+    if (short_chunks)
+        chunk_count_kernel<int(kChunkedBinningShortChunk)>
+            <<<chunks, kChunkedBinningThreads, shared_bytes, stream>>>(d_bins, std::uint32_t(n), num_bins, counts);
+    else
+        chunk_count_kernel<int(kChunkedBinningChunk)>
+            <<<chunks, kChunkedBinningThreads, shared_bytes, stream>>>(d_bins, std::uint32_t(n), num_bins, counts);
     TS_CUDA_CHECK_LAUNCH();
     // Step 2: bin-major, chunk-minor, so chunk c's elements of bin b follow those of chunks 0..c-1.
     exclusive_scan(counts, counts, entries, Sum<std::uint32_t>{}, scan_temp,
                    scan_temp_bytes<std::uint32_t, std::uint32_t>(entries), stream);
-    chunk_scatter_kernel<<<chunks, kChunkedBinningThreads, shared_bytes, stream>>>(
-        d_bins, d_values, std::uint32_t(n), num_bins, counts, d_binned, d_offsets);
+    if (short_chunks)
+        chunk_scatter_kernel<int(kChunkedBinningShortChunk)><<<chunks, kChunkedBinningThreads, shared_bytes, stream>>>(
+            d_bins, d_values, std::uint32_t(n), num_bins, counts, d_binned, d_offsets);
+    else
+        chunk_scatter_kernel<int(kChunkedBinningChunk)><<<chunks, kChunkedBinningThreads, shared_bytes, stream>>>(
+            d_bins, d_values, std::uint32_t(n), num_bins, counts, d_binned, d_offsets);
     TS_CUDA_CHECK_LAUNCH();
 }
 

@@ -18,7 +18,7 @@
 ///   lower lanes, advancing the counter. One launch, where the radix path takes five.
 /// - Mid-size inputs, and small ones with too many bins for one block (n <=
 ///   kChunkedBinningDispatchElements and num_bins <= kChunkedBinningMaxBins): the same counting
-///   sort over many blocks, one per chunk of kChunkedBinningChunk consecutive elements. (1) Each
+///   sort over many blocks, one per chunk of chunked_binning_chunk(n) consecutive elements. (1) Each
 ///   chunk counts its elements per bin in shared memory and writes the column
 ///   counts[bin * chunks + chunk]; (2) one exclusive scan of those counts with the scan library
 ///   turns entry (b, c) into the slot of chunk c's first element of bin b, and entry (b, 0) is bin
@@ -59,8 +59,22 @@ constexpr std::size_t kSmallBinningMaxElements = std::size_t(1) << 13;
 constexpr std::uint32_t kSmallBinningMaxBins = 5119;
 
 /// Consecutive elements per chunk of the chunked path: one block per chunk, whose scatter is one
-/// warp walking the chunk in 32 rounds of 32 (see ordered_binning.cu for why one warp).
+/// warp walking the chunk in rounds of 32 (see ordered_binning.cu for why one warp).
 constexpr std::size_t kChunkedBinningChunk = 1024;
+
+/// Inputs of up to kChunkedBinningShortChunkElements elements are cut into chunks of
+/// kChunkedBinningShortChunk instead, so that each scattering warp walks 8 rounds, not 32: the
+/// rounds are the path's longest step at these sizes, and the 4x larger count matrix adds less to
+/// its scan. H200, 4097 random bins, us per call with long / short chunks (tilescan_primitives_bench,
+/// forced chunked path, 2026-12-01, runs of e0ef060 and of this change): 2^12 34.1 / 25.8, 2^13 35.0 / 28.1,
+/// 2^14 35.0 / 27.1, 2^15 38.0 / 30.3.
+constexpr std::size_t kChunkedBinningShortChunk = 256;
+constexpr std::size_t kChunkedBinningShortChunkElements = std::size_t(1) << 15;
+
+/// The chunk length of the chunked path for n elements.
+constexpr std::size_t chunked_binning_chunk(std::size_t n) {
+    return n <= kChunkedBinningShortChunkElements ? kChunkedBinningShortChunk : kChunkedBinningChunk;
+}
 
 /// Largest n the chunked path takes: its count matrix (n / kChunkedBinningChunk chunks by num_bins)
 /// stays at most 256 x 8192 words (8 MiB, resident in the H200's L2 between the three steps).
@@ -73,13 +87,13 @@ constexpr std::uint32_t kChunkedBinningMaxBins = 8192;
 /// Dispatch thresholds: ordered_binning gives inputs of up to kSmallBinningDispatchElements
 /// elements to the single-block kernel, up to kChunkedBinningDispatchElements to the chunked path
 /// (each when num_bins fits it too), and the rest to the radix path. Measured on the H200 with 4097
-/// random bins (tilescan_primitives_bench, rows "ordered binning paths", 2026-11-30, a39a082), us
-/// per call for single-block / chunked / radix: 2^12 25.0 / 32.5 / 38.1; 2^13 38.4 / 32.4 / 38.2;
-/// 2^16 - / 35.9 / 39.4; 2^18 - / 49.8 / 55.5. The single block grows linearly and the chunked path
-/// stays near 32 us up to 2^13, so they cross near 6400 elements.
-constexpr std::size_t kSmallBinningDispatchElements = 6144;
+/// random bins (tilescan_primitives_bench, rows "ordered binning paths"), us per call for
+/// single-block / chunked / radix: 2^12 24.0 / 25.8 / 35.1; 2^13 37.7 / 28.1 / 35.6 (chunked with
+/// short chunks). The single block grows linearly (about 3.4 us per 1024 elements) and the chunked
+/// path by about 1 us, so they cross near 4600 elements (interpolated, not timed there).
+constexpr std::size_t kSmallBinningDispatchElements = 4608;
 /// With the onesweep radix sort (96d8dbf) the radix path caught up from about 2^17 (chunked /
-/// radix: 2^17 39.3 / 38.3 us; 2^18 47.6 / 41.3 us), so the chunked path stops there.
+/// radix: 2^17 39.4 / 39.7 us; 2^18 49.8 / 42.6 us), so the chunked path stops there.
 constexpr std::size_t kChunkedBinningDispatchElements = std::size_t(1) << 17;
 static_assert(kSmallBinningDispatchElements <= kSmallBinningMaxElements &&
                   kChunkedBinningDispatchElements <= kChunkedBinningMaxElements,

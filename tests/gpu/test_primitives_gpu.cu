@@ -494,14 +494,18 @@ TEST_CASE("GPU ordered binning at the edges of the chunked path", "[gpu][primiti
 }
 
 TEST_CASE("GPU ordered binning, each path forced, at chunk edges and thresholds", "[gpu][primitives][binning]") {
-    // Every path that takes the input, on the same keys: one chunk -1, +0, +1; several chunks +1;
-    // either side of each dispatch threshold and of each path's size limit. Bins: one, the
-    // renderer's 4097, and the largest count the chunked path takes.
-    const std::size_t c = kChunkedBinningChunk, small = kSmallBinningDispatchElements,
+    // Every path that takes the input, on the same keys: one chunk -1, +0, +1 and several chunks +1,
+    // with short chunks (up to kChunkedBinningShortChunkElements) and long ones (beyond it); either
+    // side of each dispatch threshold and of each path's size limit. Bins: one, the renderer's
+    // 4097, and the largest count the chunked path takes.
+    const std::size_t c = kChunkedBinningChunk, sc = kChunkedBinningShortChunk,
+                      short_most = kChunkedBinningShortChunkElements, small = kSmallBinningDispatchElements,
                       one_block = kSmallBinningMaxElements, mid = kChunkedBinningDispatchElements,
                       most = kChunkedBinningMaxElements;
-    std::vector<std::size_t> sizes = {1,         33,        c - 1,         c,   c + 1,   2 * c + 1, 7 * c + 1, small,
-                                      small + 1, one_block, one_block + 1, mid, mid + 1, most,      most + 1};
+    std::vector<std::size_t> sizes = {
+        1,         33,        sc - 1,        sc,         sc + 1,         2 * sc + 1,         7 * sc + 1, small,
+        small + 1, one_block, one_block + 1, short_most, short_most + 1, short_most + c + 1, mid,        mid + 1,
+        most,      most + 1};
     std::sort(sizes.begin(), sizes.end());  // thresholds may coincide with limits
     sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
     for (const std::size_t n : sizes)
@@ -532,11 +536,14 @@ TEST_CASE("GPU ordered binning, small cases for compute-sanitizer", "[gpu][primi
         for (const std::uint32_t bins : {1u, 300u, 4097u, kSmallBinningMaxBins})
             for (const BinKeys kind : {BinKeys::random, BinKeys::mostly_middle})
                 check_binning(binning_keys(n, bins, kind), bins);
-    // Each path forced on a partial second chunk, into the renderer's bin count.
-    for (const BinKeys kind : {BinKeys::random, BinKeys::mostly_middle}) {
-        const std::vector<std::uint32_t> keys = binning_keys(kChunkedBinningChunk + 33, 4097, kind);
-        for (const BinningPath path : kAllBinningPaths) check_binning_on_path(keys, 4097, path);
-    }
+    // Each path forced on a partial second short chunk and on a partial last long one, into the
+    // renderer's bin count.
+    for (const BinKeys kind : {BinKeys::random, BinKeys::mostly_middle})
+        for (const std::size_t n : {kChunkedBinningShortChunk + 33, kChunkedBinningShortChunkElements + 33}) {
+            const std::vector<std::uint32_t> keys = binning_keys(n, 4097, kind);
+            for (const BinningPath path : kAllBinningPaths)
+                if (binning_path_fits(path, n, 4097)) check_binning_on_path(keys, 4097, path);
+        }
 }
 
 TEST_CASE("GPU primitives API errors", "[gpu][primitives][sanitize]") {
