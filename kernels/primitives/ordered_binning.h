@@ -76,8 +76,9 @@ constexpr std::size_t chunked_binning_chunk(std::size_t n) {
     return n <= kChunkedBinningShortChunkElements ? kChunkedBinningShortChunk : kChunkedBinningChunk;
 }
 
-/// Largest n the chunked path takes: its count matrix (n / kChunkedBinningChunk chunks by num_bins)
-/// stays at most 256 x 8192 words (8 MiB, resident in the H200's L2 between the three steps).
+/// Largest n the chunked path takes: its count matrix (n / chunked_binning_chunk(n) chunks by
+/// num_bins) stays at most 256 x 8192 words (8 MiB, resident in the H200's L2 between the three
+/// steps; short chunks stop at 2^15 / 256 = 128 chunks).
 constexpr std::size_t kChunkedBinningMaxElements = std::size_t(1) << 18;
 
 /// Largest num_bins for the chunked path: a block's 32-bit counter per bin fits the 48 KiB of
