@@ -62,13 +62,14 @@ constexpr std::uint32_t kSmallBinningMaxBins = 5119;
 /// warp walking the chunk in rounds of 32 (see ordered_binning.cu for why one warp).
 constexpr std::size_t kChunkedBinningChunk = 1024;
 
-/// Inputs of up to kChunkedBinningShortChunkElements elements are cut into chunks of
-/// kChunkedBinningShortChunk instead, so that each scattering warp walks 8 rounds, not 32: the
-/// rounds are the path's longest step at these sizes, and the 4x larger count matrix adds less to
-/// its scan. H200, 4097 random bins, us per call with long / short chunks (tilescan_primitives_bench,
-/// forced chunked path, 2026-12-01, runs of e0ef060 and of this change): 2^12 34.1 / 25.8, 2^13 35.0 / 28.1,
-/// 2^14 35.0 / 27.1, 2^15 38.0 / 30.3.
+/// The chunk length for inputs of up to kChunkedBinningShortChunkElements elements: short chunks
+/// make each scattering warp walk 8 rounds, not 32. The rounds are the path's longest step at these
+/// sizes, and the 4x larger count matrix adds less to its scan. H200, 4097 random bins, us per call
+/// with long / short chunks (tilescan_primitives_bench, forced chunked path, full runs of e0ef060
+/// and 74092dd): 2^12 34.1 / 28.8, 2^13 35.0 / 29.8, 2^14 35.0 / 29.5, 2^15 38.0 / 32.4.
 constexpr std::size_t kChunkedBinningShortChunk = 256;
+
+/// The largest input cut into chunks of kChunkedBinningShortChunk (chunked_binning_chunk).
 constexpr std::size_t kChunkedBinningShortChunkElements = std::size_t(1) << 15;
 
 /// The chunk length of the chunked path for n elements.
