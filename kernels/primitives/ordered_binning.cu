@@ -295,6 +295,22 @@ __global__ void __launch_bounds__(kChunkedBinningThreads)
     }
 }
 
+// Steps 1-3 with chunks of kChunk elements.
+template <int kChunk>
+void launch_chunk_steps(const std::uint32_t* d_bins, const std::uint32_t* d_values, std::uint32_t n,
+                        std::uint32_t num_bins, std::uint32_t chunks, std::uint32_t* counts, std::size_t entries,
+                        void* scan_temp, std::uint32_t* d_binned, std::uint64_t* d_offsets, cudaStream_t stream) {
+    const std::size_t shared_bytes = std::size_t(num_bins) * sizeof(std::uint32_t);
+    chunk_count_kernel<kChunk><<<chunks, kChunkedBinningThreads, shared_bytes, stream>>>(d_bins, n, num_bins, counts);
+    TS_CUDA_CHECK_LAUNCH();
+    // Step 2: bin-major, chunk-minor, so chunk c's elements of bin b follow those of chunks 0..c-1.
+    exclusive_scan(counts, counts, entries, Sum<std::uint32_t>{}, scan_temp,
+                   scan_temp_bytes<std::uint32_t, std::uint32_t>(entries), stream);
+    chunk_scatter_kernel<kChunk><<<chunks, kChunkedBinningThreads, shared_bytes, stream>>>(
+        d_bins, d_values, n, num_bins, counts, d_binned, d_offsets);
+    TS_CUDA_CHECK_LAUNCH();
+}
+
 void launch_chunked_binning(const std::uint32_t* d_bins, const std::uint32_t* d_values, std::size_t n,
                             std::uint32_t num_bins, std::uint32_t* d_binned, std::uint64_t* d_offsets, void* d_temp,
                             cudaStream_t stream) {
@@ -307,25 +323,11 @@ void launch_chunked_binning(const std::uint32_t* d_bins, const std::uint32_t* d_
     auto* counts = static_cast<std::uint32_t*>(d_temp);
     unsigned char* scan_temp =
         static_cast<unsigned char*>(d_temp) + scan_detail::align_bytes(entries * sizeof(std::uint32_t));
-    const std::size_t shared_bytes = std::size_t(num_bins) * sizeof(std::uint32_t);
-    const bool short_chunks = chunked_binning_chunk(n) == kChunkedBinningShortChunk;
-    if (short_chunks)
-        chunk_count_kernel<int(kChunkedBinningShortChunk)>
-            <<<chunks, kChunkedBinningThreads, shared_bytes, stream>>>(d_bins, std::uint32_t(n), num_bins, counts);
-    else
-        chunk_count_kernel<int(kChunkedBinningChunk)>
-            <<<chunks, kChunkedBinningThreads, shared_bytes, stream>>>(d_bins, std::uint32_t(n), num_bins, counts);
-    TS_CUDA_CHECK_LAUNCH();
-    // Step 2: bin-major, chunk-minor, so chunk c's elements of bin b follow those of chunks 0..c-1.
-    exclusive_scan(counts, counts, entries, Sum<std::uint32_t>{}, scan_temp,
-                   scan_temp_bytes<std::uint32_t, std::uint32_t>(entries), stream);
-    if (short_chunks)
-        chunk_scatter_kernel<int(kChunkedBinningShortChunk)><<<chunks, kChunkedBinningThreads, shared_bytes, stream>>>(
-            d_bins, d_values, std::uint32_t(n), num_bins, counts, d_binned, d_offsets);
-    else
-        chunk_scatter_kernel<int(kChunkedBinningChunk)><<<chunks, kChunkedBinningThreads, shared_bytes, stream>>>(
-            d_bins, d_values, std::uint32_t(n), num_bins, counts, d_binned, d_offsets);
-    TS_CUDA_CHECK_LAUNCH();
+    const auto steps = chunked_binning_chunk(n) == kChunkedBinningShortChunk
+                           ? launch_chunk_steps<int(kChunkedBinningShortChunk)>
+                           : launch_chunk_steps<int(kChunkedBinningChunk)>;
+    steps(d_bins, d_values, std::uint32_t(n), num_bins, chunks, counts, entries, scan_temp, d_binned, d_offsets,
+          stream);
 }
 
 // ---- everything else: radix sort and binary search --------------------------------------------
