@@ -13,6 +13,7 @@
 #include "kernels/cuda_check.h"
 #include "kernels/primitives/lower_bound.cuh"
 #include "kernels/render/circle_records.cuh"
+#include "kernels/render/programmatic_launch.cuh"
 #include "kernels/render/render_launch.h"
 
 namespace tilescan {
@@ -23,6 +24,8 @@ using render_detail::band_tile_index;
 using render_detail::clip_to_band;
 using render_detail::footprint_of;
 using render_detail::for_each_touched_tile;
+using render_detail::launch_after_prior_grid;
+using render_detail::wait_for_prior_grid;
 
 constexpr int kThreads = 256;
 
@@ -140,6 +143,7 @@ __global__ void __launch_bounds__(kThreads)
     count_big_circles_kernel(FrameParams f, CircleRecords records, BigCircles big,
                              std::uint32_t* __restrict__ pair_counts) {
     __shared__ std::uint32_t warp_sums[kWarpsPerBlock];
+    wait_for_prior_grid();  // cull_and_count_kernel's lists and records
     const std::uint32_t huge_count = big.count[1];
     for (std::uint32_t k = blockIdx.x; k < huge_count; k += gridDim.x) {
         const std::uint32_t i = huge_circle(big, k);
@@ -212,9 +216,9 @@ struct StagedPairs {
 template <typename Output>
 __global__ void __launch_bounds__(kThreads)
     emit_small_circles_kernel(FrameParams frame, CircleRecords records, std::uint32_t circles,
-                              const std::uint64_t* __restrict__ pair_offsets,
-                              const std::uint64_t* __restrict__ total, std::uint64_t* host_total,
-                              std::uint32_t sentinel_tile, Output output) {
+                              const std::uint64_t* __restrict__ pair_offsets, const std::uint64_t* __restrict__ total,
+                              std::uint64_t* host_total, std::uint32_t sentinel_tile, Output output) {
+    wait_for_prior_grid();  // the scan's offsets and total
     __shared__ StagedPairs staged[kWarpsPerBlock];
     const std::uint64_t thread = std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
     if (thread == 0) *host_total = *total;
@@ -266,6 +270,7 @@ __global__ void __launch_bounds__(kThreads)
     emit_big_circles_kernel(FrameParams f, CircleRecords records, BigCircles big,
                             const std::uint64_t* __restrict__ pair_offsets, Output output) {
     __shared__ std::uint32_t warp_hits[kWarpsPerBlock];
+    wait_for_prior_grid();  // emit_small_circles_kernel's (it writes other slots of the same arrays)
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     const std::uint32_t below = (1u << lane) - 1;
@@ -312,13 +317,12 @@ template <typename Output>
 void launch_emit(const FrameParams& frame, const CircleRecords& records, std::uint32_t circles, const BigCircles& big,
                  const std::uint64_t* pair_offsets, const std::uint64_t* pair_total, std::uint64_t* host_total,
                  Output output, cudaStream_t stream) {
-    emit_small_circles_kernel<<<emit_blocks(circles, output.capacity), kThreads, 0, stream>>>(
-        frame, records, circles, pair_offsets, pair_total, host_total, band_tile_count(frame), output);
-    TS_CUDA_CHECK_LAUNCH();
+    launch_after_prior_grid(emit_small_circles_kernel<Output>, emit_blocks(circles, output.capacity), kThreads, stream,
+                            frame, records, circles, pair_offsets, pair_total, host_total, band_tile_count(frame),
+                            output);
     if (circles == 0) return;
-    emit_big_circles_kernel<<<big_circle_blocks(circles), kThreads, 0, stream>>>(frame, records, big, pair_offsets,
-                                                                                 output);
-    TS_CUDA_CHECK_LAUNCH();
+    launch_after_prior_grid(emit_big_circles_kernel<Output>, big_circle_blocks(circles), kThreads, stream, frame,
+                            records, big, pair_offsets, output);
 }
 
 // row_pairs[ty] += the pairs circle i has in tile row ty, over the whole grid (the band planner's
@@ -362,9 +366,8 @@ void launch_cull_and_count(const DeviceCircles& circles, const FrameParams& fram
     cull_and_count_kernel<<<blocks_for(circles.count), kThreads, 0, stream>>>(circles, frame, records, pair_counts,
                                                                               big);
     TS_CUDA_CHECK_LAUNCH();
-    count_big_circles_kernel<<<big_circle_blocks(circles.count), kThreads, 0, stream>>>(frame, records, big,
-                                                                                        pair_counts);
-    TS_CUDA_CHECK_LAUNCH();
+    launch_after_prior_grid(count_big_circles_kernel, big_circle_blocks(circles.count), kThreads, stream, frame,
+                            records, big, pair_counts);
 }
 
 void launch_emit_pairs(const FrameParams& frame, const CircleRecords& records, std::uint32_t circles,

@@ -13,6 +13,7 @@
 #include "kernels/cuda_check.h"
 #include "kernels/primitives/block_ranking.cuh"
 #include "kernels/render/circle_records.cuh"
+#include "kernels/render/programmatic_launch.cuh"
 #include "kernels/render/render_launch.h"
 #include "kernels/scan/scan_ops.h"
 #include "kernels/scan/scan_warp.cuh"
@@ -315,6 +316,7 @@ __global__ void __launch_bounds__(TileLayout<kPixels>::kThreads)
                        float* __restrict__ image, unsigned long long* blends) {
     constexpr int kBatch = TileLayout<kPixels>::kBatch;
     __shared__ StagedCircles<kPixels> staged[2];
+    render_detail::wait_for_prior_grid();  // the ordered binning's lists
     const std::uint64_t begin = tile_offsets[blockIdx.x];
     const std::uint64_t end = tile_offsets[blockIdx.x + 1];
     if (tile_is_busy(end - begin, tile_offsets[gridDim.x], gridDim.x)) {
@@ -597,9 +599,8 @@ void launch_shade_tiles(const FrameParams& frame, const CircleRecords& records, 
         TS_CUDA_CHECK(cudaEventRecord(busy.joined, busy.stream));
     }
     const auto shade = [&](auto kernel, int threads) {
-        kernel<<<band_tile_count(frame), threads, 0, stream>>>(frame, records, tile_offsets, tile_circles,
-                                                               busy.on_device, image, blends);
-        TS_CUDA_CHECK_LAUNCH();
+        render_detail::launch_after_prior_grid(kernel, band_tile_count(frame), unsigned(threads), stream, frame,
+                                               records, tile_offsets, tile_circles, busy.on_device, image, blends);
     };
     if (pixels_per_thread == kWidePixels)
         shade(shade_tiles_kernel_for<kWidePixels>(frame.shading, blends != nullptr), TileLayout<kWidePixels>::kThreads);

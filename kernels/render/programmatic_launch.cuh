@@ -1,0 +1,43 @@
+// Programmatic dependent launch (sm_90) between the frame's kernels: a kernel launched with
+// launch_after_prior_grid may be scheduled while the kernel before it on the stream is still
+// finishing, so its blocks are resident when that kernel's last block exits instead of a launch
+// latency later. It must not read what the prior kernel writes before wait_for_prior_grid(),
+// which returns once that kernel has completed and its writes are visible. Every kernel launched
+// this way waits first thing, so completion is transitive down the chain. Captured into the frame
+// graph as programmatic edges. Without a prior kernel (a memset or an event before it) the launch
+// is an ordinary one.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <utility>
+
+#include "kernels/cuda_check.h"
+
+namespace tilescan::render_detail {
+
+// Blocks until the grid this one was launched after has completed (a no-op for an ordinary launch).
+__device__ __forceinline__ void wait_for_prior_grid() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+
+// kernel<<<grid, block, 0, stream>>>(args...), allowed to start before the prior kernel ends.
+template <typename... Params, typename... Args>
+void launch_after_prior_grid(void (*kernel)(Params...), unsigned grid, unsigned block, cudaStream_t stream,
+                             Args&&... args) {
+    cudaLaunchAttribute attribute{};
+    attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attribute.val.programmaticStreamSerializationAllowed = 1;
+    cudaLaunchConfig_t config{};
+    config.gridDim = dim3(grid);
+    config.blockDim = dim3(block);
+    config.dynamicSmemBytes = 0;
+    config.stream = stream;
+    config.attrs = &attribute;
+    config.numAttrs = 1;
+    TS_CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...));
+}
+
+}  // namespace tilescan::render_detail
