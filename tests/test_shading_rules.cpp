@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstring>
+#include <random>
 
 #include "renderer/image.h"
 #include "renderer/ref_renderer.h"
@@ -138,4 +139,41 @@ TEST_CASE("backgrounds: white, solid and the snow gradient", "[shading]") {
     CHECK(equal_pixel(image.at(1, 3), 0.25f, 0.5f, 2.0f, 1.0f));
     clear_image({kBackgroundWhite, 0, 0, 0}, image);
     CHECK(equal_pixel(image.at(1, 1), 1, 1, 1, 1));
+}
+
+TEST_CASE("covers_only_box_pixels holds exactly when no covered pixel centre lies outside the box", "[shading]") {
+    // Brute force over every pixel of small images, for circles of ordinary sizes, circles whose
+    // edge runs through pixel centres, and circles of extreme coordinates, whose box and coverage
+    // disagree (the shading kernels skip the box test only when this says they may).
+    std::mt19937 rng(7);
+    std::uniform_real_distribution<float> unit(-0.2f, 1.2f), radius(0.0f, 0.3f), magnitude(0.0f, 7.0f);
+    int flagged = 0, unflagged = 0;
+    for (int k = 0; k < 20000; ++k) {
+        const int width = 1 + k % 37, height = 1 + (k / 37) % 29;
+        const float iw = 1.0f / float(width), ih = 1.0f / float(height);
+        float x = unit(rng), y = unit(rng), r = radius(rng);
+        if (k % 4 == 1) r = pixel_center(k % width, iw) - pixel_center(0, iw);  // reaching a centre
+        if (k % 4 == 2) {  // huge: centre far out, edge across the image
+            const float far = std::pow(10.0f, magnitude(rng));
+            const bool left = k % 8 == 2;
+            x = left ? -far : 1.0f + far;
+            r = far + unit(rng) * 0.5f;
+        }
+        const PixelBox box = circle_pixel_box(x, y, r, width, height);
+        if (box.x0 >= box.x1 || box.y0 >= box.y1) continue;
+        const float r2 = covered_squared_radius(r);
+        bool outside = false;
+        for (int row = 0; row < height; ++row)
+            for (int column = 0; column < width; ++column)
+                outside = outside ||
+                          (!box_contains(box, column, row) &&
+                           covers_squared(squared_distance(x, y, pixel_center(column, iw), pixel_center(row, ih)), r2));
+        const bool only_box = covers_only_box_pixels(x, y, r2, box, width, height, iw, ih);
+        INFO("circle (" << x << ", " << y << ") r " << r << " in " << width << "x" << height);
+        CHECK(!(only_box && outside));    // exact: never claims what is false
+        if (k % 4 != 2) CHECK(only_box);  // and ordinary circles always take the fast path
+        (only_box ? flagged : unflagged) += 1;
+    }
+    CHECK(unflagged > 100);  // the extreme circles did reach the slow path
+    CHECK(flagged > 10000);
 }

@@ -70,9 +70,14 @@ struct StagedCircles {
     // The circle's pixel box within this tile: bit c (columns) and bit 16 + r (rows) set when
     // tile column c / tile row r lie inside the box.
     std::uint32_t box_mask[kBatch];
-    // Bit w set when the circle covers every pixel of warp w's block (see blocks_covered).
-    std::uint32_t covered_blocks[kBatch];
+    // Bit w set when the circle covers every pixel of warp w's block (see blocks_covered), and
+    // kOnlyBoxPixels when it covers no pixel centre outside its box (covers_only_box_pixels).
+    std::uint32_t flags[kBatch];
 };
+
+// StagedCircles::flags' bit for circles whose pixels need no box test: all but those of extreme
+// coordinates. Above any warp's bit (TileLayout::kWarps <= 8).
+constexpr std::uint32_t kOnlyBoxPixels = 1u << 31;
 
 // The grid-wide id of the band's first tile (the shading grid counts from it).
 __device__ __forceinline__ std::uint32_t band_first_tile(const FrameParams& f) {
@@ -90,7 +95,7 @@ struct TilePixels {
     float py[kPixels];
     bool inside[kPixels];
     std::uint32_t warp_mask;  // the box-mask bits of this warp's columns and rows
-    std::uint32_t warp_bit;   // this warp's bit in StagedCircles::covered_blocks
+    std::uint32_t warp_bit;   // this warp's bit in StagedCircles::flags
 };
 
 template <int kPixels>
@@ -181,8 +186,11 @@ __device__ __forceinline__ void stage_circle(StagedCircles<kPixels>& staged, int
     staged.geometry[slot] = c.geometry;
     staged.paint[slot] = c.paint;
     staged.box_mask[slot] = box_mask;
-    staged.covered_blocks[slot] =
-        kShading == kShadingFlat ? blocks_covered<kPixels>(c.geometry, box_mask, tile, f) : 0u;
+    const CircleGeometry& g = c.geometry;
+    const bool only_box_pixels = covers_only_box_pixels(g.x, g.y, g.squared_radius, render_detail::unpack_box(c.box),
+                                                        f.width, f.height, f.inverse_width, f.inverse_height);
+    staged.flags[slot] = (kShading == kShadingFlat ? blocks_covered<kPixels>(g, box_mask, tile, f) : 0u) |
+                         (only_box_pixels ? kOnlyBoxPixels : 0u);
 }
 
 // Blends a circle's paint into a pixel whose centre it covers at squared distance squared_dist:
@@ -196,20 +204,22 @@ __device__ __forceinline__ void blend_paint(Rgba& pixel, const CirclePaint& pain
 }
 
 // Blends staged circle k into the thread's pixels where it covers them; returns the blends. A
-// pixel is blended when its centre is covered and it lies in the circle's box (the box matters
-// only where rounding would let a circle cover a pixel centre outside it, which `ref` never
-// visits).
-template <ShadingKind kShading, int kPixels>
+// pixel is blended when its centre is covered and it lies in the circle's box. The box matters
+// only where rounding lets a circle cover a pixel centre outside it, which `ref` never visits, so
+// circles flagged kOnlyBoxPixels skip that test (kBoxTest false): shading is bound by instruction
+// issue, and the test is a third of a small circle's per-pixel instructions.
+template <ShadingKind kShading, bool kBoxTest, int kPixels>
 __device__ __forceinline__ std::uint32_t blend_circle(const StagedCircles<kPixels>& staged, int k,
                                                       const TilePixels<kPixels>& p, Rgba (&pixels)[kPixels]) {
     std::uint32_t blends = 0;
-    const std::uint32_t mask = staged.box_mask[k] & p.warp_mask;
+    const std::uint32_t mask = kBoxTest ? staged.box_mask[k] & p.warp_mask : 0u;
     const CircleGeometry g = staged.geometry[k];
-    const bool in_box_column = (mask >> p.local_x) & 1u;
+    const bool in_box_column = !kBoxTest || ((mask >> p.local_x) & 1u);
 #pragma unroll
     for (int j = 0; j < kPixels; ++j) {
         const float squared_dist = squared_distance(g.x, g.y, p.px, p.py[j]);
-        if (covers_squared(squared_dist, g.squared_radius) && in_box_column && ((mask >> (16 + p.local_y[j])) & 1u)) {
+        const bool in_box = !kBoxTest || (in_box_column && ((mask >> (16 + p.local_y[j])) & 1u));
+        if (covers_squared(squared_dist, g.squared_radius) && in_box) {
             blend_paint<kShading>(pixels[j], staged.paint[k], squared_dist, g.radius);
             ++blends;
         }
@@ -228,10 +238,11 @@ __device__ __forceinline__ std::uint32_t blend_whole_block(const StagedCircles<k
 }
 
 // A round of 32 staged circles [first, first + 32) seen from one warp, bit j for circle first + j:
-// those whose box meets the warp's block, and those (flat) covering all of it. The whole warp calls
-// it, lane j testing circle first + j.
+// those whose box meets the warp's block, those (flat) covering all of it, and those of the meeting
+// ones that need the box test (not kOnlyBoxPixels). The whole warp calls it, lane j testing circle
+// first + j.
 struct Round {
-    std::uint32_t meeting, whole;
+    std::uint32_t meeting, whole, boxed;
 };
 
 template <ShadingKind kShading, int kPixels>
@@ -240,44 +251,58 @@ __device__ __forceinline__ Round round_of_circles(const StagedCircles<kPixels>& 
     const int k = first + int(threadIdx.x & 31);
     const std::uint32_t mask = k < count ? staged.box_mask[k] & p.warp_mask : 0u;
     const bool meets = (mask & 0xffffu) != 0 && (mask >> 16) != 0;
-    const bool whole = kShading == kShadingFlat && meets && (staged.covered_blocks[k] & p.warp_bit) != 0;
-    return {__ballot_sync(0xffffffffu, meets), __ballot_sync(0xffffffffu, whole)};
+    const std::uint32_t flags = meets ? staged.flags[k] : 0u;
+    const bool whole = kShading == kShadingFlat && (flags & p.warp_bit) != 0;
+    const bool boxed = meets && (flags & kOnlyBoxPixels) == 0;
+    return {__ballot_sync(0xffffffffu, meets), __ballot_sync(0xffffffffu, whole), __ballot_sync(0xffffffffu, boxed)};
 }
 
-// Blends staged circles [0, count) into the thread's pixels, in order; returns the number of
-// blends. A warp takes the circles 32 at a time and finds by ballot those whose box meets its
-// block (most of a tile's circles miss a given 8x8 block when circles are small) and those
-// covering all of it, then walks the round in order:
-// - with no whole-block circle in it, testing its pixels against each meeting circle; when all 32
-//   meet, as a plain loop, which the compiler pipelines (finding set bits one by one made
-//   biglittle's shading 9% slower: 1.49 -> 1.62 ms on the H200);
+// Blends the meeting circles of a round into the thread's pixels, in order; returns the number of
+// blends. Most of a tile's circles miss a given 8x8 block when circles are small, so the warp walks
+// the round's meeting circles:
+// - with no whole-block circle in it, testing its pixels against each; when all 32 meet, as a plain
+//   loop, which the compiler pipelines (finding set bits one by one made biglittle's shading 9%
+//   slower: 1.49 -> 1.62 ms on the H200);
 // - otherwise blending whole-block circles without tests (biglittle's shading 1.53 -> 0.93 ms),
 //   and testing the others, again as a plain loop when all 32 meet. Rounds of small circles never
 //   pay that check (rand10M's shading took 13% longer when every circle did).
+template <ShadingKind kShading, bool kBoxTest, int kPixels>
+__device__ __forceinline__ std::uint32_t blend_round(const StagedCircles<kPixels>& staged, int first,
+                                                     const Round& round, const TilePixels<kPixels>& p,
+                                                     Rgba (&pixels)[kPixels]) {
+    std::uint32_t blends = 0;
+    const auto blend_one = [&](int k) { return blend_circle<kShading, kBoxTest>(staged, k, p, pixels); };
+    if (round.whole != 0 && round.meeting == 0xffffffffu) {
+#pragma unroll 4
+        for (int j = 0; j < 32; ++j)
+            blends += (round.whole >> j) & 1u ? blend_whole_block(staged, first + j, pixels) : blend_one(first + j);
+    } else if (round.whole != 0) {
+        for (std::uint32_t rest = round.meeting; rest != 0; rest &= rest - 1) {
+            const int j = __ffs(rest) - 1;  // uniform in the warp
+            blends += (round.whole >> j) & 1u ? blend_whole_block(staged, first + j, pixels) : blend_one(first + j);
+        }
+    } else if (round.meeting == 0xffffffffu) {
+#pragma unroll 4
+        for (int k = first; k < first + 32; ++k) blends += blend_one(k);
+    } else {
+        for (std::uint32_t rest = round.meeting; rest != 0; rest &= rest - 1)
+            blends += blend_one(first + __ffs(rest) - 1);  // uniform in the warp
+    }
+    return blends;
+}
+
+// Blends staged circles [0, count) into the thread's pixels, in order; returns the number of
+// blends. A warp takes the circles 32 at a time, finds by ballot those whose box meets its block,
+// and blends the round with box tests only when one of its meeting circles needs them (never but
+// in scenes of extreme coordinates).
 template <ShadingKind kShading, int kPixels>
 __device__ __forceinline__ std::uint32_t blend_staged(const StagedCircles<kPixels>& staged, int count,
                                                       const TilePixels<kPixels>& p, Rgba (&pixels)[kPixels]) {
     std::uint32_t blends = 0;
     for (int first = 0; first < count; first += 32) {
         const Round round = round_of_circles<kShading>(staged, first, count, p);
-        if (round.whole != 0 && round.meeting == 0xffffffffu) {
-#pragma unroll 4
-            for (int j = 0; j < 32; ++j)
-                blends += (round.whole >> j) & 1u ? blend_whole_block(staged, first + j, pixels)
-                                                  : blend_circle<kShading>(staged, first + j, p, pixels);
-        } else if (round.whole != 0) {
-            for (std::uint32_t rest = round.meeting; rest != 0; rest &= rest - 1) {
-                const int j = __ffs(rest) - 1;  // uniform in the warp
-                blends += (round.whole >> j) & 1u ? blend_whole_block(staged, first + j, pixels)
-                                                  : blend_circle<kShading>(staged, first + j, p, pixels);
-            }
-        } else if (round.meeting == 0xffffffffu) {
-#pragma unroll 4
-            for (int k = first; k < first + 32; ++k) blends += blend_circle<kShading>(staged, k, p, pixels);
-        } else {
-            for (std::uint32_t rest = round.meeting; rest != 0; rest &= rest - 1)
-                blends += blend_circle<kShading>(staged, first + __ffs(rest) - 1, p, pixels);  // uniform in the warp
-        }
+        blends += round.boxed != 0 ? blend_round<kShading, true>(staged, first, round, p, pixels)
+                                   : blend_round<kShading, false>(staged, first, round, p, pixels);
     }
     return blends;
 }

@@ -80,6 +80,30 @@ TS_HD inline bool covers(float squared_dist, float radius) {
     return covers_squared(squared_dist, covered_squared_radius(radius));
 }
 
+// Whether no pixel centre from `edge` (the centre coordinate of the first column or row beside a
+// pixel box) outwards is covered, whatever its other coordinate: the circle's centre coordinate c
+// lies on the box's side of `edge` (`greater`: the pixels beyond the box have greater
+// coordinates) and edge's squared offset alone exceeds r^2. Exact, not a bound: the rounded
+// offset pixel - c only grows in magnitude outwards, and d^2 = dx * dx + dy * dy rounds to at
+// least either square, so no pixel centre farther out is covered.
+TS_HD inline bool side_is_clear(float c, float edge, bool greater, float squared_radius) {
+    const bool centre_inside = greater ? edge >= c : edge <= c;
+    return centre_inside && !covers_squared(squared_distance(c, 0.0f, edge, 0.0f), squared_radius);
+}
+
+// Whether every pixel centre the circle covers lies in its (non-empty) pixel box, so that a
+// renderer testing a larger area against the circle can skip the box test. The box reaches half a
+// pixel past the circle on every side, so this holds but where huge coordinates leave too few
+// significant bits (extreme scenes: a circle of radius 1e6 whose edge crosses the image).
+TS_HD inline bool covers_only_box_pixels(float x, float y, float squared_radius, const PixelBox& box, int width,
+                                         int height, float inverse_width, float inverse_height) {
+    const bool left = box.x0 == 0 || side_is_clear(x, pixel_center(box.x0 - 1, inverse_width), false, squared_radius);
+    const bool right = box.x1 == width || side_is_clear(x, pixel_center(box.x1, inverse_width), true, squared_radius);
+    const bool low = box.y0 == 0 || side_is_clear(y, pixel_center(box.y0 - 1, inverse_height), false, squared_radius);
+    const bool high = box.y1 == height || side_is_clear(y, pixel_center(box.y1, inverse_height), true, squared_radius);
+    return left && right && low && high;
+}
+
 TS_HD inline bool box_contains(const PixelBox& box, int column, int row) {
     return column >= box.x0 && column < box.x1 && row >= box.y0 && row < box.y1;
 }
