@@ -84,6 +84,11 @@ __device__ __forceinline__ std::uint32_t band_first_tile(const FrameParams& f) {
     return std::uint32_t(f.band_first_row) * std::uint32_t(f.grid.tiles_x);
 }
 
+// The centre coordinate of a tile's pixels outside the image (partial tiles): NaN, which no
+// coverage test passes, so such pixels are never blended (nor counted) even by circles blended
+// without the box test, whose box ends at the image's border.
+constexpr float kNoPixelCentre = __builtin_nanf("");
+
 // The pixels this thread owns in the block's tile: one column, kPixels rows.
 template <int kPixels>
 struct TilePixels {
@@ -110,12 +115,12 @@ __device__ __forceinline__ TilePixels<kPixels> tile_pixels(const FrameParams& f,
     TilePixels<kPixels> p;
     p.local_x = warp_x + lane % Layout::kWarpColumns;
     p.column = (tx << kTileLog2) + p.local_x;
-    p.px = pixel_center(p.column, f.inverse_width);
+    p.px = p.column < f.width ? pixel_center(p.column, f.inverse_width) : kNoPixelCentre;
 #pragma unroll
     for (int k = 0; k < kPixels; ++k) {
         p.local_y[k] = warp_y + lane / Layout::kWarpColumns + k * Layout::kLaneRows;
         p.row[k] = (ty << kTileLog2) + p.local_y[k];
-        p.py[k] = pixel_center(p.row[k], f.inverse_height);
+        p.py[k] = p.row[k] < f.height ? pixel_center(p.row[k], f.inverse_height) : kNoPixelCentre;
         p.inside[k] = p.column < f.width && p.row[k] < f.height;
     }
     p.warp_mask = Layout::block_mask(warp);
