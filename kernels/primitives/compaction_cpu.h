@@ -44,19 +44,37 @@ std::size_t serial_select_flagged(const T* in, const Flag* flags, std::size_t n,
     return count;
 }
 
+namespace detail {
+
+// The elements of in[first, last) that pred keeps.
+template <typename T, typename Pred>
+std::size_t count_kept(const T* in, std::size_t first, std::size_t last, Pred pred) {
+    std::size_t kept = 0;
+    for (std::size_t i = first; i < last; ++i) kept += pred(in[i]) ? 1 : 0;
+    return kept;
+}
+
+// in[first, last) split in order: kept elements to out[kept_at, ...), rejected ones to
+// out[rejected_at, ...).
+template <typename T, typename Pred>
+void partition_range(const T* in, std::size_t first, std::size_t last, Pred pred, T* out, std::size_t kept_at,
+                     std::size_t rejected_at) {
+    for (std::size_t i = first; i < last; ++i) {
+        if (pred(in[i]))
+            out[kept_at++] = in[i];
+        else
+            out[rejected_at++] = in[i];
+    }
+}
+
+}  // namespace detail
+
 /// The reference partition_if: kept elements in order, then rejected ones in order, into out[n];
 /// returns the kept count.
 template <typename T, typename Pred>
 std::size_t serial_partition_if(const T* in, std::size_t n, Pred pred, T* out) {
-    std::size_t kept = 0;
-    for (std::size_t i = 0; i < n; ++i) kept += pred(in[i]) ? 1 : 0;
-    std::size_t a = 0, b = kept;
-    for (std::size_t i = 0; i < n; ++i) {
-        if (pred(in[i]))
-            out[a++] = in[i];
-        else
-            out[b++] = in[i];
-    }
+    const std::size_t kept = detail::count_kept(in, 0, n, pred);
+    detail::partition_range(in, 0, n, pred, out, 0, kept);
     return kept;
 }
 
@@ -128,22 +146,14 @@ std::size_t cpu_partition_if(const T* in, std::size_t n, Pred pred, T* out, unsi
     cpu_parallel_ranges(chunks.count, threads, [&](std::size_t c0, std::size_t c1) {
         for (std::size_t c = c0; c < c1; ++c) {
             const std::size_t first = c * chunks.size, last = first + chunks.size < n ? first + chunks.size : n;
-            std::size_t count = 0;
-            for (std::size_t i = first; i < last; ++i) count += pred(in[i]) ? 1 : 0;
-            offsets[c] = count;
+            offsets[c] = detail::count_kept(in, first, last, pred);
         }
     });
     const std::size_t kept = serial_exclusive_scan(offsets.data(), offsets.data(), chunks.count, Sum<std::size_t>{});
     cpu_parallel_ranges(chunks.count, threads, [&](std::size_t c0, std::size_t c1) {
         for (std::size_t c = c0; c < c1; ++c) {
             const std::size_t first = c * chunks.size, last = first + chunks.size < n ? first + chunks.size : n;
-            std::size_t a = offsets[c], b = kept + (first - offsets[c]);
-            for (std::size_t i = first; i < last; ++i) {
-                if (pred(in[i]))
-                    out[a++] = in[i];
-                else
-                    out[b++] = in[i];
-            }
+            detail::partition_range(in, first, last, pred, out, offsets[c], kept + (first - offsets[c]));
         }
     });
     return kept;
