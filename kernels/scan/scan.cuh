@@ -72,12 +72,8 @@ __global__ void __launch_bounds__(kFastThreads, kFastBlocksPerSM)
     typename Agent::Held held;
     const Agent agent(blockIdx.x, n);
     const bool aligned = (reinterpret_cast<std::uintptr_t>(in) | reinterpret_cast<std::uintptr_t>(out)) % 16 == 0;
-    agent.stage(shared, held, in, aligned);
-    agent.wait_staged();
     typename Agent::RoundPrefixes prefixes;
-    const Out warp_total = agent.prepare(shared, held, op, prefixes);
-    if (agent.lane == 0) shared.warp_totals[agent.warp] = warp_total;
-    __syncthreads();
+    agent.stage_and_prepare(shared, held, in, aligned, op, prefixes);
     const Out seed = seeds != nullptr ? seeds[blockIdx.x] : op.identity();
     if (total != nullptr && threadIdx.x == 0 && std::size_t(blockIdx.x + 1) * Agent::kTile >= n)
         *total = op(seed, Agent::warp_prefix(shared, op, kFastWarps));
@@ -104,12 +100,8 @@ __global__ void __launch_bounds__(kFastThreads, kFastBlocksPerSM)
     const TileStatus<Out> status = untagged_status.tagged(call_tag);
     const Agent agent(tile, n);
     const bool aligned = (reinterpret_cast<std::uintptr_t>(in) | reinterpret_cast<std::uintptr_t>(out)) % 16 == 0;
-    agent.stage(shared, held, in, aligned);
-    agent.wait_staged();
     typename Agent::RoundPrefixes prefixes;
-    const Out warp_total = agent.prepare(shared, held, op, prefixes);
-    if (agent.lane == 0) shared.warp_totals[agent.warp] = warp_total;
-    __syncthreads();
+    agent.stage_and_prepare(shared, held, in, aligned, op, prefixes);
     if (agent.warp == 0) {
         const Out aggregate = Agent::warp_prefix(shared, op, kFastWarps);
         Out tile_prefix;

@@ -228,6 +228,17 @@ struct FastTileAgent {
         }
     }
 
+    // Loads the tile and runs prepare: every thread's round prefixes in `prefixes`, and each warp's
+    // total in shared.warp_totals, ready for warp_prefix after the barrier this ends with.
+    __device__ __forceinline__ void stage_and_prepare(Shared& shared, Held& held, const In* in, bool aligned, Op op,
+                                                      RoundPrefixes& prefixes) const {
+        stage(shared, held, in, aligned);
+        wait_staged();
+        const Out total = prepare(shared, held, op, prefixes);
+        if (lane == 0) shared.warp_totals[warp] = total;
+        __syncthreads();
+    }
+
     // After a barrier: the combination of the warp totals before `upto` (all of them for kFastWarps).
     __device__ __forceinline__ static Out warp_prefix(Shared& shared, Op op, int upto) {
         Out run = op.identity();
