@@ -94,7 +94,7 @@ __global__ void cull_and_count_kernel(DeviceCircles circles, FrameParams frame, 
     if (i >= circles.count) return;
     const float radius = circles.radius[i];
     const CircleFootprint c = circle_footprint(circles.x[i], circles.y[i], radius, frame.width, frame.height);
-    records.geometry[i] = {c.x, c.y, c.squared_radius, radius};
+    records.geometry[i] = render_detail::geometry_record(c, radius, frame);
     if (frame.shading == kShadingSnow) {
         records.paint[i] = {circles.z[i], 0.0f, 0.0f, 0.0f};
     } else {

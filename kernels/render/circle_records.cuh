@@ -14,6 +14,25 @@ __device__ __forceinline__ PixelBox unpack_box(const CircleBox& box) {
     return {box.x0, box.x_last + 1, box.y0, box.y_last + 1};
 }
 
+// The cull stage's geometry record. Shading may skip the per-pixel box test of circles that
+// cover only pixel centres inside their box (covers_only_box_pixels): all but circles of extreme
+// coordinates. The others carry their radius with the sign bit set, a bit the record has spare
+// (radii are never negative), so the rule is evaluated once a circle, not once a (tile, circle)
+// pair.
+__device__ __forceinline__ CircleGeometry geometry_record(const CircleFootprint& c, float radius,
+                                                          const FrameParams& f) {
+    const bool only_box_pixels =
+        box_is_empty(c.box) ||
+        covers_only_box_pixels(c.x, c.y, c.squared_radius, c.box, f.width, f.height, f.inverse_width, f.inverse_height);
+    return {c.x, c.y, c.squared_radius, only_box_pixels ? radius : copysignf(radius, -1.0f)};
+}
+
+__device__ __forceinline__ float record_radius(const CircleGeometry& g) { return fabsf(g.flagged_radius); }
+
+__device__ __forceinline__ bool record_covers_only_box_pixels(const CircleGeometry& g) {
+    return !signbit(g.flagged_radius);
+}
+
 __device__ __forceinline__ CircleFootprint footprint_of(const CircleGeometry& g, const CircleBox& box) {
     return {g.x, g.y, g.squared_radius, unpack_box(box)};
 }

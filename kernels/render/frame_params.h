@@ -51,9 +51,10 @@ struct DeviceCircles {
 };
 
 // Per circle, written by the cull stage so that later stages read one 16-byte record instead of
-// gathering from eight arrays.
+// gathering from eight arrays. flagged_radius is the radius, its sign bit set when the circle may
+// cover a pixel centre outside its pixel box; read it through circle_records.cuh.
 struct alignas(16) CircleGeometry {
-    float x, y, squared_radius, radius;
+    float x, y, squared_radius, flagged_radius;
 };
 // Flat shading: the colour premultiplied by alpha, and alpha (premultiply()), so a blend costs the
 // shading stage two operations a channel instead of three. Snow shading: r holds the depth z (the

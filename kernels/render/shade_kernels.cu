@@ -71,7 +71,8 @@ struct StagedCircles {
     // tile column c / tile row r lie inside the box.
     std::uint32_t box_mask[kBatch];
     // Bit w set when the circle covers every pixel of warp w's block (see blocks_covered), and
-    // kOnlyBoxPixels when it covers no pixel centre outside its box (covers_only_box_pixels).
+    // kOnlyBoxPixels when it covers no pixel centre outside its box (the cull stage decides:
+    // geometry_record).
     std::uint32_t flags[kBatch];
 };
 
@@ -192,10 +193,8 @@ __device__ __forceinline__ void stage_circle(StagedCircles<kPixels>& staged, int
     staged.paint[slot] = c.paint;
     staged.box_mask[slot] = box_mask;
     const CircleGeometry& g = c.geometry;
-    const bool only_box_pixels = covers_only_box_pixels(g.x, g.y, g.squared_radius, render_detail::unpack_box(c.box),
-                                                        f.width, f.height, f.inverse_width, f.inverse_height);
     staged.flags[slot] = (kShading == kShadingFlat ? blocks_covered<kPixels>(g, box_mask, tile, f) : 0u) |
-                         (only_box_pixels ? kOnlyBoxPixels : 0u);
+                         (render_detail::record_covers_only_box_pixels(g) ? kOnlyBoxPixels : 0u);
 }
 
 // Blends a circle's paint into a pixel whose centre it covers at squared distance squared_dist:
@@ -225,7 +224,7 @@ __device__ __forceinline__ std::uint32_t blend_circle(const StagedCircles<kPixel
         const float squared_dist = squared_distance(g.x, g.y, p.px, p.py[j]);
         const bool in_box = !kBoxTest || (in_box_column && ((mask >> (16 + p.local_y[j])) & 1u));
         if (covers_squared(squared_dist, g.squared_radius) && in_box) {
-            blend_paint<kShading>(pixels[j], staged.paint[k], squared_dist, g.radius);
+            blend_paint<kShading>(pixels[j], staged.paint[k], squared_dist, render_detail::record_radius(g));
             ++blends;
         }
     }
@@ -495,7 +494,8 @@ __global__ void __launch_bounds__(32)
             if (lane == 0) {
                 const auto blend_staged_circle = [&](int k) {
                     const CircleGeometry g = staged.geometry[k];
-                    blend_paint<kShading>(pixel, staged.paint[k], squared_distance(g.x, g.y, px, py), g.radius);
+                    blend_paint<kShading>(pixel, staged.paint[k], squared_distance(g.x, g.y, px, py),
+                                          render_detail::record_radius(g));
                 };
 #pragma unroll
                 for (int r = 0; r < kBusyRounds; ++r) {
