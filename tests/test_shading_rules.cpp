@@ -94,7 +94,7 @@ TEST_CASE("the snow ramp at t = 0, 0.25, 0.375, 1", "[shading]") {
     // radius 1, so t = sqrt(d^2); z = 0 makes the depth factor clamp(1.0) = 1 and max alpha 0.5.
     const auto snow = [](float t, float rgb[3]) {
         float alpha;
-        snow_colour_and_alpha(t * t, 1.0f, 0.0f, rgb, &alpha);
+        snow_colour_and_alpha(t * t, 1.0f, snow_max_alpha(0.0f), rgb, &alpha);
         return alpha;
     };
     float rgb[3];
@@ -108,7 +108,7 @@ TEST_CASE("the snow ramp at t = 0, 0.25, 0.375, 1", "[shading]") {
     CHECK((rgb[0] == 0.8f && rgb[1] == 0.8f && rgb[2] == 1.0f));
     // Farther flakes (larger z) are fainter: z = 1 -> 0.5 * clamp(0.6 + 0.4 * 0) = 0.5 * 0.6.
     float far_alpha;
-    snow_colour_and_alpha(0.0f, 1.0f, 1.0f, rgb, &far_alpha);
+    snow_colour_and_alpha(0.0f, 1.0f, snow_max_alpha(1.0f), rgb, &far_alpha);
     CHECK(far_alpha == 0.5f * 0.6f);
 }
 

@@ -96,7 +96,7 @@ __global__ void cull_and_count_kernel(DeviceCircles circles, FrameParams frame, 
     const CircleFootprint c = circle_footprint(circles.x[i], circles.y[i], radius, frame.width, frame.height);
     records.geometry[i] = render_detail::geometry_record(c, radius, frame);
     if (frame.shading == kShadingSnow) {
-        records.paint[i] = {circles.z[i], 0.0f, 0.0f, 0.0f};
+        records.paint[i] = {snow_max_alpha(circles.z[i]), 0.0f, 0.0f, 0.0f};
     } else {
         const PremultipliedColour c = premultiply(circles.r[i], circles.g[i], circles.b[i], circles.a[i]);
         records.paint[i] = {c.r, c.g, c.b, c.alpha};

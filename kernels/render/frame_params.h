@@ -57,8 +57,8 @@ struct alignas(16) CircleGeometry {
     float x, y, squared_radius, flagged_radius;
 };
 // Flat shading: the colour premultiplied by alpha, and alpha (premultiply()), so a blend costs the
-// shading stage two operations a channel instead of three. Snow shading: r holds the depth z (the
-// ramp needs no colour).
+// shading stage two operations a channel instead of three. Snow shading: r holds the flake's
+// snow_max_alpha (the ramp needs no colour), computed once a flake instead of once a blend.
 struct alignas(16) CirclePaint {
     float r, g, b, a;
 };

@@ -198,11 +198,11 @@ __device__ __forceinline__ void stage_circle(StagedCircles<kPixels>& staged, int
 }
 
 // Blends a circle's paint into a pixel whose centre it covers at squared distance squared_dist:
-// flat paint is premultiplied (CirclePaint), snow paint carries z in r.
+// flat paint is premultiplied (CirclePaint), snow paint carries the flake's max alpha in r.
 template <ShadingKind kShading>
 __device__ __forceinline__ void blend_paint(Rgba& pixel, const CirclePaint& paint, float squared_dist, float radius) {
     if (kShading == kShadingSnow)
-        shade_covered_pixel(pixel, kShadingSnow, squared_dist, radius, paint.r, 0.0f, 0.0f, 0.0f, 0.0f);
+        blend_snow(pixel, squared_dist, radius, paint.r);
     else
         blend_premultiplied(pixel, {paint.r, paint.g, paint.b, paint.a});
 }

@@ -108,13 +108,11 @@ TS_HD inline bool box_contains(const PixelBox& box, int column, int row) {
     return column >= box.x0 && column < box.x1 && row >= box.y0 && row < box.y1;
 }
 
-// e^x in binary32 with one fixed sequence of operations, identical on host and device.
-// x = k ln2 + f with |f| <= ln2/2 (Cody-Waite split of ln2 so k * kLn2Hi is exact), e^f by a
-// degree-7 Taylor polynomial (truncation error < 6e-9 relative), then scaled by 2^k through the
-// exponent bits. Error below 2 ulp on [-87, 88]; outside, it saturates to 0 or +inf.
-TS_HD inline float exp_portable(float x) {
-    if (x < -87.0f) return 0.0f;
-    if (x > 88.0f) x = 88.0f;
+// e^x in binary32 with one fixed sequence of operations, identical on host and device, for x in
+// [-87, 88] (exp_portable saturates outside it). x = k ln2 + f with |f| <= ln2/2 (Cody-Waite split
+// of ln2 so k * kLn2Hi is exact), e^f by a degree-7 Taylor polynomial (truncation error < 6e-9
+// relative), then scaled by 2^k through the exponent bits. Error below 2 ulp.
+TS_HD inline float exp_portable_in_range(float x) {
     const float kLog2e = 1.44269504f;
     const float kLn2Hi = 0.693145752f;  // 0x3f317200: 16 significant bits, so k * kLn2Hi is exact
     const float kLn2Lo = 1.42860677e-06f;
@@ -139,6 +137,12 @@ TS_HD inline float exp_portable(float x) {
     return p * two_to_k.value;
 }
 
+// e^x for any x: exp_portable_in_range on [-87, 88], 0 below it, e^88 above it.
+TS_HD inline float exp_portable(float x) {
+    if (x < -87.0f) return 0.0f;
+    return exp_portable_in_range(x > 88.0f ? 88.0f : x);
+}
+
 // Entry k of the snow sprite's radial colour ramp: (1, 1, 1), (1, 1, 1), (.8, .9, 1), (.8, .9, 1),
 // (.8, .8, 1). Selects, not a table: a table indexed at run time lives in local memory on the GPU,
 // where filling and reading it made the snow shading 2.7x slower (snowsingle 1024x1024 on the H200:
@@ -149,9 +153,16 @@ TS_HD inline void snow_ramp(int k, float rgb[3]) {
     rgb[2] = 1.0f;
 }
 
-// The snow sprite: colour from a 5-entry radial ramp at s = 4t, alpha falling off as e^(-4 t^2),
-// scaled by depth (nearer flakes, smaller z, are more opaque). t = distance / radius in [0, 1].
-TS_HD inline void snow_colour_and_alpha(float squared_dist, float radius, float z, float rgb[3], float* alpha) {
+// A flake's alpha at its centre, by depth: nearer flakes (smaller z) are more opaque. It depends
+// on the flake alone, so renderers blending a flake into many pixels may compute it once.
+TS_HD inline float snow_max_alpha(float z) { return 0.5f * clamp_float(0.6f + 0.4f * (1.0f - z), 0.0f, 1.0f); }
+
+// The snow sprite at a covered pixel: colour from a 5-entry radial ramp at s = 4t, alpha falling
+// off from max_alpha (snow_max_alpha) as e^(-4 t^2), t = distance / radius.
+// t stays below 1.5 (about 1 + 2^-22 but where the rounded r^2 underflows to a subnormal), so the
+// exponent is in exp_portable_in_range's range: validated scenes keep radii and coordinates
+// within 1e18, so r^2 and d^2 are finite, and a covered d^2 <= r^2.
+TS_HD inline void snow_colour_and_alpha(float squared_dist, float radius, float max_alpha, float rgb[3], float* alpha) {
     // A zero-radius flake covers only a pixel centre exactly on it (d = 0): take t = 0 there
     // instead of 0/0, which the course leaves undefined.
     const float t = squared_dist > 0.0f ? sqrtf(squared_dist) / radius : 0.0f;
@@ -164,8 +175,7 @@ TS_HD inline void snow_colour_and_alpha(float squared_dist, float radius, float 
     snow_ramp(k, ramp_k);
     snow_ramp(next, ramp_next);
     for (int c = 0; c < 3; ++c) rgb[c] = (one_minus_w * ramp_k[c]) + (w * ramp_next[c]);
-    const float max_alpha = 0.5f * clamp_float(0.6f + 0.4f * (1.0f - z), 0.0f, 1.0f);
-    *alpha = max_alpha * exp_portable(-1.0f * 4.0f * t * t);
+    *alpha = max_alpha * exp_portable_in_range(-1.0f * 4.0f * t * t);
 }
 
 // A colour multiplied by its alpha, and the alpha: the half of blend() that depends on the circle
@@ -194,15 +204,20 @@ TS_HD inline void blend(Rgba& pixel, float r, float g, float b, float alpha) {
     blend_premultiplied(pixel, premultiply(r, g, b, alpha));
 }
 
+// A flake's sprite blended into a pixel whose centre it covers at squared distance squared_dist.
+TS_HD inline void blend_snow(Rgba& pixel, float squared_dist, float radius, float max_alpha) {
+    float rgb[3];
+    float alpha;
+    snow_colour_and_alpha(squared_dist, radius, max_alpha, rgb, &alpha);
+    blend(pixel, rgb[0], rgb[1], rgb[2], alpha);
+}
+
 // One circle's contribution to one pixel whose centre is at squared distance `squared_dist`
 // (already known to be covered). Flat circles use their colour and alpha; snow flakes the sprite.
 TS_HD inline void shade_covered_pixel(Rgba& pixel, ShadingKind shading, float squared_dist, float radius, float z,
                                       float r, float g, float b, float a) {
     if (shading == kShadingSnow) {
-        float rgb[3];
-        float alpha;
-        snow_colour_and_alpha(squared_dist, radius, z, rgb, &alpha);
-        blend(pixel, rgb[0], rgb[1], rgb[2], alpha);
+        blend_snow(pixel, squared_dist, radius, snow_max_alpha(z));
     } else {
         blend(pixel, r, g, b, a);
     }
