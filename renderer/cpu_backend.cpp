@@ -69,17 +69,17 @@ std::uint32_t blend_flat_row(TilePlanes& t, int base, int first, int last, const
     return blends;
 }
 
-// The same for any shading (snow needs a square root and exp per covered pixel): branchy, scalar.
-std::uint32_t shade_row(TilePlanes& t, int base, int first, int last, const float* px, float py,
-                        const CircleFootprint& c, const Scene& scene, std::uint32_t i) {
+// The same for a snow flake (a square root, a division and exp per covered pixel): branchy,
+// scalar. max_alpha is the flake's snow_max_alpha, computed once a flake.
+std::uint32_t blend_snow_row(TilePlanes& t, int base, int first, int last, const float* px, float py,
+                             const CircleFootprint& c, float radius, float max_alpha) {
     std::uint32_t blends = 0;
     for (int lx = first; lx < last; ++lx) {
         const float squared_dist = squared_distance(c.x, c.y, px[lx], py);
         if (!covers_squared(squared_dist, c.squared_radius)) continue;
         const int k = base + lx;
         Rgba pixel = {t.r[k], t.g[k], t.b[k], t.a[k]};
-        shade_covered_pixel(pixel, scene.shading, squared_dist, scene.radius[i], scene.z[i], scene.r[i], scene.g[i],
-                            scene.b[i], scene.a[i]);
+        blend_snow(pixel, squared_dist, radius, max_alpha);
         t.r[k] = pixel.r;
         t.g[k] = pixel.g;
         t.b[k] = pixel.b;
@@ -111,14 +111,16 @@ std::uint64_t shade_tile(const Scene& scene, const std::uint32_t* circles, std::
     for (std::size_t n = 0; n < count; ++n) {
         const std::uint32_t i = circles[n];
         const CircleFootprint c = circle_footprint(scene.x[i], scene.y[i], scene.radius[i], g.width, g.height);
+        const float max_alpha = scene.shading == kShadingSnow ? snow_max_alpha(scene.z[i]) : 0.0f;
         const int first = std::max(tile.x0, c.box.x0) - tile.x0;
         const int last = std::min(tile.x1, c.box.x1) - tile.x0;
         for (int row = std::max(tile.y0, c.box.y0); row < std::min(tile.y1, c.box.y1); ++row) {
             const float py = pixel_center(row, g.inverse_height);
             const int base = (row - tile.y0) * kTileSize;
-            blends += scene.shading == kShadingFlat ? blend_flat_row(planes, base, first, last, px, py, c, scene.r[i],
-                                                                     scene.g[i], scene.b[i], scene.a[i])
-                                                    : shade_row(planes, base, first, last, px, py, c, scene, i);
+            blends += scene.shading == kShadingFlat
+                          ? blend_flat_row(planes, base, first, last, px, py, c, scene.r[i], scene.g[i], scene.b[i],
+                                           scene.a[i])
+                          : blend_snow_row(planes, base, first, last, px, py, c, scene.radius[i], max_alpha);
         }
     }
     for (int row = tile.y0; row < tile.y1; ++row)
