@@ -127,6 +127,34 @@ TEST_CASE("the portable exp is within 2 ulp of the true value", "[shading]") {
     CHECK(exp_portable(-100.0f) == 0.0f);
 }
 
+TEST_CASE("a covered pixel's t = d / r keeps the snow exponent in exp_portable_in_range's range", "[shading]") {
+    // The largest covered d^2 is the rounded r^2 itself, so t peaks at sqrt(r * r) / r. Radii from
+    // 0 to the largest a valid scene allows (kMaxCircleExtent), subnormal squares included, where
+    // rounding r^2 up can raise t to about sqrt(2).
+    std::mt19937 random(7);
+    std::uniform_int_distribution<std::uint32_t> bits(0, 0x7f7fffffu);
+    float worst_t = 0.0f;
+    int subnormal_squares = 0, non_finite_alphas = 0;
+    for (int i = 0; i < 2000000; ++i) {
+        std::uint32_t word = bits(random);
+        float radius;
+        std::memcpy(&radius, &word, 4);
+        if (!(radius <= kMaxCircleExtent)) continue;
+        const float squared_radius = covered_squared_radius(radius);
+        subnormal_squares += squared_radius > 0.0f && squared_radius < 1.17549435e-38f;
+        float rgb[3], alpha;
+        snow_colour_and_alpha(squared_radius, radius, snow_max_alpha(0.0f), rgb, &alpha);
+        const float t = squared_radius > 0.0f ? std::sqrt(squared_radius) / radius : 0.0f;
+        worst_t = std::max(worst_t, t);
+        non_finite_alphas += !std::isfinite(alpha);
+    }
+    INFO("largest t " << worst_t);
+    CHECK(non_finite_alphas == 0);
+    CHECK(subnormal_squares > 1000);
+    CHECK(worst_t < 1.5f);
+    CHECK(-4.0f * worst_t * worst_t > -87.0f);
+}
+
 TEST_CASE("backgrounds: white, solid and the snow gradient", "[shading]") {
     Image image(3, 4);
     clear_image({kBackgroundSnowGradient, 0, 0, 0}, image);
