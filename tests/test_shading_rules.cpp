@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <random>
 
 #include "renderer/image.h"
@@ -136,12 +137,12 @@ TEST_CASE("a covered pixel's t = d / r keeps the snow exponent in exp_portable_i
     float worst_t = 0.0f;
     int subnormal_squares = 0, non_finite_alphas = 0;
     for (int i = 0; i < 2000000; ++i) {
-        std::uint32_t word = bits(random);
+        const std::uint32_t word = bits(random);
         float radius;
         std::memcpy(&radius, &word, 4);
         if (!(radius <= kMaxCircleExtent)) continue;
         const float squared_radius = covered_squared_radius(radius);
-        subnormal_squares += squared_radius > 0.0f && squared_radius < 1.17549435e-38f;
+        subnormal_squares += squared_radius > 0.0f && squared_radius < std::numeric_limits<float>::min();
         float rgb[3], alpha;
         snow_colour_and_alpha(squared_radius, radius, snow_max_alpha(0.0f), rgb, &alpha);
         const float t = squared_radius > 0.0f ? std::sqrt(squared_radius) / radius : 0.0f;
