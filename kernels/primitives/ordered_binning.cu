@@ -15,7 +15,7 @@
 #include "kernels/primitives/ordered_binning.h"
 #include "kernels/primitives/ordered_binning_paths.h"
 #include "kernels/primitives/radix_sort.h"
-#include "kernels/scan/scan.h"  // explicit instantiations (scan_instantiate_32.cu)
+#include "kernels/scan/scan.cuh"  // the single pass, its clearing left to the count kernel
 #include "kernels/scan/scan_tiles.h"
 
 namespace tilescan {
@@ -206,24 +206,34 @@ std::size_t chunk_count_entries(std::size_t n, std::uint32_t num_bins) {
     return std::size_t(binning_chunks(n)) * num_bins;
 }
 
+// The count matrix's scan: the single pass over temporary storage.
+std::size_t count_scan_bytes(std::size_t entries) {
+    return scan_temp_bytes<std::uint32_t, std::uint32_t>(entries, ScanAlgorithm::decoupled_lookback);
+}
+
 // The count matrix, then the scan's temporary storage.
 std::size_t chunked_binning_temp_bytes(std::size_t n, std::uint32_t num_bins) {
     const std::size_t entries = chunk_count_entries(n, num_bins);
-    return scan_detail::align_bytes(entries * sizeof(std::uint32_t)) +
-           scan_temp_bytes<std::uint32_t, std::uint32_t>(entries);
+    return scan_detail::align_bytes(entries * sizeof(std::uint32_t)) + count_scan_bytes(entries);
 }
 
 // Step 1: this block's chunk counts its elements per bin into counts[bin * chunks + chunk], every
 // bin, zeros too (the scan needs the whole matrix). Thread t counts the chunk's elements t,
 // t + 256, ...; equal bins of a warp's 32 are added once, by one lane. The 8 warps share a counter
 // per bin, so they add atomically: a sum does not depend on the order of its terms, so the counts
-// are exact whatever the timing (order only matters in step 3).
+// are exact whatever the timing (order only matters in step 3). The blocks also clear the status of
+// step 2's single pass, which then needs no clearing launch of its own.
 template <int kChunk>
 __global__ void __launch_bounds__(kChunkedBinningThreads)
     chunk_count_kernel(const std::uint32_t* __restrict__ bins, std::uint32_t n, std::uint32_t num_bins,
-                       std::uint32_t* __restrict__ counts) {  // [num_bins][chunks]
-    extern __shared__ std::uint32_t bin_counts[];             // [num_bins]
+                       std::uint32_t* __restrict__ counts,  // [num_bins][chunks]
+                       scan_detail::LookbackStorage<std::uint32_t> count_scan) {
+    extern __shared__ std::uint32_t bin_counts[];  // [num_bins]
     const std::uint32_t chunks = gridDim.x, chunk = blockIdx.x;
+    if (count_scan.tiles > 1)  // a one-tile scan looks back on nothing
+        scan_detail::clear_lookback_status(count_scan.status, count_scan.counters.tickets, count_scan.tiles,
+                                           std::size_t(chunk) * kChunkedBinningThreads + threadIdx.x,
+                                           std::size_t(chunks) * kChunkedBinningThreads);
     constexpr int kRounds = ChunkRounds<kChunk>::kCount;
     const std::uint32_t first = chunk * std::uint32_t(kChunk) + threadIdx.x;
     std::uint32_t my_bins[kRounds];
@@ -301,11 +311,15 @@ void launch_chunk_steps(const std::uint32_t* d_bins, const std::uint32_t* d_valu
                         std::uint32_t num_bins, std::uint32_t chunks, std::uint32_t* counts, std::size_t entries,
                         void* scan_temp, std::uint32_t* d_binned, std::uint64_t* d_offsets, cudaStream_t stream) {
     const std::size_t shared_bytes = std::size_t(num_bins) * sizeof(std::uint32_t);
-    chunk_count_kernel<kChunk><<<chunks, kChunkedBinningThreads, shared_bytes, stream>>>(d_bins, n, num_bins, counts);
+    const std::size_t scan_bytes = count_scan_bytes(entries);
+    const auto count_scan = scan_detail::lookback_storage<std::uint32_t, std::uint32_t>(
+        static_cast<unsigned char*>(scan_temp), scan_bytes, entries);
+    chunk_count_kernel<kChunk>
+        <<<chunks, kChunkedBinningThreads, shared_bytes, stream>>>(d_bins, n, num_bins, counts, count_scan);
     TS_CUDA_CHECK_LAUNCH();
     // Step 2: bin-major, chunk-minor, so chunk c's elements of bin b follow those of chunks 0..c-1.
-    exclusive_scan(counts, counts, entries, Sum<std::uint32_t>{}, scan_temp,
-                   scan_temp_bytes<std::uint32_t, std::uint32_t>(entries), stream);
+    scan_detail::single_pass(counts, counts, entries, Sum<std::uint32_t>{}, true, static_cast<std::uint32_t*>(nullptr),
+                             static_cast<unsigned char*>(scan_temp), scan_bytes, false, stream);
     chunk_scatter_kernel<kChunk><<<chunks, kChunkedBinningThreads, shared_bytes, stream>>>(
         d_bins, d_values, n, num_bins, counts, d_binned, d_offsets);
     TS_CUDA_CHECK_LAUNCH();

@@ -24,7 +24,8 @@
 ///   turns entry (b, c) into the slot of chunk c's first element of bin b, and entry (b, 0) is bin
 ///   b's offset; (3) each chunk loads its column as per-bin cursors and one warp walks the chunk in
 ///   input order, writing each element to its cursor plus its rank among the equal bins of lower
-///   lanes. Four launches (count, the scan's two, scatter), each short.
+///   lanes. Three launches (count, which also clears the scan's status, the scan, scatter), each
+///   short.
 /// - Otherwise: a stable LSD radix sort of the (bin, value) pairs over the bin id's bits only
 ///   (radix_sort.h: per 8-bit digit, counts per partition of the input -> one exclusive scan with
 ///   the scan library -> a block-local stable ranking and a scatter of each digit's run); 4096 bins

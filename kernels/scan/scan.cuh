@@ -184,25 +184,43 @@ void three_phase(ScanAlgorithm algorithm, const In* in, Out* out, std::size_t n,
     launch_tile_scan(algorithm, in, out, n, tiles, static_cast<const Out*>(sums), op, exclusive, total, stream);
 }
 
-// The single pass over `storage` (kLookbackCounterBytes of counters, then status slots; bytes in
-// all): temporary storage, cleared first by a second launch, or a ScanWorkspace's, which needs no
-// clearing (scan_lookback.cuh).
+// The single pass's view of its storage (kLookbackCounterBytes of counters, then status slots;
+// bytes in all) for n In values into Out.
+template <typename Out>
+struct LookbackStorage {
+    std::size_t tiles;
+    LookbackCounters counters;
+    TileStatus<Out> status;
+};
+
+template <typename In, typename Out>
+LookbackStorage<Out> lookback_storage(unsigned char* storage, std::size_t bytes, std::size_t n) {
+    unsigned char* slots = storage + kLookbackCounterBytes;
+    LookbackStorage<Out> view{
+        lookback_tiles<In, Out>(n),
+        {reinterpret_cast<unsigned long long*>(storage),
+         reinterpret_cast<unsigned*>(storage + sizeof(unsigned long long)),
+         reinterpret_cast<unsigned long long*>(slots), (bytes - kLookbackCounterBytes) / sizeof(unsigned long long)},
+        {}};
+    view.status.carve(slots, view.tiles);
+    return view;
+}
+
+// The single pass over `storage` (see lookback_storage): temporary storage, cleared first by a
+// second launch (clear_first) or by a kernel the caller ran just before (clear_lookback_status),
+// or a ScanWorkspace's, which needs no clearing (scan_lookback.cuh).
 template <typename In, typename Out, typename Op>
 void single_pass(const In* in, Out* out, std::size_t n, Op op, bool exclusive, Out* total, unsigned char* storage,
                  std::size_t bytes, bool clear_first, cudaStream_t stream) {
-    const std::size_t tiles = lookback_tiles<In, Out>(n);
+    const LookbackStorage<Out> view = lookback_storage<In, Out>(storage, bytes, n);
+    const std::size_t tiles = view.tiles;
     if (tiles == 1) {  // nothing to look back on: one launch instead of two (small frames count them)
         launch_tile_scan(ScanAlgorithm::decoupled_lookback, in, out, n, 1, static_cast<const Out*>(nullptr), op,
                          exclusive, total, stream);
         return;
     }
-    unsigned char* slots = storage + kLookbackCounterBytes;
-    const LookbackCounters counters{reinterpret_cast<unsigned long long*>(storage),
-                                    reinterpret_cast<unsigned*>(storage + sizeof(unsigned long long)),
-                                    reinterpret_cast<unsigned long long*>(slots),
-                                    (bytes - kLookbackCounterBytes) / sizeof(unsigned long long)};
-    TileStatus<Out> status;
-    status.carve(slots, tiles);
+    const LookbackCounters& counters = view.counters;
+    const TileStatus<Out>& status = view.status;
     if (clear_first) {
         const unsigned init_grid = unsigned(tiles < 256 * 1024 ? (tiles + 255) / 256 : 1024);
         lookback_init_kernel<<<init_grid, 256, 0, stream>>>(status, counters.tickets, tiles);

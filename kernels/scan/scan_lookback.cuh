@@ -116,14 +116,22 @@ struct TileStatus {
 };
 
 // Empties the status slots of `tiles` tiles and zeroes the tile counter, before a single-pass
-// kernel that looks back over them (its tile ids come from the counter, in block start order).
+// kernel that looks back over them (its tile ids come from the counter, in block start order):
+// thread i of `stride` threads' share. Run by the scan's own clearing launch
+// (lookback_init_kernel), or by a kernel its caller runs just before the scan, which then needs no
+// clearing launch (ordered binning's chunk counting).
 template <typename T, typename Counter>
-__global__ void lookback_init_kernel(TileStatus<T> status, Counter* tile_counter, std::size_t tiles) {
-    const std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
-    const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
+__device__ __forceinline__ void clear_lookback_status(const TileStatus<T>& status, Counter* tile_counter,
+                                                      std::size_t tiles, std::size_t i, std::size_t stride) {
     if (i == 0) *tile_counter = 0;
     for (std::size_t t = i; t < tiles; t += stride) status.tiles.clear(t);
     for (std::size_t t = i; t < TileStatus<T>::superblock_count(tiles); t += stride) status.superblocks.clear(t);
+}
+
+template <typename T, typename Counter>
+__global__ void lookback_init_kernel(TileStatus<T> status, Counter* tile_counter, std::size_t tiles) {
+    clear_lookback_status(status, tile_counter, tiles, std::size_t(blockIdx.x) * blockDim.x + threadIdx.x,
+                          std::size_t(gridDim.x) * blockDim.x);
 }
 
 // The single pass's counters (layout: kLookbackCounterBytes in scan_tiles.h) and, for the call of
