@@ -38,6 +38,7 @@ const std::vector<OptionSpec> kBenchOptions = {
     {"--quick", "", false, "", "3 timed frames, no cpu/ref timing beyond the oracle"},
     {"--max-bin-memory", "", true, "BYTES", "bin-memory budget, e.g. 512M or 2G (default: half the free memory)"},
     {"--shade-pixels", "", true, "N", "cuda: shade N pixels a thread, 2 or 4 (default: each frame's choice)"},
+    {"--scan-path", "", true, "NAME", "cuda: the scan binning's path, pairs or direct (default: each frame's choice)"},
     {"--commit", "", true, "HASH", "the commit the binary was built from, for the table's header"},
     {"--help", "-h", false, "", "show this help"},
 };
@@ -53,6 +54,7 @@ struct BenchSettings {
     bool quick = false;               // no cpu timing
     std::uint64_t max_bin_bytes = 0;  // 0: the backends' default budget
     int shade_pixels = 0;             // pixels a shading thread takes; 0: each frame's choice
+    std::string scan_path;            // "pairs" or "direct"; empty: each frame's choice
 };
 
 // Every built-in scene at 1024x1024, plus the large ones at 2048x2048 (performance.md).
@@ -169,6 +171,9 @@ SceneResult run_case(const BenchCase& c, const BenchSettings& settings) {
         const int repeats = settings.repeats;
         CudaBackend backend(Binning::scan, settings.max_bin_bytes);
         backend.force_shade_pixels_per_thread(settings.shade_pixels);
+        if (!settings.scan_path.empty())
+            backend.force_scan_binning_path(settings.scan_path == "pairs" ? ScanBinningPath::pairs
+                                                                          : ScanBinningPath::direct);
         backend.upload(scene);
         result.scan = time_cuda(backend, Binning::scan, c, oracle, repeats, &result.stages);
         const RenderStats stats = backend.render_uploaded(c.size, c.size, false);
@@ -265,6 +270,8 @@ std::string header(const std::string& commit, const BenchSettings& settings) {
          << (settings.shade_pixels
                  ? "; shading forced to " + std::to_string(settings.shade_pixels) + " pixels a thread (--shade-pixels)"
                  : std::string())
+         << (settings.scan_path.empty() ? std::string()
+                                        : "; scan binning forced to its " + settings.scan_path + " path (--scan-path)")
          << "\n\n";
     return text.str();
 }
@@ -292,6 +299,11 @@ int run_bench_command(const std::vector<std::string>& arguments) {
     if (parsed.has("--shade-pixels")) {
         settings.shade_pixels = static_cast<int>(parse_integer(parsed.value("--shade-pixels"), "--shade-pixels", 2, 4));
         if (settings.shade_pixels == 3) throw InputError("--shade-pixels: must be 2 or 4");
+    }
+    if (parsed.has("--scan-path")) {
+        settings.scan_path = parsed.value("--scan-path");
+        if (settings.scan_path != "pairs" && settings.scan_path != "direct")
+            throw InputError("--scan-path: unknown path '" + settings.scan_path + "' (known: pairs, direct)");
     }
     const std::string out = parsed.value("--out");
     if (!out.empty() && !std::filesystem::is_directory(out))

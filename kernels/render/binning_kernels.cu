@@ -88,6 +88,9 @@ __device__ __forceinline__ std::uint32_t touched_rect_tiles(const CircleFootprin
     return count;
 }
 
+// Packs circle i's records and, with kCount (the pairs path; direct binning counts by itself),
+// counts its tiles or lists it for count_big_circles_kernel.
+template <bool kCount>
 __global__ void cull_and_count_kernel(DeviceCircles circles, FrameParams frame, CircleRecords records,
                                       std::uint32_t* __restrict__ pair_counts, BigCircles big) {
     const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -102,6 +105,7 @@ __global__ void cull_and_count_kernel(DeviceCircles circles, FrameParams frame, 
         records.paint[i] = {c.r, c.g, c.b, c.alpha};
     }
     records.box[i] = render_detail::pack_box(c.box);
+    if (!kCount) return;
     const int tiles = box_rect_tiles(c);
     if (tiles > kHugeRectTiles) {  // counted by count_big_circles_kernel; the lists' order does not matter
         big.circles[big.capacity - 1 - atomicAdd(&big.count[1], 1u)] = i;
@@ -363,11 +367,19 @@ void launch_cull_and_count(const DeviceCircles& circles, const FrameParams& fram
                            const BigCircles& big, std::uint32_t* pair_counts, cudaStream_t stream) {
     TS_CUDA_CHECK(cudaMemsetAsync(big.count, 0, 2 * sizeof(std::uint32_t), stream));
     if (circles.count == 0) return;
-    cull_and_count_kernel<<<blocks_for(circles.count), kThreads, 0, stream>>>(circles, frame, records, pair_counts,
-                                                                              big);
+    cull_and_count_kernel<true>
+        <<<blocks_for(circles.count), kThreads, 0, stream>>>(circles, frame, records, pair_counts, big);
     TS_CUDA_CHECK_LAUNCH();
     launch_after_prior_grid(count_big_circles_kernel, big_circle_blocks(circles.count), kThreads, stream, frame,
                             records, big, pair_counts);
+}
+
+void launch_cull(const DeviceCircles& circles, const FrameParams& frame, const CircleRecords& records,
+                 cudaStream_t stream) {
+    if (circles.count == 0) return;
+    cull_and_count_kernel<false>
+        <<<blocks_for(circles.count), kThreads, 0, stream>>>(circles, frame, records, nullptr, BigCircles{});
+    TS_CUDA_CHECK_LAUNCH();
 }
 
 void launch_emit_pairs(const FrameParams& frame, const CircleRecords& records, std::uint32_t circles,

@@ -93,6 +93,7 @@ private:
 // (kernel arguments, sizes and every device pointer the launches were given).
 struct FrameGraphKey {
     Binning binning;
+    bool direct;  // the scan binning's direct path
     FrameTiming timing;
     int width, height, band_first_row, band_end_row;
     ShadingKind shading;
@@ -105,9 +106,9 @@ struct FrameGraphKey {
     std::vector<const void*> buffers;
 
     bool operator==(const FrameGraphKey& o) const {
-        return binning == o.binning && timing == o.timing && width == o.width && height == o.height &&
-               band_first_row == o.band_first_row && band_end_row == o.band_end_row && shading == o.shading &&
-               background.kind == o.background.kind && background.r == o.background.r &&
+        return binning == o.binning && direct == o.direct && timing == o.timing && width == o.width &&
+               height == o.height && band_first_row == o.band_first_row && band_end_row == o.band_end_row &&
+               shading == o.shading && background.kind == o.background.kind && background.r == o.background.r &&
                background.g == o.background.g && background.b == o.background.b && capacity == o.capacity &&
                shade_pixels == o.shade_pixels && circles == o.circles && blends == o.blends &&
                shade_busy_apart == o.shade_busy_apart && buffers == o.buffers;
@@ -400,14 +401,39 @@ std::uint64_t CudaBackend::max_band_pairs() const {
     return std::min<std::uint64_t>(by_budget, kOrderedBinningMaxElements - 2);  // room for the sentinel bin
 }
 
+// Whether the scan binning takes the direct path for this band: where it fits within the
+// bin-memory budget (its matrix replaces the pair buffers) and, unless forced, where it pays.
+bool CudaBackend::bins_directly(const FrameParams& frame, std::uint64_t capacity) const {
+    const std::uint32_t circles = buffers_->circles, band_tiles = band_tile_count(frame);
+    const bool wanted = scan_path_ == ScanBinningPath::direct ||
+                        (scan_path_ == ScanBinningPath::automatic && direct_binning_pays(circles, capacity));
+    return binning_ == Binning::scan && wanted && direct_binning_fits(circles, band_tiles) &&
+           direct_binning_temp_bytes(circles, band_tiles) + capacity * sizeof(std::uint32_t) <= bin_budget_;
+}
+
 // Stages 1-5 over the frame's band, onto the stream (bin_and_shade captures them as a graph).
 void CudaBackend::enqueue_bin_and_shade(const FrameParams& frame, std::uint64_t capacity, unsigned long long* blends,
-                                        FrameTiming timing, int shade_pixels) {
+                                        FrameTiming timing, int shade_pixels, bool direct) {
     Buffers& d = *buffers_;
     const std::uint32_t band_tiles = band_tile_count(frame);
     const std::uint32_t bins = band_tiles + 1;  // the band's tiles and the padding's sentinel
     StageTimer& timer = *d.timer;
     timer.start(timing);
+    if (direct) {  // the tile lists straight from the circles: count, scan, scatter
+        launch_cull(d.device_circles(), frame, d.records(), d.stream);
+        timer.end_stage("cull");
+        launch_direct_count(frame, d.records(), d.circles, d.temp.data(), d.stream);
+        timer.end_stage("count");
+        launch_direct_scan(frame, d.circles, d.temp.data(), d.stream);
+        timer.end_stage("scan");
+        launch_direct_scatter(frame, d.records(), d.circles, d.temp.data(), d.tile_offsets.data(),
+                              d.tile_circles.data(), capacity, d.host_total_on_device, d.stream);
+        timer.end_stage("bin");
+        launch_shade_tiles(frame, d.records(), d.tile_offsets.data(), d.tile_circles.data(), d.busy(), shade_pixels,
+                           d.image.data(), blends, d.stream);
+        timer.end_frame("shade");
+        return;
+    }
     // 1-2: counts and their scan; the total goes to the host after the frame, never in between.
     launch_cull_and_count(d.device_circles(), frame, d.records(), d.big(), d.pair_counts.data(), d.stream);
     timer.end_stage("cull+count");
@@ -442,11 +468,16 @@ RenderStats CudaBackend::bin_and_shade(const FrameParams& frame, std::uint64_t c
                                        FrameTiming timing) {
     Buffers& d = *buffers_;
     const std::uint32_t bins = band_tile_count(frame) + 1;
+    const bool direct = bins_directly(frame, capacity);
     with_out_of_memory_message("allocating the tile bins", [&] {
-        d.scan_workspace.reserve<std::uint32_t, std::uint64_t>(d.circles);
         d.tile_offsets.reserve(std::size_t(bins) + 1);
         d.busy_tiles.reserve(bins);
         d.tile_circles.reserve(capacity);
+        if (direct) {
+            d.temp.reserve(direct_binning_temp_bytes(d.circles, bins - 1));
+            return;
+        }
+        d.scan_workspace.reserve<std::uint32_t, std::uint64_t>(d.circles);
         if (binning_ == Binning::scan) {
             d.pair_tiles.reserve(capacity);
             d.pair_circles.reserve(capacity);
@@ -459,6 +490,7 @@ RenderStats CudaBackend::bin_and_shade(const FrameParams& frame, std::uint64_t c
     });
     const int shade_pixels = forced_shade_pixels_ ? forced_shade_pixels_ : shade_pixels_per_thread(capacity, d.circles);
     const FrameGraphKey key{binning_,
+                            direct,
                             timing,
                             frame.width,
                             frame.height,
@@ -474,7 +506,7 @@ RenderStats CudaBackend::bin_and_shade(const FrameParams& frame, std::uint64_t c
                             d.frame_pointers()};
     if (!d.frame_graph.matches(key))
         d.frame_graph.capture(d.stream, key,
-                              [&] { enqueue_bin_and_shade(frame, capacity, blends, timing, shade_pixels); });
+                              [&] { enqueue_bin_and_shade(frame, capacity, blends, timing, shade_pixels, direct); });
     *d.host_busy_seen = 0;  // before the launch, so the frame's kernels see it
     d.frame_graph.launch(d.stream);
     TS_CUDA_CHECK(cudaStreamSynchronize(d.stream));

@@ -32,6 +32,11 @@ enum class Binning { scan, sort, naive };
 Binning parse_binning(const std::string& name);  // "scan" | "sort" | "naive", else InputError
 const char* binning_name(Binning binning);
 
+// How the scan binning builds a frame's tile lists: from (tile, circle) pairs emitted in circle
+// order and binned by tile (stages 1-4 above), or directly from the circles, chunk by chunk
+// (render_launch.h: launch_direct_count ...), which frames of many large circles take by default.
+enum class ScanBinningPath { automatic, pairs, direct };
+
 // How a frame is timed: each stage apart (events between the stages: --stats and the bench's
 // breakdown) or whole (no event inside it, as the viewer runs it; RenderStats::stages then holds
 // one stage, "frame").
@@ -58,18 +63,23 @@ public:
     // For tests and tuning: shade with this many pixels a thread (2 or 4) instead of the frame's choice
     // (shade_pixels_per_thread in render_launch.h); 0 restores the choice.
     void force_shade_pixels_per_thread(int pixels) { forced_shade_pixels_ = pixels; }
+    // For tests and tuning: the scan binning's path; `direct` wherever the frame fits it
+    // (direct_binning_fits), else pairs.
+    void force_scan_binning_path(ScanBinningPath path) { scan_path_ = path; }
 
 private:
     struct Buffers;
     RenderStats bin_and_shade(const FrameParams& frame, std::uint64_t capacity, unsigned long long* blends,
                               FrameTiming timing);
+    bool bins_directly(const FrameParams& frame, std::uint64_t capacity) const;
     void enqueue_bin_and_shade(const FrameParams& frame, std::uint64_t capacity, unsigned long long* blends,
-                               FrameTiming timing, int shade_pixels);
+                               FrameTiming timing, int shade_pixels, bool direct);
     RenderStats bin_and_shade_in_bands(const FrameParams& frame, unsigned long long* blends, FrameTiming timing);
     std::uint64_t max_band_pairs() const;
 
     Binning binning_;
     int forced_shade_pixels_ = 0;
+    ScanBinningPath scan_path_ = ScanBinningPath::automatic;
     std::uint64_t bin_budget_;
     std::unique_ptr<Buffers> buffers_;
 };

@@ -43,6 +43,44 @@ void launch_cull_and_count(const DeviceCircles& circles, const FrameParams& fram
                            std::uint32_t* pair_counts,  // [circles]
                            cudaStream_t stream);
 
+// Packs every circle's records only: the direct binning's first stage.
+void launch_cull(const DeviceCircles& circles, const FrameParams& frame, const CircleRecords& records,
+                 cudaStream_t stream);
+
+// Direct binning (kernels/render/direct_binning.cu): the tile lists without (tile, circle) pairs.
+// Chunks of kDirectChunkCircles circles count their tiles into a (tile x chunk) matrix, the scan
+// library scans it tile-major, and each chunk scatters its circle ids into the lists in order. Each
+// thread of a chunk's block walks the chunk's circles one after another, so a chunk's time grows
+// with its circles' tiles: it pays only where many chunks of large circles keep the GPU busy.
+// H200, quick bench, ms per frame, pairs / direct with chunks of 128 / of 32: biglittle 0.993 /
+// 1.210 / 0.951, littlebig 0.948 / 1.168 / 0.902, rand10k 0.149 / 0.201 / 0.150, pattern 0.056 /
+// 0.115 / 0.068, hypnosis (25 circles, one chunk) 0.067 / 0.151 / 0.151.
+#ifndef TILESCAN_DIRECT_CHUNK_CIRCLES  // a tuning override for scratch builds
+#define TILESCAN_DIRECT_CHUNK_CIRCLES 32
+#endif
+constexpr std::uint32_t kDirectChunkCircles = TILESCAN_DIRECT_CHUNK_CIRCLES;
+// It fits while the matrix stays small: at most kDirectMaxTiles tiles in the band (the tiles'
+// counters live in shared memory) and kDirectMaxEntries entries.
+constexpr std::uint32_t kDirectMaxTiles = 8192;
+constexpr std::size_t kDirectMaxEntries = std::size_t(1) << 22;
+bool direct_binning_fits(std::uint32_t circles, std::uint32_t band_tiles);
+// It pays with at least kDirectMinChunks chunks of circles of kDirectMinPairsPerCircle pairs each
+// on average (`pairs`: the capacity the last frame left, as for shade_pixels_per_thread).
+constexpr std::uint32_t kDirectMinChunks = 64;
+constexpr std::uint64_t kDirectMinPairsPerCircle = 64;
+bool direct_binning_pays(std::uint32_t circles, std::uint64_t pairs);
+// Its temporary storage: the matrix, the scan's storage and the total.
+std::size_t direct_binning_temp_bytes(std::uint32_t circles, std::uint32_t band_tiles);
+// The three steps, on `temp` of direct_binning_temp_bytes, after launch_cull. The scatter writes
+// tile_offsets [band tiles + 1] and tile_circles [capacity], clamped to the capacity (the caller
+// compares the total, copied to *host_total, with it after the frame, as for the pairs path).
+void launch_direct_count(const FrameParams& frame, const CircleRecords& records, std::uint32_t circles, void* temp,
+                         cudaStream_t stream);
+void launch_direct_scan(const FrameParams& frame, std::uint32_t circles, void* temp, cudaStream_t stream);
+void launch_direct_scatter(const FrameParams& frame, const CircleRecords& records, std::uint32_t circles, void* temp,
+                           std::uint64_t* tile_offsets, std::uint32_t* tile_circles, std::uint64_t capacity,
+                           std::uint64_t* host_total, cudaStream_t stream);
+
 // Writes circle i's (band tile, circle) pairs from slot pair_offsets[i] on, tiles in row-major
 // order, into `capacity` slots: pairs past the capacity are dropped (the caller compares the total
 // with it after the frame: *pair_total is copied to *host_total, mapped pinned memory), slots

@@ -17,21 +17,29 @@ namespace {
 const Binning kBinnings[] = {Binning::scan, Binning::sort, Binning::naive};
 
 // Renders `scene` once with ref and checks every binning against it, the binned ones with either
-// shading layout (2 and 4 pixels a thread), whichever the frame would choose.
+// shading layout (2 and 4 pixels a thread), whichever the frame would choose, and the scan binning
+// by both of its paths (the direct one where the frame allows it, else pairs again).
 void check_all_binnings(const Scene& scene, int width, int height, const std::string& name, bool naive = true) {
     Image expected(width, height);
     render_reference(scene, expected);
     for (const Binning binning : kBinnings) {
         if (binning == Binning::naive && !naive) continue;
-        for (const int pixels : {2, 4}) {
-            if (binning == Binning::naive && pixels != 2) continue;  // the naive kernel has one layout
-            CudaBackend backend(binning);
-            backend.force_shade_pixels_per_thread(pixels);
-            Image actual(width, height);
-            backend.render(scene, actual);
-            CHECK(images_match(
-                expected, actual, 0.0f,
-                std::string("cuda_") + binning_name(binning) + "_" + std::to_string(pixels) + "px_" + name));
+        for (const ScanBinningPath path : {ScanBinningPath::pairs, ScanBinningPath::direct}) {
+            if (binning != Binning::scan && path != ScanBinningPath::pairs) continue;
+            for (const int pixels : {2, 4}) {
+                if (binning == Binning::naive && pixels != 2) continue;  // the naive kernel has one layout
+                CudaBackend backend(binning);
+                backend.force_shade_pixels_per_thread(pixels);
+                backend.force_scan_binning_path(path);
+                Image actual(width, height);
+                backend.render(scene, actual);
+                const std::string variant = binning != Binning::scan         ? ""
+                                            : path == ScanBinningPath::pairs ? "pairs_"
+                                                                             : "direct_";
+                CHECK(images_match(expected, actual, 0.0f,
+                                   std::string("cuda_") + binning_name(binning) + "_" + variant +
+                                       std::to_string(pixels) + "px_" + name));
+            }
         }
     }
 }
@@ -110,12 +118,17 @@ TEST_CASE("cuda reports a device out of memory in one line and goes on rendering
 TEST_CASE("cuda grows its pair buffers when a frame has more pairs than the last", "[gpu][render][sanitize]") {
     // Small scene first, then a larger one on the same backend: the second frame's first pass drops
     // pairs, and the backend re-runs it with room for all of them. Back to the small scene: a frame
-    // binned with padding, then the capacity shrinks for the next one.
-    CudaBackend backend;
-    CHECK(renders_like_ref(backend, builtin_frame("rgb"), 128, 128, "grow_small"));
-    CHECK(renders_like_ref(backend, builtin_frame("rand10k"), 128, 128, "grow_large"));
-    CHECK(renders_like_ref(backend, builtin_frame("rgb"), 128, 128, "grow_padded"));
-    CHECK(renders_like_ref(backend, builtin_frame("rgb"), 128, 128, "grow_shrunk"));
+    // binned with padding, then the capacity shrinks for the next one. Both paths of the scan
+    // binning: the direct one's first pass writes lists clamped to the old capacity.
+    for (const ScanBinningPath path : {ScanBinningPath::pairs, ScanBinningPath::direct}) {
+        CudaBackend backend;
+        backend.force_scan_binning_path(path);
+        const std::string prefix = path == ScanBinningPath::pairs ? "pairs_" : "direct_";
+        CHECK(renders_like_ref(backend, builtin_frame("rgb"), 128, 128, prefix + "grow_small"));
+        CHECK(renders_like_ref(backend, builtin_frame("rand10k"), 128, 128, prefix + "grow_large"));
+        CHECK(renders_like_ref(backend, builtin_frame("rgb"), 128, 128, prefix + "grow_padded"));
+        CHECK(renders_like_ref(backend, builtin_frame("rgb"), 128, 128, prefix + "grow_shrunk"));
+    }
 }
 
 TEST_CASE("cuda replays its captured frame graph: same bits, stage times, new graph on a new shape",

@@ -1,0 +1,202 @@
+// Direct binning: the tile lists of a frame of few circles, built from the circles themselves
+// without (tile, circle) pairs. It is the ordered binning's chunked scheme (docs/binning.md) with
+// chunks of circles instead of chunks of pairs:
+//   count    a block per chunk of kDirectChunkCircles circles counts the tiles they touch, per
+//            tile, into column `chunk` of a (tile x chunk) matrix;
+//   scan     the scan library's single pass over the matrix, tile-major, chunk-minor: entry
+//            (t, c) becomes the slot of chunk c's first circle in tile t's list, (t, 0) tile t's
+//            offset, and the total the frame's pairs;
+//   scatter  a block per chunk loads its column as per-tile cursors and writes its circles' ids
+//            into the lists in circle order.
+// The pairs path writes every pair twice more (emission, then the sort's passes) and pays for a
+// scan of per-circle counts; this one writes each list entry once. Its costs are the matrix, one
+// entry per (tile, chunk), and each chunk's walk over its circles, so the backend takes it only
+// where it fits and pays (direct_binning_fits, direct_binning_pays in render_launch.h).
+//
+// Order inside a chunk: every thread owns a sixteenth of the tile columns and of the tile rows
+// (for_each_owned_touched_tile) and walks the chunk's circles in order, so each tile's cursor is
+// advanced by one thread, in circle order, with no atomics and no barriers between circles.
+#include <cuda_runtime.h>
+
+#include "kernels/cuda_check.h"
+#include "kernels/render/circle_records.cuh"
+#include "kernels/render/render_launch.h"
+#include "kernels/scan/scan.cuh"
+
+namespace tilescan {
+
+namespace {
+
+using render_detail::band_tile_index;
+using render_detail::clip_to_band;
+using render_detail::footprint_of;
+
+constexpr int kThreads = 256;
+static_assert(kDirectChunkCircles <= kThreads, "a thread stages one circle of the chunk");
+
+using CountScan = scan_detail::LookbackStorage<std::uint32_t>;
+
+std::size_t count_scan_bytes(std::size_t entries) {
+    return scan_temp_bytes<std::uint32_t, std::uint32_t>(entries, ScanAlgorithm::decoupled_lookback);
+}
+
+// The chunk's circles, staged once for the block's eight warps, and their ids.
+struct StagedChunk {
+    CircleFootprint circles[kDirectChunkCircles];
+    int count;
+};
+
+__device__ __forceinline__ void stage_chunk(StagedChunk& chunk, const CircleRecords& records, std::uint32_t circles) {
+    const std::uint32_t first = blockIdx.x * std::uint32_t(kDirectChunkCircles);
+    const std::uint32_t i = first + threadIdx.x;
+    if (threadIdx.x < kDirectChunkCircles && i < circles)
+        chunk.circles[threadIdx.x] = footprint_of(records.geometry[i], records.box[i]);
+    if (threadIdx.x == 0) chunk.count = int(min(circles - first, std::uint32_t(kDirectChunkCircles)));
+}
+
+// The tiles a thread owns: those whose column and row (counted from the band's first row) are
+// its (threadIdx.x % 16, threadIdx.x / 16) modulo 16. No two threads share a tile, so a tile's
+// counter and cursor need no atomics and no ordering between threads.
+constexpr int kOwnerStride = 16;
+static_assert(kOwnerStride * kOwnerStride == kThreads, "every thread owns one residue class of tiles");
+
+// Calls visit(band tile id) for every tile this thread owns that the circle touches, row-major.
+template <typename Visit>
+__device__ __forceinline__ void for_each_owned_touched_tile(const CircleFootprint& c, const FrameParams& f,
+                                                            Visit visit) {
+    if (box_is_empty(c.box)) return;
+    const TileRect rect = clip_to_band(tile_rect_of_box(c.box), f);
+    const int column = int(threadIdx.x) % kOwnerStride, row = int(threadIdx.x) / kOwnerStride;
+    const int first_tx = rect.tx0 + ((column - rect.tx0) & (kOwnerStride - 1));
+    const int band_ty0 = rect.ty0 - f.band_first_row;
+    const int first_ty = rect.ty0 + ((row - band_ty0) & (kOwnerStride - 1));
+    for (int ty = first_ty; ty < rect.ty1; ty += kOwnerStride)
+        for (int tx = first_tx; tx < rect.tx1; tx += kOwnerStride)
+            if (circle_touches_tile(c, tx, ty, f.width, f.height, f.inverse_width, f.inverse_height))
+                visit(band_tile_index(tx, ty, f));
+}
+
+// Column `chunk` of the matrix: counts[tile * chunks + chunk] = the chunk's circles touching the
+// tile, zeros too (the scan needs the whole matrix). The blocks also clear the status of the scan
+// that follows, so it needs no clearing launch of its own.
+__global__ void __launch_bounds__(kThreads)
+    direct_count_kernel(FrameParams f, CircleRecords records, std::uint32_t circles, std::uint32_t tiles,
+                        std::uint32_t* __restrict__ counts, CountScan count_scan) {
+    extern __shared__ std::uint32_t tile_counts[];  // [tiles]
+    __shared__ StagedChunk chunk;
+    const std::uint32_t chunks = gridDim.x;
+    if (count_scan.tiles > 1)  // a one-tile scan looks back on nothing
+        scan_detail::clear_lookback_status(count_scan.status, count_scan.counters.tickets, count_scan.tiles,
+                                           std::size_t(blockIdx.x) * kThreads + threadIdx.x,
+                                           std::size_t(chunks) * kThreads);
+    for (std::uint32_t t = threadIdx.x; t < tiles; t += kThreads) tile_counts[t] = 0;
+    stage_chunk(chunk, records, circles);
+    __syncthreads();
+    for (int k = 0; k < chunk.count; ++k)
+        for_each_owned_touched_tile(chunk.circles[k], f, [&](std::uint32_t tile) { ++tile_counts[tile]; });
+    __syncthreads();
+    for (std::uint32_t t = threadIdx.x; t < tiles; t += kThreads)
+        counts[std::size_t(t) * chunks + blockIdx.x] = tile_counts[t];
+}
+
+// Chunk `blockIdx.x` writes its circles into the lists from its column of the scanned matrix on;
+// chunk 0's column is the tiles' offsets, which it writes out with the total (clamped to the
+// capacity: a frame with more pairs is run again, and its lists must not reach past the buffer).
+__global__ void __launch_bounds__(kThreads)
+    direct_scatter_kernel(FrameParams f, CircleRecords records, std::uint32_t circles, std::uint32_t tiles,
+                          const std::uint32_t* __restrict__ slots, const std::uint32_t* __restrict__ total,
+                          std::uint64_t* __restrict__ tile_offsets, std::uint32_t* __restrict__ tile_circles,
+                          std::uint64_t capacity, std::uint64_t* host_total) {
+    extern __shared__ std::uint32_t cursors[];  // [tiles]
+    __shared__ StagedChunk chunk;
+    const std::uint32_t chunks = gridDim.x;
+    for (std::uint32_t t = threadIdx.x; t < tiles; t += kThreads) {
+        cursors[t] = slots[std::size_t(t) * chunks + blockIdx.x];
+        if (blockIdx.x == 0) tile_offsets[t] = min(std::uint64_t(cursors[t]), capacity);
+    }
+    if (blockIdx.x == 0 && threadIdx.x == 0) {
+        tile_offsets[tiles] = min(std::uint64_t(*total), capacity);
+        *host_total = *total;
+    }
+    stage_chunk(chunk, records, circles);
+    __syncthreads();
+    const std::uint32_t first = blockIdx.x * std::uint32_t(kDirectChunkCircles);
+    for (int k = 0; k < chunk.count; ++k)
+        for_each_owned_touched_tile(chunk.circles[k], f, [&](std::uint32_t tile) {
+            const std::uint32_t slot = cursors[tile]++;
+            if (slot < capacity) tile_circles[slot] = first + std::uint32_t(k);
+        });
+}
+
+std::uint32_t chunks_of(std::uint32_t circles) { return (circles + kDirectChunkCircles - 1) / kDirectChunkCircles; }
+
+std::size_t matrix_entries(std::uint32_t circles, std::uint32_t tiles) {
+    return std::size_t(chunks_of(circles)) * tiles;
+}
+
+// The matrix, then the scan's storage, then the total.
+struct DirectStorage {
+    std::uint32_t* counts;
+    unsigned char* scan;
+    std::size_t scan_bytes;
+    std::uint32_t* total;
+};
+
+DirectStorage carve(void* temp, std::uint32_t circles, std::uint32_t tiles) {
+    const std::size_t entries = matrix_entries(circles, tiles);
+    unsigned char* bytes = static_cast<unsigned char*>(temp);
+    const std::size_t matrix_bytes = scan_detail::align_bytes(entries * sizeof(std::uint32_t));
+    const std::size_t scan_bytes = count_scan_bytes(entries);
+    return {reinterpret_cast<std::uint32_t*>(bytes), bytes + matrix_bytes, scan_bytes,
+            reinterpret_cast<std::uint32_t*>(bytes + matrix_bytes + scan_detail::align_bytes(scan_bytes))};
+}
+
+std::size_t shared_bytes(std::uint32_t tiles) { return std::size_t(tiles) * sizeof(std::uint32_t); }
+
+}  // namespace
+
+bool direct_binning_fits(std::uint32_t circles, std::uint32_t band_tiles) {
+    return circles > 0 && band_tiles <= kDirectMaxTiles && matrix_entries(circles, band_tiles) <= kDirectMaxEntries;
+}
+
+bool direct_binning_pays(std::uint32_t circles, std::uint64_t pairs) {
+    return chunks_of(circles) >= kDirectMinChunks && pairs >= kDirectMinPairsPerCircle * circles;
+}
+
+std::size_t direct_binning_temp_bytes(std::uint32_t circles, std::uint32_t band_tiles) {
+    const std::size_t entries = matrix_entries(circles, band_tiles);
+    return scan_detail::align_bytes(entries * sizeof(std::uint32_t)) +
+           scan_detail::align_bytes(count_scan_bytes(entries)) + scan_detail::align_bytes(sizeof(std::uint32_t));
+}
+
+void launch_direct_count(const FrameParams& frame, const CircleRecords& records, std::uint32_t circles, void* temp,
+                         cudaStream_t stream) {
+    const std::uint32_t tiles = band_tile_count(frame);
+    const DirectStorage storage = carve(temp, circles, tiles);
+    const CountScan count_scan = scan_detail::lookback_storage<std::uint32_t, std::uint32_t>(
+        storage.scan, storage.scan_bytes, matrix_entries(circles, tiles));
+    direct_count_kernel<<<chunks_of(circles), kThreads, shared_bytes(tiles), stream>>>(frame, records, circles, tiles,
+                                                                                       storage.counts, count_scan);
+    TS_CUDA_CHECK_LAUNCH();
+}
+
+void launch_direct_scan(const FrameParams& frame, std::uint32_t circles, void* temp, cudaStream_t stream) {
+    const std::uint32_t tiles = band_tile_count(frame);
+    const DirectStorage storage = carve(temp, circles, tiles);
+    // Tile-major, chunk-minor: chunk c's circles of tile t follow those of chunks 0..c-1.
+    scan_detail::single_pass(storage.counts, storage.counts, matrix_entries(circles, tiles), Sum<std::uint32_t>{}, true,
+                             storage.total, storage.scan, storage.scan_bytes, false, stream);
+}
+
+void launch_direct_scatter(const FrameParams& frame, const CircleRecords& records, std::uint32_t circles, void* temp,
+                           std::uint64_t* tile_offsets, std::uint32_t* tile_circles, std::uint64_t capacity,
+                           std::uint64_t* host_total, cudaStream_t stream) {
+    const std::uint32_t tiles = band_tile_count(frame);
+    const DirectStorage storage = carve(temp, circles, tiles);
+    direct_scatter_kernel<<<chunks_of(circles), kThreads, shared_bytes(tiles), stream>>>(
+        frame, records, circles, tiles, storage.counts, storage.total, tile_offsets, tile_circles, capacity,
+        host_total);
+    TS_CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace tilescan
