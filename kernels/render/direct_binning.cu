@@ -1,5 +1,5 @@
-// Direct binning: the tile lists of a frame of few circles, built from the circles themselves
-// without (tile, circle) pairs. It is the ordered binning's chunked scheme (docs/binning.md) with
+// Direct binning: the tile lists of a frame of many large circles, built from the circles
+// themselves without (tile, circle) pairs. It is the ordered binning's chunked scheme (docs/binning.md) with
 // chunks of circles instead of chunks of pairs:
 //   count    a block per chunk of kDirectChunkCircles circles counts the tiles they touch, per
 //            tile, into column `chunk` of a (tile x chunk) matrix;
@@ -40,7 +40,7 @@ std::size_t count_scan_bytes(std::size_t entries) {
     return scan_temp_bytes<std::uint32_t, std::uint32_t>(entries, ScanAlgorithm::decoupled_lookback);
 }
 
-// The chunk's circles, staged once for the block's eight warps, and their ids.
+// The chunk's circles, staged once for all the block's threads, and how many there are.
 struct StagedChunk {
     CircleFootprint circles[kDirectChunkCircles];
     int count;
