@@ -1,5 +1,6 @@
 // `tilescan render`: a scene file or built-in scene to an image file (PNG, PPM, PFM or raw .f32),
 // one frame or an animation sequence, on the chosen backend, with optional stats.
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -122,12 +123,22 @@ void print_stats_table(const SceneSource& source, const std::string& backend, co
                        const std::vector<FrameRecord>& records) {
     std::printf("scene %s  circles %zu  size %dx%d  backend %s\n", source.name.c_str(), source.scene.size(), size.width,
                 size.height, backend.c_str());
-    std::printf("%-6s %10s %14s %12s %10s %6s %5s", "frame", "ms", "blends", "pairs", "bin MiB", "bands", "busy");
-    if (!records.empty())
-        for (const StageTime& stage : records.front().stats.stages) std::printf(" %10s", stage.name.c_str());
-    std::printf("\n");
-    for (const auto& record : records) {
+    // A header row before the first frame and before any frame whose stages differ from the last
+    // one's: the cuda backend's scan binning may change path between frames of an animation.
+    const auto print_header = [](const std::vector<StageTime>& stages) {
+        std::printf("%-6s %10s %14s %12s %10s %6s %5s", "frame", "ms", "blends", "pairs", "bin MiB", "bands", "busy");
+        for (const StageTime& stage : stages) std::printf(" %10s", stage.name.c_str());
+        std::printf("\n");
+    };
+    const auto same_names = [](const std::vector<StageTime>& a, const std::vector<StageTime>& b) {
+        return std::equal(a.begin(), a.end(), b.begin(), b.end(),
+                          [](const StageTime& x, const StageTime& y) { return x.name == y.name; });
+    };
+    if (records.empty()) print_header({});
+    for (std::size_t i = 0; i < records.size(); ++i) {
+        const FrameRecord& record = records[i];
         const RenderStats& s = record.stats;
+        if (i == 0 || !same_names(s.stages, records[i - 1].stats.stages)) print_header(s.stages);
         const std::string blends = s.counted_blends ? std::to_string(s.blends) : "-";
         std::printf("%-6ld %10.3f %14s %12llu %10.1f %6u %5u", record.frame, s.total_ms, blends.c_str(),
                     static_cast<unsigned long long>(s.pairs), s.bin_bytes / 1048576.0, s.bands, s.busy_tiles);

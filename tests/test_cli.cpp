@@ -67,6 +67,22 @@ TEST_CASE("--frames writes a numbered sequence of an animated scene", "[cli]") {
     CHECK(run_cli("diff " + dir + "/ball_0000.png " + dir + "/ball_0002.png").exit_code == 1);
 }
 
+TEST_CASE("render --stats prints a stage table: one header while the stages stay the same", "[cli]") {
+    const std::string dir = scratch_dir("cli_stats");
+    const CommandResult result =
+        run_cli("render bouncingballs --backend cpu --frames 3 --size 48 --stats -q -o " + dir + "/ball.png");
+    INFO(result.output);
+    CHECK(result.exit_code == 0);
+    const auto count = [&](const std::string& text) {
+        std::size_t n = 0;
+        for (std::size_t at = result.output.find(text); at != std::string::npos; at = result.output.find(text, at + 1))
+            ++n;
+        return n;
+    };
+    CHECK(count("cull+count") == 1);  // the header, once: every frame has the same stages
+    CHECK(count("\n2 ") == 1);        // the last frame's row
+}
+
 TEST_CASE("--resume keeps finished frames and renders the missing ones exactly", "[cli]") {
     const std::string dir = scratch_dir("cli_resume");
     REQUIRE(run_cli("render bouncingballs --frames 4 --size 40 -q -o " + dir + "/full.f32").exit_code == 0);
