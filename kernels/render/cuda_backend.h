@@ -6,8 +6,9 @@
 //   3. emit          per circle: (tile, circle) pairs in circle order
 //   4. bin           ordered binning (primitives) -> per-tile circle lists in draw order
 //   5. shade         one block per tile, pixels in registers, each written once
-// Frames of many large circles replace stages 2-4 by direct binning (ScanBinningPath below):
-// counts per (tile, chunk of circles), their scan, and an ordered scatter of circle ids.
+// Frames of many large circles replace stages 1-4 by a cull without counts and direct binning
+// (ScanBinningPath below): counts per (tile, chunk of circles), their scan, and an ordered
+// scatter of circle ids.
 // A frame runs without a host round trip: the pair buffers keep the size the last frame needed,
 // emission drops what does not fit, and the host, reading the pair total after the frame, runs it
 // again with room for every pair (once per scene for still scenes, rarely for animated ones). A
