@@ -206,15 +206,11 @@ std::size_t chunk_count_entries(std::size_t n, std::uint32_t num_bins) {
     return std::size_t(binning_chunks(n)) * num_bins;
 }
 
-// The count matrix's scan: the single pass over temporary storage.
-std::size_t count_scan_bytes(std::size_t entries) {
-    return scan_temp_bytes<std::uint32_t, std::uint32_t>(entries, ScanAlgorithm::decoupled_lookback);
-}
-
 // The count matrix, then the scan's temporary storage.
 std::size_t chunked_binning_temp_bytes(std::size_t n, std::uint32_t num_bins) {
     const std::size_t entries = chunk_count_entries(n, num_bins);
-    return scan_detail::align_bytes(entries * sizeof(std::uint32_t)) + count_scan_bytes(entries);
+    return scan_detail::align_bytes(entries * sizeof(std::uint32_t)) +
+           scan_detail::single_pass_bytes<std::uint32_t, std::uint32_t>(entries);
 }
 
 // Step 1: this block's chunk counts its elements per bin into counts[bin * chunks + chunk], every
@@ -311,7 +307,7 @@ void launch_chunk_steps(const std::uint32_t* d_bins, const std::uint32_t* d_valu
                         std::uint32_t num_bins, std::uint32_t chunks, std::uint32_t* counts, std::size_t entries,
                         void* scan_temp, std::uint32_t* d_binned, std::uint64_t* d_offsets, cudaStream_t stream) {
     const std::size_t shared_bytes = std::size_t(num_bins) * sizeof(std::uint32_t);
-    const std::size_t scan_bytes = count_scan_bytes(entries);
+    const std::size_t scan_bytes = scan_detail::single_pass_bytes<std::uint32_t, std::uint32_t>(entries);
     const auto count_scan = scan_detail::lookback_storage<std::uint32_t, std::uint32_t>(
         static_cast<unsigned char*>(scan_temp), scan_bytes, entries);
     chunk_count_kernel<kChunk>

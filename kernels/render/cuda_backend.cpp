@@ -411,36 +411,19 @@ bool CudaBackend::bins_directly(const FrameParams& frame, std::uint64_t capacity
            direct_binning_temp_bytes(circles, band_tiles) + capacity * sizeof(std::uint32_t) <= bin_budget_;
 }
 
-// Stages 1-5 over the frame's band, onto the stream (bin_and_shade captures them as a graph).
-void CudaBackend::enqueue_bin_and_shade(const FrameParams& frame, std::uint64_t capacity, unsigned long long* blends,
-                                        FrameTiming timing, int shade_pixels, bool direct) {
+// Stages 1-4 by pairs: counts, their scan, emission of (tile, circle) pairs in circle order into
+// `capacity` slots, then their binning by tile (ordered binning, or the sort peer's radix sort).
+void CudaBackend::enqueue_pair_binning(const FrameParams& frame, std::uint64_t capacity) {
     Buffers& d = *buffers_;
     const std::uint32_t band_tiles = band_tile_count(frame);
     const std::uint32_t bins = band_tiles + 1;  // the band's tiles and the padding's sentinel
     StageTimer& timer = *d.timer;
-    timer.start(timing);
-    if (direct) {  // the tile lists straight from the circles: count, scan, scatter
-        launch_cull(d.device_circles(), frame, d.records(), d.stream);
-        timer.end_stage("cull");
-        launch_direct_count(frame, d.records(), d.circles, d.temp.data(), d.stream);
-        timer.end_stage("count");
-        launch_direct_scan(frame, d.circles, d.temp.data(), d.stream);
-        timer.end_stage("scan");
-        launch_direct_scatter(frame, d.records(), d.circles, d.temp.data(), d.tile_offsets.data(),
-                              d.tile_circles.data(), capacity, d.host_total_on_device, d.stream);
-        timer.end_stage("bin");
-        launch_shade_tiles(frame, d.records(), d.tile_offsets.data(), d.tile_circles.data(), d.busy(), shade_pixels,
-                           d.image.data(), blends, d.stream);
-        timer.end_frame("shade");
-        return;
-    }
-    // 1-2: counts and their scan; the total goes to the host after the frame, never in between.
+    // The total goes to the host after the frame, never in between.
     launch_cull_and_count(d.device_circles(), frame, d.records(), d.big(), d.pair_counts.data(), d.stream);
     timer.end_stage("cull+count");
     exclusive_scan(d.pair_counts.data(), d.pair_offsets.data(), d.circles, Sum<std::uint64_t>{}, d.scan_workspace,
                    d.stream, d.pair_total.data());
     timer.end_stage("scan");
-    // 3-4: emit pairs in circle order into `capacity` slots, then bin them by tile.
     if (binning_ == Binning::scan) {
         launch_emit_pairs(frame, d.records(), d.circles, d.big(), d.pair_offsets.data(), d.pair_total.data(),
                           d.host_total_on_device, capacity, d.pair_tiles.data(), d.pair_circles.data(), d.stream);
@@ -458,10 +441,36 @@ void CudaBackend::enqueue_bin_and_shade(const FrameParams& frame, std::uint64_t 
                                d.stream);
         timer.end_stage("bin");
     }
-    // 5: shade the band's tiles.
+}
+
+// Stages 1-4 directly from the circles: a cull without counts, counts per (tile, chunk), their
+// scan, and the ordered scatter of circle ids (direct_binning.cu).
+void CudaBackend::enqueue_direct_binning(const FrameParams& frame, std::uint64_t capacity) {
+    Buffers& d = *buffers_;
+    StageTimer& timer = *d.timer;
+    launch_cull(d.device_circles(), frame, d.records(), d.stream);
+    timer.end_stage("cull");
+    launch_direct_count(frame, d.records(), d.circles, d.temp.data(), d.stream);
+    timer.end_stage("count");
+    launch_direct_scan(frame, d.circles, d.temp.data(), d.stream);
+    timer.end_stage("scan");
+    launch_direct_scatter(frame, d.records(), d.circles, d.temp.data(), d.tile_offsets.data(), d.tile_circles.data(),
+                          capacity, d.host_total_on_device, d.stream);
+    timer.end_stage("bin");
+}
+
+// Stages 1-5 over the frame's band, onto the stream (bin_and_shade captures them as a graph).
+void CudaBackend::enqueue_bin_and_shade(const FrameParams& frame, std::uint64_t capacity, unsigned long long* blends,
+                                        FrameTiming timing, int shade_pixels, bool direct) {
+    Buffers& d = *buffers_;
+    d.timer->start(timing);
+    if (direct)
+        enqueue_direct_binning(frame, capacity);
+    else
+        enqueue_pair_binning(frame, capacity);
     launch_shade_tiles(frame, d.records(), d.tile_offsets.data(), d.tile_circles.data(), d.busy(), shade_pixels,
                        d.image.data(), blends, d.stream);
-    timer.end_frame("shade");
+    d.timer->end_frame("shade");
 }
 
 RenderStats CudaBackend::bin_and_shade(const FrameParams& frame, std::uint64_t capacity, unsigned long long* blends,

@@ -75,6 +75,8 @@ private:
     RenderStats bin_and_shade(const FrameParams& frame, std::uint64_t capacity, unsigned long long* blends,
                               FrameTiming timing);
     bool bins_directly(const FrameParams& frame, std::uint64_t capacity) const;
+    void enqueue_pair_binning(const FrameParams& frame, std::uint64_t capacity);
+    void enqueue_direct_binning(const FrameParams& frame, std::uint64_t capacity);
     void enqueue_bin_and_shade(const FrameParams& frame, std::uint64_t capacity, unsigned long long* blends,
                                FrameTiming timing, int shade_pixels, bool direct);
     RenderStats bin_and_shade_in_bands(const FrameParams& frame, unsigned long long* blends, FrameTiming timing);

@@ -36,10 +36,6 @@ static_assert(kDirectChunkCircles <= kThreads, "a thread stages one circle of th
 
 using CountScan = scan_detail::LookbackStorage<std::uint32_t>;
 
-std::size_t count_scan_bytes(std::size_t entries) {
-    return scan_temp_bytes<std::uint32_t, std::uint32_t>(entries, ScanAlgorithm::decoupled_lookback);
-}
-
 // The chunk's circles, staged once for all the block's threads, and how many there are.
 struct StagedChunk {
     CircleFootprint circles[kDirectChunkCircles];
@@ -146,7 +142,7 @@ DirectStorage carve(void* temp, std::uint32_t circles, std::uint32_t tiles) {
     const std::size_t entries = matrix_entries(circles, tiles);
     unsigned char* bytes = static_cast<unsigned char*>(temp);
     const std::size_t matrix_bytes = scan_detail::align_bytes(entries * sizeof(std::uint32_t));
-    const std::size_t scan_bytes = count_scan_bytes(entries);
+    const std::size_t scan_bytes = scan_detail::single_pass_bytes<std::uint32_t, std::uint32_t>(entries);
     return {reinterpret_cast<std::uint32_t*>(bytes), bytes + matrix_bytes, scan_bytes,
             reinterpret_cast<std::uint32_t*>(bytes + matrix_bytes + scan_detail::align_bytes(scan_bytes))};
 }
@@ -166,7 +162,8 @@ bool direct_binning_pays(std::uint32_t circles, std::uint64_t pairs) {
 std::size_t direct_binning_temp_bytes(std::uint32_t circles, std::uint32_t band_tiles) {
     const std::size_t entries = matrix_entries(circles, band_tiles);
     return scan_detail::align_bytes(entries * sizeof(std::uint32_t)) +
-           scan_detail::align_bytes(count_scan_bytes(entries)) + scan_detail::align_bytes(sizeof(std::uint32_t));
+           scan_detail::align_bytes(scan_detail::single_pass_bytes<std::uint32_t, std::uint32_t>(entries)) +
+           scan_detail::align_bytes(sizeof(std::uint32_t));
 }
 
 void launch_direct_count(const FrameParams& frame, const CircleRecords& records, std::uint32_t circles, void* temp,

@@ -184,6 +184,13 @@ void three_phase(ScanAlgorithm algorithm, const In* in, Out* out, std::size_t n,
     launch_tile_scan(algorithm, in, out, n, tiles, static_cast<const Out*>(sums), op, exclusive, total, stream);
 }
 
+// The bytes of the single pass's temporary storage for n In values into Out: what a caller that
+// clears it itself (clear_lookback_status, then single_pass with clear_first false) allocates.
+template <typename In, typename Out>
+std::size_t single_pass_bytes(std::size_t n) {
+    return scan_temp_bytes<In, Out>(n, ScanAlgorithm::decoupled_lookback);
+}
+
 // The single pass's view of its storage (kLookbackCounterBytes of counters, then status slots;
 // bytes in all) for n In values into Out.
 template <typename Out>
