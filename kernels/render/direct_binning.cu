@@ -1,7 +1,7 @@
 // Direct binning: the tile lists of a frame of many large circles, built from the circles
 // themselves without (tile, circle) pairs. It is the ordered binning's chunked scheme (docs/binning.md) with
 // chunks of circles instead of chunks of pairs:
-//   count    a block per chunk of kDirectChunkCircles circles counts the tiles they touch, per
+//   count    a block per chunk of direct_chunk_circles circles counts the tiles they touch, per
 //            tile, into column `chunk` of a (tile x chunk) matrix;
 //   scan     the scan library's single pass over the matrix, tile-major, chunk-minor: entry
 //            (t, c) becomes the slot of chunk c's first circle in tile t's list, (t, 0) tile t's
@@ -32,22 +32,23 @@ using render_detail::clip_to_band;
 using render_detail::footprint_of;
 
 constexpr int kThreads = 256;
-static_assert(kDirectChunkCircles <= kThreads, "a thread stages one circle of the chunk");
+static_assert(kDirectMaxChunkCircles <= kThreads, "a thread stages one circle of the chunk");
 
 using CountScan = scan_detail::LookbackStorage<std::uint32_t>;
 
 // The chunk's circles, staged once for all the block's threads, and how many there are.
 struct StagedChunk {
-    CircleFootprint circles[kDirectChunkCircles];
+    CircleFootprint circles[kDirectMaxChunkCircles];
     int count;
 };
 
-__device__ __forceinline__ void stage_chunk(StagedChunk& chunk, const CircleRecords& records, std::uint32_t circles) {
-    const std::uint32_t first = blockIdx.x * std::uint32_t(kDirectChunkCircles);
+__device__ __forceinline__ void stage_chunk(StagedChunk& chunk, const CircleRecords& records, std::uint32_t circles,
+                                            std::uint32_t chunk_circles) {
+    const std::uint32_t first = blockIdx.x * chunk_circles;
     const std::uint32_t i = first + threadIdx.x;
-    if (threadIdx.x < kDirectChunkCircles && i < circles)
+    if (threadIdx.x < chunk_circles && i < circles)
         chunk.circles[threadIdx.x] = footprint_of(records.geometry[i], records.box[i]);
-    if (threadIdx.x == 0) chunk.count = int(min(circles - first, std::uint32_t(kDirectChunkCircles)));
+    if (threadIdx.x == 0) chunk.count = int(min(circles - first, chunk_circles));
 }
 
 // The tiles a thread owns: those whose column and row (counted from the band's first row) are
@@ -76,8 +77,8 @@ __device__ __forceinline__ void for_each_owned_touched_tile(const CircleFootprin
 // tile, zeros too (the scan needs the whole matrix). The blocks also clear the status of the scan
 // that follows, so it needs no clearing launch of its own.
 __global__ void __launch_bounds__(kThreads)
-    direct_count_kernel(FrameParams f, CircleRecords records, std::uint32_t circles, std::uint32_t tiles,
-                        std::uint32_t* __restrict__ counts, CountScan count_scan) {
+    direct_count_kernel(FrameParams f, CircleRecords records, std::uint32_t circles, std::uint32_t chunk_circles,
+                        std::uint32_t tiles, std::uint32_t* __restrict__ counts, CountScan count_scan) {
     extern __shared__ std::uint32_t tile_counts[];  // [tiles]
     __shared__ StagedChunk chunk;
     const std::uint32_t chunks = gridDim.x;
@@ -86,7 +87,7 @@ __global__ void __launch_bounds__(kThreads)
                                            std::size_t(blockIdx.x) * kThreads + threadIdx.x,
                                            std::size_t(chunks) * kThreads);
     for (std::uint32_t t = threadIdx.x; t < tiles; t += kThreads) tile_counts[t] = 0;
-    stage_chunk(chunk, records, circles);
+    stage_chunk(chunk, records, circles, chunk_circles);
     __syncthreads();
     for (int k = 0; k < chunk.count; ++k)
         for_each_owned_touched_tile(chunk.circles[k], f, [&](std::uint32_t tile) { ++tile_counts[tile]; });
@@ -99,10 +100,10 @@ __global__ void __launch_bounds__(kThreads)
 // chunk 0's column is the tiles' offsets, which it writes out with the total (clamped to the
 // capacity: a frame with more pairs is run again, and its lists must not reach past the buffer).
 __global__ void __launch_bounds__(kThreads)
-    direct_scatter_kernel(FrameParams f, CircleRecords records, std::uint32_t circles, std::uint32_t tiles,
-                          const std::uint32_t* __restrict__ slots, const std::uint32_t* __restrict__ total,
-                          std::uint64_t* __restrict__ tile_offsets, std::uint32_t* __restrict__ tile_circles,
-                          std::uint64_t capacity, std::uint64_t* host_total) {
+    direct_scatter_kernel(FrameParams f, CircleRecords records, std::uint32_t circles, std::uint32_t chunk_circles,
+                          std::uint32_t tiles, const std::uint32_t* __restrict__ slots,
+                          const std::uint32_t* __restrict__ total, std::uint64_t* __restrict__ tile_offsets,
+                          std::uint32_t* __restrict__ tile_circles, std::uint64_t capacity, std::uint64_t* host_total) {
     extern __shared__ std::uint32_t cursors[];  // [tiles]
     __shared__ StagedChunk chunk;
     const std::uint32_t chunks = gridDim.x;
@@ -114,9 +115,9 @@ __global__ void __launch_bounds__(kThreads)
         tile_offsets[tiles] = min(std::uint64_t(*total), capacity);
         *host_total = *total;
     }
-    stage_chunk(chunk, records, circles);
+    stage_chunk(chunk, records, circles, chunk_circles);
     __syncthreads();
-    const std::uint32_t first = blockIdx.x * std::uint32_t(kDirectChunkCircles);
+    const std::uint32_t first = blockIdx.x * chunk_circles;
     for (int k = 0; k < chunk.count; ++k)
         for_each_owned_touched_tile(chunk.circles[k], f, [&](std::uint32_t tile) {
             const std::uint32_t slot = cursors[tile]++;
@@ -124,7 +125,10 @@ __global__ void __launch_bounds__(kThreads)
         });
 }
 
-std::uint32_t chunks_of(std::uint32_t circles) { return (circles + kDirectChunkCircles - 1) / kDirectChunkCircles; }
+std::uint32_t chunks_of(std::uint32_t circles) {
+    const std::uint32_t chunk_circles = direct_chunk_circles(circles);
+    return (circles + chunk_circles - 1) / chunk_circles;
+}
 
 std::size_t matrix_entries(std::uint32_t circles, std::uint32_t tiles) {
     return std::size_t(chunks_of(circles)) * tiles;
@@ -151,6 +155,12 @@ std::size_t shared_bytes(std::uint32_t tiles) { return std::size_t(tiles) * size
 
 }  // namespace
 
+std::uint32_t direct_chunk_circles(std::uint32_t circles) {
+    std::uint32_t chunk_circles = kDirectMaxChunkCircles;
+    while (chunk_circles > 1 && circles / chunk_circles < kDirectTargetChunks) chunk_circles /= 2;
+    return chunk_circles;
+}
+
 bool direct_binning_fits(std::uint32_t circles, std::uint32_t band_tiles) {
     return circles > 0 && band_tiles <= kDirectMaxTiles && matrix_entries(circles, band_tiles) <= kDirectMaxEntries;
 }
@@ -172,8 +182,8 @@ void launch_direct_count(const FrameParams& frame, const CircleRecords& records,
     const DirectStorage storage = carve(temp, circles, tiles);
     const CountScan count_scan = scan_detail::lookback_storage<std::uint32_t, std::uint32_t>(
         storage.scan, storage.scan_bytes, matrix_entries(circles, tiles));
-    direct_count_kernel<<<chunks_of(circles), kThreads, shared_bytes(tiles), stream>>>(frame, records, circles, tiles,
-                                                                                       storage.counts, count_scan);
+    direct_count_kernel<<<chunks_of(circles), kThreads, shared_bytes(tiles), stream>>>(
+        frame, records, circles, direct_chunk_circles(circles), tiles, storage.counts, count_scan);
     TS_CUDA_CHECK_LAUNCH();
 }
 
@@ -191,8 +201,8 @@ void launch_direct_scatter(const FrameParams& frame, const CircleRecords& record
     const std::uint32_t tiles = band_tile_count(frame);
     const DirectStorage storage = carve(temp, circles, tiles);
     direct_scatter_kernel<<<chunks_of(circles), kThreads, shared_bytes(tiles), stream>>>(
-        frame, records, circles, tiles, storage.counts, storage.total, tile_offsets, tile_circles, capacity,
-        host_total);
+        frame, records, circles, direct_chunk_circles(circles), tiles, storage.counts, storage.total, tile_offsets,
+        tile_circles, capacity, host_total);
     TS_CUDA_CHECK_LAUNCH();
 }
 

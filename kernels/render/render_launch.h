@@ -48,17 +48,19 @@ void launch_cull(const DeviceCircles& circles, const FrameParams& frame, const C
                  cudaStream_t stream);
 
 // Direct binning (kernels/render/direct_binning.cu): the tile lists without (tile, circle) pairs.
-// Chunks of kDirectChunkCircles circles count their tiles into a (tile x chunk) matrix, the scan
+// Chunks of circles (direct_chunk_circles) count their tiles into a (tile x chunk) matrix, the scan
 // library scans it tile-major, and each chunk scatters its circle ids into the lists in order. Each
 // thread of a chunk's block walks the chunk's circles one after another, so a chunk's time grows
 // with its circles' tiles: it pays only where many chunks of large circles keep the GPU busy.
 // H200, quick bench, ms per frame, pairs / direct with chunks of 128 / of 32: biglittle 0.993 /
 // 1.210 / 0.951, littlebig 0.948 / 1.168 / 0.902, rand10k 0.149 / 0.201 / 0.150, pattern 0.056 /
 // 0.115 / 0.068, hypnosis (25 circles, one chunk) 0.067 / 0.151 / 0.151.
-#ifndef TILESCAN_DIRECT_CHUNK_CIRCLES  // a tuning override for scratch builds
-#define TILESCAN_DIRECT_CHUNK_CIRCLES 32
-#endif
-constexpr std::uint32_t kDirectChunkCircles = TILESCAN_DIRECT_CHUNK_CIRCLES;
+// Circles a chunk takes: the largest power of two up to kDirectMaxChunkCircles that still leaves
+// kDirectTargetChunks chunks (1 for scenes of fewer circles than that), so a chunk's walk is
+// short where there are few circles and the GPU has chunks enough to keep it busy.
+constexpr std::uint32_t kDirectMaxChunkCircles = 32;
+constexpr std::uint32_t kDirectTargetChunks = 256;
+std::uint32_t direct_chunk_circles(std::uint32_t circles);
 // It fits while the matrix stays small: at most kDirectMaxTiles tiles in the band (the tiles'
 // counters live in shared memory) and kDirectMaxEntries entries.
 constexpr std::uint32_t kDirectMaxTiles = 8192;
