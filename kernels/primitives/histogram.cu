@@ -28,7 +28,7 @@ __device__ __forceinline__ void add_sample(Counter* counters, int bin, int lane)
 
 template <typename T, bool kShared>
 __global__ void __launch_bounds__(kHistThreads)
-    histogram_kernel(const T* samples, std::size_t n, EvenBins<T> rule, unsigned long long* counts) {
+    histogram_kernel(const T* __restrict__ samples, std::size_t n, EvenBins<T> rule, unsigned long long* counts) {
     extern __shared__ unsigned int local[];  // [rows][bins]: one row per warp when they fit
     const int lane = threadIdx.x % 32;
     const int rows = rule.bins * (kHistThreads / 32) <= kHistSharedBins ? kHistThreads / 32 : 1;
@@ -39,12 +39,18 @@ __global__ void __launch_bounds__(kHistThreads)
     }
     const std::size_t chunk = std::size_t(kHistThreads) * kHistItems;
     for (std::size_t base = std::size_t(blockIdx.x) * chunk; base < n; base += std::size_t(gridDim.x) * chunk) {
-        int bin[kHistItems];
+        // Every load first, then every bin: the rule's range test branches, and binning each
+        // sample as it arrived left one load in flight per thread.
+        T sample[kHistItems];
 #pragma unroll
         for (int j = 0; j < kHistItems; ++j) {
             const std::size_t i = base + std::size_t(j) * kHistThreads + threadIdx.x;
-            bin[j] = i < n ? rule(samples[i]) : -1;
+            sample[j] = i < n ? samples[i] : T{};
         }
+        int bin[kHistItems];
+#pragma unroll
+        for (int j = 0; j < kHistItems; ++j)
+            bin[j] = base + std::size_t(j) * kHistThreads + threadIdx.x < n ? rule(sample[j]) : -1;
 #pragma unroll
         for (int j = 0; j < kHistItems; ++j) {
             if constexpr (kShared)
