@@ -51,13 +51,14 @@ void launch_cull(const DeviceCircles& circles, const FrameParams& frame, const C
 // Chunks of circles (direct_chunk_circles) count their tiles into a (tile x chunk) matrix, the scan
 // library scans it tile-major, and each chunk scatters its circle ids into the lists in order. Each
 // thread of a chunk's block walks the chunk's circles one after another, so a chunk's time grows
-// with its circles' tiles: it pays only where many chunks of large circles keep the GPU busy.
-// H200, quick bench, ms per frame, pairs / direct with chunks of 128 / of 32: biglittle 0.993 /
-// 1.210 / 0.951, littlebig 0.948 / 1.168 / 0.902, rand10k 0.149 / 0.201 / 0.150, pattern 0.056 /
-// 0.115 / 0.068, hypnosis (25 circles, one chunk) 0.067 / 0.151 / 0.151.
+// with its circles' tiles: it pays only for circles of many tiles each.
 // Circles a chunk takes: the largest power of two up to kDirectMaxChunkCircles that still leaves
 // kDirectTargetChunks chunks (1 for scenes of fewer circles than that), so a chunk's walk is
 // short where there are few circles and the GPU has chunks enough to keep it busy.
+// H200, quick bench, ms per frame, pairs / direct with chunks of 32 only / with these sizes: rgb
+// (3 circles) 0.043 / 0.041 / 0.033, hypnosis (25) 0.067 / 0.151 / 0.050, biglittle 0.94 with both
+// sizes against 0.99 by pairs; pattern (7 pairs a circle) 0.056 / 0.068 / 0.059, fireworks (4)
+// 0.037 / 0.055 / 0.057, rand10k (46) 0.149 / 0.150 / 0.145.
 constexpr std::uint32_t kDirectMaxChunkCircles = 32;
 constexpr std::uint32_t kDirectTargetChunks = 256;
 std::uint32_t direct_chunk_circles(std::uint32_t circles);
@@ -66,9 +67,8 @@ std::uint32_t direct_chunk_circles(std::uint32_t circles);
 constexpr std::uint32_t kDirectMaxTiles = 8192;
 constexpr std::size_t kDirectMaxEntries = std::size_t(1) << 22;
 bool direct_binning_fits(std::uint32_t circles, std::uint32_t band_tiles);
-// It pays with at least kDirectMinChunks chunks of circles of kDirectMinPairsPerCircle pairs each
-// on average (`pairs`: the capacity the last frame left, as for shade_pixels_per_thread).
-constexpr std::uint32_t kDirectMinChunks = 64;
+// It pays where the circles cover kDirectMinPairsPerCircle tiles each on average (`pairs`: the
+// capacity the last frame left, as for shade_pixels_per_thread).
 constexpr std::uint64_t kDirectMinPairsPerCircle = 64;
 bool direct_binning_pays(std::uint32_t circles, std::uint64_t pairs);
 // Its temporary storage: the matrix, the scan's storage and the total.
