@@ -56,9 +56,9 @@ void launch_cull(const DeviceCircles& circles, const FrameParams& frame, const C
 // kDirectTargetChunks chunks (1 for scenes of fewer circles than that), so a chunk's walk is
 // short where there are few circles and the GPU has chunks enough to keep it busy.
 // H200, quick bench, ms per frame, pairs / direct with chunks of 32 only / with these sizes: rgb
-// (3 circles) 0.043 / 0.041 / 0.033, hypnosis (25) 0.067 / 0.151 / 0.050, biglittle 0.94 with both
-// sizes against 0.99 by pairs; pattern (7 pairs a circle) 0.056 / 0.068 / 0.059, fireworks (4)
-// 0.037 / 0.055 / 0.057, rand10k (46) 0.149 / 0.150 / 0.145.
+// (3 circles) 0.043 / 0.041 / 0.031, hypnosis (25) 0.067 / 0.151 / 0.041, biglittle 0.99 / 0.95 /
+// 0.94 (32 either way); pattern (7 pairs a circle) 0.058 / 0.068 / 0.060, fireworks (4) 0.036 /
+// 0.055 / 0.057, rand10k (46) 0.149 / 0.150 (32 either way).
 constexpr std::uint32_t kDirectMaxChunkCircles = 32;
 constexpr std::uint32_t kDirectTargetChunks = 256;
 std::uint32_t direct_chunk_circles(std::uint32_t circles);
