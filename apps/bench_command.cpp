@@ -38,7 +38,8 @@ const std::vector<OptionSpec> kBenchOptions = {
     {"--quick", "", false, "", "3 timed frames, no cpu/ref timing beyond the oracle"},
     {"--max-bin-memory", "", true, "BYTES", "bin-memory budget, e.g. 512M or 2G (default: half the free memory)"},
     {"--shade-pixels", "", true, "N", "cuda: shade N pixels a thread, 2 or 4 (default: each frame's choice)"},
-    {"--scan-path", "", true, "NAME", "cuda: the scan binning's path, pairs or direct (default: each frame's choice)"},
+    {"--scan-path", "", true, "NAME",
+     "cuda: the scan binning's path, pairs, direct or compaction (default: each frame's choice)"},
     {"--commit", "", true, "HASH", "the commit the binary was built from, for the table's header"},
     {"--help", "-h", false, "", "show this help"},
 };
@@ -54,7 +55,7 @@ struct BenchSettings {
     bool quick = false;               // no cpu timing
     std::uint64_t max_bin_bytes = 0;  // 0: the backends' default budget
     int shade_pixels = 0;             // pixels a shading thread takes; 0: each frame's choice
-    std::string scan_path;            // "pairs" or "direct"; empty: each frame's choice
+    std::string scan_path;            // "pairs", "direct" or "compaction"; empty: each frame's choice
 };
 
 // Every built-in scene at 1024x1024, plus the large ones at 2048x2048 (performance.md).
@@ -171,9 +172,7 @@ SceneResult run_case(const BenchCase& c, const BenchSettings& settings) {
         const int repeats = settings.repeats;
         CudaBackend backend(Binning::scan, settings.max_bin_bytes);
         backend.force_shade_pixels_per_thread(settings.shade_pixels);
-        if (!settings.scan_path.empty())
-            backend.force_scan_binning_path(settings.scan_path == "pairs" ? ScanBinningPath::pairs
-                                                                          : ScanBinningPath::direct);
+        if (!settings.scan_path.empty()) backend.force_scan_binning_path(parse_scan_binning_path(settings.scan_path));
         backend.upload(scene);
         result.scan = time_cuda(backend, Binning::scan, c, oracle, repeats, &result.stages);
         const RenderStats stats = backend.render_uploaded(c.size, c.size, false);
@@ -302,8 +301,9 @@ int run_bench_command(const std::vector<std::string>& arguments) {
     }
     if (parsed.has("--scan-path")) {
         settings.scan_path = parsed.value("--scan-path");
-        if (settings.scan_path != "pairs" && settings.scan_path != "direct")
-            throw InputError("--scan-path: unknown path '" + settings.scan_path + "' (known: pairs, direct)");
+        if (settings.scan_path != "pairs" && settings.scan_path != "direct" && settings.scan_path != "compaction")
+            throw InputError("--scan-path: unknown path '" + settings.scan_path +
+                             "' (known: pairs, direct, compaction)");
     }
     const std::string out = parsed.value("--out");
     if (!out.empty() && !std::filesystem::is_directory(out))

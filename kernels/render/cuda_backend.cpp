@@ -29,6 +29,27 @@ const char* binning_name(Binning binning) {
     return binning == Binning::scan ? "scan" : binning == Binning::sort ? "sort" : "naive";
 }
 
+ScanBinningPath parse_scan_binning_path(const std::string& name) {
+    if (name == "pairs") return ScanBinningPath::pairs;
+    if (name == "direct") return ScanBinningPath::direct;
+    if (name == "compaction") return ScanBinningPath::compaction;
+    throw InputError("unknown scan binning path '" + name + "' (known: pairs, direct, compaction)");
+}
+
+const char* scan_binning_path_name(ScanBinningPath path) {
+    switch (path) {
+        case ScanBinningPath::automatic:
+            return "automatic";
+        case ScanBinningPath::pairs:
+            return "pairs";
+        case ScanBinningPath::direct:
+            return "direct";
+        case ScanBinningPath::compaction:
+            return "compaction";
+    }
+    return "unknown";
+}
+
 namespace {
 
 // Events around each stage of one frame, or around the whole frame; read after the frame's stream
@@ -93,7 +114,7 @@ private:
 // (kernel arguments, sizes and every device pointer the launches were given).
 struct FrameGraphKey {
     Binning binning;
-    bool direct;  // the scan binning's direct path
+    ScanBinningPath path;  // the path the frame takes (never automatic)
     FrameTiming timing;
     int width, height, band_first_row, band_end_row;
     ShadingKind shading;
@@ -106,9 +127,9 @@ struct FrameGraphKey {
     std::vector<const void*> buffers;
 
     bool operator==(const FrameGraphKey& o) const {
-        return binning == o.binning && direct == o.direct && timing == o.timing && width == o.width &&
-               height == o.height && band_first_row == o.band_first_row && band_end_row == o.band_end_row &&
-               shading == o.shading && background.kind == o.background.kind && background.r == o.background.r &&
+        return binning == o.binning && path == o.path && timing == o.timing && width == o.width && height == o.height &&
+               band_first_row == o.band_first_row && band_end_row == o.band_end_row && shading == o.shading &&
+               background.kind == o.background.kind && background.r == o.background.r &&
                background.g == o.background.g && background.b == o.background.b && capacity == o.capacity &&
                shade_pixels == o.shade_pixels && circles == o.circles && blends == o.blends &&
                shade_busy_apart == o.shade_busy_apart && buffers == o.buffers;
@@ -185,6 +206,7 @@ struct CudaBackend::Buffers {
     DeviceBuffer<unsigned long long> blends;
     DeviceBuffer<unsigned long long> row_pairs;  // [tiles_y], for the band planner
     DeviceBuffer<std::uint32_t> busy_tiles, busy_count;
+    DeviceBuffer<unsigned long long> compaction_tallies;  // [2]: CompactionTotals' pairs, finished blocks
     std::uint64_t* host_total = nullptr;            // mapped pinned memory the emit stage copies the pair total to
     std::uint64_t* host_total_on_device = nullptr;  // its device alias
     std::uint32_t* host_busy_count = nullptr;       // mapped pinned memory the busy-tile list writes its count to
@@ -214,6 +236,8 @@ struct CudaBackend::Buffers {
         big_count.reserve(2);
         busy_count.reserve(1);
         blends.reserve(1);
+        compaction_tallies.reserve(2);
+        TS_CUDA_CHECK(cudaMemset(compaction_tallies.data(), 0, 2 * sizeof(unsigned long long)));
     }
     ~Buffers() {
         TS_CUDA_CHECK_NOTHROW(cudaFreeHost(host_total));
@@ -241,6 +265,9 @@ struct CudaBackend::Buffers {
     }
     CircleRecords records() { return {geometry.data(), paint.data(), box.data()}; }
     BigCircles big() { return {big_circles.data(), big_count.data(), circles}; }
+    CompactionTotals compaction_totals() {
+        return {compaction_tallies.data(), compaction_tallies.data() + 1, host_total_on_device};
+    }
     BusyTiles busy() {
         BusyTiles busy;
         busy.on_device.shade_apart = shade_busy_apart;
@@ -282,6 +309,7 @@ struct CudaBackend::Buffers {
                 image.data(),
                 busy_tiles.data(),
                 busy_count.data(),
+                compaction_tallies.data(),
                 host_total,
                 host_busy_count,
                 host_busy_seen};
@@ -499,7 +527,7 @@ RenderStats CudaBackend::bin_and_shade(const FrameParams& frame, std::uint64_t c
     });
     const int shade_pixels = forced_shade_pixels_ ? forced_shade_pixels_ : shade_pixels_per_thread(capacity, d.circles);
     const FrameGraphKey key{binning_,
-                            direct,
+                            direct ? ScanBinningPath::direct : ScanBinningPath::pairs,
                             timing,
                             frame.width,
                             frame.height,
@@ -524,6 +552,53 @@ RenderStats CudaBackend::bin_and_shade(const FrameParams& frame, std::uint64_t c
     stats.pairs = d.circles ? *d.host_total : 0;
     stats.busy_tiles = d.shade_busy_apart ? *d.host_busy_count : 0;
     d.shade_busy_apart = d.shade_busy_apart ? stats.busy_tiles > 0 : *d.host_busy_seen != 0;
+    return stats;
+}
+
+// Whether the frame takes tile compaction instead of binning: the scan binning, a frame that fits
+// it, and (unless forced) one of few circles. It needs no bin memory, so no bands either.
+bool CudaBackend::compacts_tiles() const {
+    const std::uint32_t circles = buffers_->circles;
+    const bool wanted = scan_path_ == ScanBinningPath::compaction ||
+                        (scan_path_ == ScanBinningPath::automatic && tile_compaction_pays(circles));
+    return binning_ == Binning::scan && wanted && circles > 0 && tile_compaction_fits(circles);
+}
+
+// The frame by tile compaction: the cull, then one kernel that lists and shades each tile.
+RenderStats CudaBackend::compact_and_shade(const FrameParams& frame, unsigned long long* blends, FrameTiming timing) {
+    Buffers& d = *buffers_;
+    const int shade_pixels =
+        forced_shade_pixels_ ? forced_shade_pixels_ : shade_pixels_per_thread(d.pair_capacity, d.circles);
+    const FrameGraphKey key{binning_,
+                            ScanBinningPath::compaction,
+                            timing,
+                            frame.width,
+                            frame.height,
+                            frame.band_first_row,
+                            frame.band_end_row,
+                            frame.shading,
+                            frame.background,
+                            0,
+                            d.circles,
+                            blends,
+                            shade_pixels,
+                            false,
+                            d.frame_pointers()};
+    if (!d.frame_graph.matches(key))
+        d.frame_graph.capture(d.stream, key, [&] {
+            d.timer->start(timing);
+            launch_cull(d.device_circles(), frame, d.records(), d.stream);
+            d.timer->end_stage("cull");
+            launch_compact_and_shade_tiles(frame, d.records(), d.circles, d.compaction_totals(), shade_pixels,
+                                           d.image.data(), blends, d.stream);
+            d.timer->end_frame("compact+shade");
+        });
+    d.frame_graph.launch(d.stream);
+    TS_CUDA_CHECK(cudaStreamSynchronize(d.stream));
+    RenderStats stats;
+    stats.stages = d.timer->stages();
+    stats.pairs = *d.host_total;
+    stats.bands = 1;
     return stats;
 }
 
@@ -577,6 +652,12 @@ RenderStats CudaBackend::render_uploaded(int width, int height, bool count_blend
         timer.end_frame("bin+shade");
         TS_CUDA_CHECK(cudaStreamSynchronize(d.stream));
         stats.stages = timer.stages();
+    } else if (compacts_tiles()) {
+        stats = compact_and_shade(frame, blends, timing);
+        // The pairs path's capacity rule, for the shading layout (shade_pixels_per_thread) and a
+        // later frame that bins: grow with headroom, shrink below half.
+        if (stats.pairs > d.pair_capacity || stats.pairs < d.pair_capacity / 2)
+            d.pair_capacity = std::min(max_band_pairs(), stats.pairs + stats.pairs / 8);
     } else {
         // Pair buffers sized by the last frame, so a frame runs without a host round trip; a frame
         // with more pairs runs again with room for them, or in bands beyond the budget (the stats

@@ -6,9 +6,10 @@
 //   3. emit          per circle: (tile, circle) pairs in circle order
 //   4. bin           ordered binning (primitives) -> per-tile circle lists in draw order
 //   5. shade         one block per tile, pixels in registers, each written once
-// Frames of many large circles replace stages 1-4 by a cull without counts and direct binning
+// Frames of large circles replace stages 1-4 by a cull without counts and direct binning
 // (ScanBinningPath below): counts per (tile, chunk of circles), their scan, and an ordered
-// scatter of circle ids.
+// scatter of circle ids. Frames of few circles replace stages 2-5 by tile compaction: each tile's
+// shading block tests every circle and shades those that touch its tile, in draw order.
 // A frame runs without a host round trip: the pair buffers keep the size the last frame needed,
 // emission drops what does not fit, and the host, reading the pair total after the frame, runs it
 // again with room for every pair (once per scene for still scenes, rarely for animated ones). A
@@ -36,9 +37,13 @@ Binning parse_binning(const std::string& name);  // "scan" | "sort" | "naive", e
 const char* binning_name(Binning binning);
 
 // How the scan binning builds a frame's tile lists: from (tile, circle) pairs emitted in circle
-// order and binned by tile (stages 1-4 above), or directly from the circles, chunk by chunk
-// (render_launch.h: launch_direct_count ...), which frames of many large circles take by default.
-enum class ScanBinningPath { automatic, pairs, direct };
+// order and binned by tile (stages 1-4 above); directly from the circles, chunk by chunk
+// (render_launch.h: launch_direct_count ...), which frames of large circles take by default; or
+// in each tile's shading block by compacting the circles that touch the tile
+// (launch_compact_and_shade_tiles), which frames of few circles take by default.
+enum class ScanBinningPath { automatic, pairs, direct, compaction };
+ScanBinningPath parse_scan_binning_path(const std::string& name);  // "pairs" | "direct" | "compaction"
+const char* scan_binning_path_name(ScanBinningPath path);
 
 // How a frame is timed: each stage apart (events between the stages: --stats and the bench's
 // breakdown) or whole (no event inside it, as the viewer runs it; RenderStats::stages then holds
@@ -66,8 +71,8 @@ public:
     // For tests and tuning: shade with this many pixels a thread (2 or 4) instead of the frame's choice
     // (shade_pixels_per_thread in render_launch.h); 0 restores the choice.
     void force_shade_pixels_per_thread(int pixels) { forced_shade_pixels_ = pixels; }
-    // For tests and tuning: the scan binning's path; `direct` wherever the frame fits it
-    // (direct_binning_fits), else pairs.
+    // For tests and tuning: the scan binning's path; `direct` or `compaction` wherever the frame
+    // fits it (direct_binning_fits, tile_compaction_fits), else pairs.
     void force_scan_binning_path(ScanBinningPath path) { scan_path_ = path; }
 
 private:
@@ -75,6 +80,8 @@ private:
     RenderStats bin_and_shade(const FrameParams& frame, std::uint64_t capacity, unsigned long long* blends,
                               FrameTiming timing);
     bool bins_directly(const FrameParams& frame, std::uint64_t capacity) const;
+    bool compacts_tiles() const;
+    RenderStats compact_and_shade(const FrameParams& frame, unsigned long long* blends, FrameTiming timing);
     void enqueue_pair_binning(const FrameParams& frame, std::uint64_t capacity);
     void enqueue_direct_binning(const FrameParams& frame, std::uint64_t capacity);
     void enqueue_bin_and_shade(const FrameParams& frame, std::uint64_t capacity, unsigned long long* blends,

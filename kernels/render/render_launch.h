@@ -4,6 +4,7 @@
 //   5. bin (sort peer only)   launch_split_sort_keys, after cub::DeviceRadixSort
 //   6. shade                  launch_shade_tiles (busy tiles included); launch_naive_render is the
 //                             naive peer's bin+shade
+// Frames of few circles take launch_cull, then launch_compact_and_shade_tiles instead of 2-6.
 // Stages 2 (scan) and 5 (ordered binning) are the scan library's and the primitives' own calls.
 // Every launcher is asynchronous on `stream` and checks its launch.
 #pragma once
@@ -136,6 +137,28 @@ void launch_shade_tiles(const FrameParams& frame, const CircleRecords& records,
                         const BusyTiles& busy, int pixels_per_thread,
                         float* image,  // [height][width][4], row 0 = bottom
                         unsigned long long* blends, cudaStream_t stream);
+
+// Tile compaction: frames of few circles skip binning. After launch_cull, one block per tile of
+// the whole frame tests every circle against its tile (the binning's exact tile test), compacts
+// those that touch it in draw order, and shades them; O(tiles x circles) tests, so it pays only
+// for few circles (tile_compaction_pays) and fits up to kTileCompactionMaxCircles (the most a
+// forced path takes: beyond that its tests cost more than any frame should).
+constexpr std::uint32_t kTileCompactionMaxCircles = 16384;
+constexpr std::uint32_t kTileCompactionPaysCircles = 4096;
+inline bool tile_compaction_fits(std::uint32_t circles) { return circles <= kTileCompactionMaxCircles; }
+inline bool tile_compaction_pays(std::uint32_t circles) { return circles <= kTileCompactionPaysCircles; }
+// The frame's (tile, circle) pairs, for the host: the blocks add their list lengths to *pairs and
+// count themselves in *finished_blocks; the last one stores the total into *host_total (mapped
+// pinned memory, read after the frame) and clears both for the next frame (both start at zero).
+struct CompactionTotals {
+    unsigned long long* pairs;
+    unsigned long long* finished_blocks;
+    std::uint64_t* host_total;
+};
+void launch_compact_and_shade_tiles(const FrameParams& frame, const CircleRecords& records, std::uint32_t circles,
+                                    const CompactionTotals& totals, int pixels_per_thread,
+                                    float* image,  // [height][width][4], row 0 = bottom
+                                    unsigned long long* blends, cudaStream_t stream);
 
 // The naive peer (the course's reference GPU design): each tile's block tests every circle
 // against its tile, compacts the hits with a block scan, and shades them. O(tiles x circles).

@@ -383,6 +383,120 @@ auto shade_tiles_kernel_for(ShadingKind shading, bool count_blends) {
                         : shade_tiles_kernel<kShadingFlat, kPixels, false>;
 }
 
+// Whether a circle's pixel box meets tile (tx, ty). Tile compaction and the naive peer test every
+// circle against every tile, and the 8-byte box alone rules out nearly all of them, so they read a
+// circle's geometry only for those that pass.
+__device__ __forceinline__ bool box_meets_tile(const CircleBox& box, int tx, int ty) {
+    const int x0 = tx << kTileLog2;
+    const int y0 = ty << kTileLog2;
+    return box.x0 < x0 + kTileSize && box.x_last >= x0 && box.y0 < y0 + kTileSize && box.y_last >= y0;
+}
+
+// Tile compaction: frames of few circles skip binning (tile_compaction_pays). Each tile's block
+// tests every circle against its tile, the box first and then the binning stages' exact tile test
+// (circle_touches_tile), compacts the circles that touch it into shared memory in draw order, and
+// shades that list as shade_tiles_kernel shades a binned one. Pattern (1217 circles) is 5M box
+// tests over 4096 tiles, which cost less than the binning stages' launches and round trips.
+// A round takes kCompactionPerThread circles a thread, thread t circles t * kCompactionPerThread
+// + j, so a thread's hits are consecutive in draw order and one block exclusive sum of the hit
+// counts places them. Its boxes are all loaded before any is tested: testing each as it arrived
+// would wait for one load at a time.
+constexpr int kCompactionPerThread = 16;
+
+template <int kPixels>
+struct CompactedTile {
+    static constexpr int kRound = TileLayout<kPixels>::kThreads * kCompactionPerThread;
+    std::uint32_t circles[kRound];  // the round's circles that touch the tile, in draw order
+    std::uint32_t warp_sums[TileLayout<kPixels>::kWarps];
+};
+
+// A box no tile meets (box_meets_tile needs x0 < tile_x0 + kTileSize and x_last >= tile_x0), for
+// the slots of a round past the last circle.
+constexpr CircleBox kBoxMeetingNoTile{0xffff, 0, 0xffff, 0};
+
+// Bit j set when circle first + j touches tile (tx, ty): every box of the thread's circles is
+// loaded, then tested; the few circles whose box meets the tile take the exact test.
+__device__ __forceinline__ std::uint32_t touching_circles(const CircleRecords& records, std::uint32_t circles,
+                                                          std::uint32_t first, int tx, int ty, const FrameParams& f) {
+    CircleBox box[kCompactionPerThread];
+#pragma unroll
+    for (int j = 0; j < kCompactionPerThread; ++j)
+        box[j] = first + j < circles ? records.box[first + j] : kBoxMeetingNoTile;
+    std::uint32_t meeting = 0;
+#pragma unroll
+    for (int j = 0; j < kCompactionPerThread; ++j) meeting |= box_meets_tile(box[j], tx, ty) ? 1u << j : 0u;
+    std::uint32_t hits = 0;
+    for (std::uint32_t rest = meeting; rest != 0; rest &= rest - 1) {
+        const std::uint32_t circle = first + __ffs(rest) - 1;
+        if (circle_touches_tile(footprint_of(records.geometry[circle], records.box[circle]), tx, ty, f.width, f.height,
+                                f.inverse_width, f.inverse_height))
+            hits |= rest & ~(rest - 1);
+    }
+    return hits;
+}
+
+// One block per tile of the whole frame. `totals` gathers the frame's (tile, circle) pairs for
+// the host (CompactionTotals).
+template <ShadingKind kShading, int kPixels, bool kCountBlends>
+__global__ void __launch_bounds__(TileLayout<kPixels>::kThreads)
+    compact_and_shade_tiles_kernel(FrameParams f, CircleRecords records, std::uint32_t circles, CompactionTotals totals,
+                                   float* __restrict__ image, unsigned long long* blends) {
+    using Layout = TileLayout<kPixels>;
+    constexpr int kRound = CompactedTile<kPixels>::kRound;
+    __shared__ CompactedTile<kPixels> compacted;
+    __shared__ StagedCircles<kPixels> staged;
+    render_detail::wait_for_prior_grid();  // the cull's records
+    const std::uint32_t tile = blockIdx.x;
+    const int tx = int(tile % std::uint32_t(f.grid.tiles_x));
+    const int ty = int(tile / std::uint32_t(f.grid.tiles_x));
+    const int lane = int(threadIdx.x & 31), warp = int(threadIdx.x >> 5);
+    const TilePixels<kPixels> p = tile_pixels<kPixels>(f, tile);
+    Rgba pixels[kPixels];
+    clear_pixels(f, p, pixels);
+    std::uint32_t my_blends = 0, listed = 0;
+    for (std::uint32_t round = 0; round < circles; round += kRound) {
+        const std::uint32_t mine = round + threadIdx.x * kCompactionPerThread;
+        const std::uint32_t hits = touching_circles(records, circles, mine, tx, ty, f);
+        std::uint32_t at =
+            prim_detail::block_exclusive_sum<Layout::kWarps>(__popc(hits), compacted.warp_sums, lane, warp);
+        for (std::uint32_t rest = hits; rest != 0; rest &= rest - 1) compacted.circles[at++] = mine + __ffs(rest) - 1;
+        int count = 0;
+#pragma unroll
+        for (int w = 0; w < Layout::kWarps; ++w) count += int(compacted.warp_sums[w]);
+        __syncthreads();  // the list is complete
+        for (int first = 0; first < count; first += Layout::kBatch) {
+            const int batch = count - first < Layout::kBatch ? count - first : Layout::kBatch;
+            if (int(threadIdx.x) < batch)
+                stage_circle<kShading>(staged, threadIdx.x,
+                                       fetch_circle(records, compacted.circles[first + threadIdx.x]), tile, f);
+            __syncthreads();
+            my_blends += blend_staged<kShading>(staged, batch, p, pixels);
+            __syncthreads();  // before the next batch or round rewrites the staged records, the list, the sums
+        }
+        listed += std::uint32_t(count);
+    }
+    write_pixels(image, f, p, pixels);
+    if constexpr (kCountBlends) add_blends(blends, my_blends);
+    if (threadIdx.x == 0) {
+        // The last block to finish hands the frame's total to the host and clears the tallies.
+        atomicAdd(totals.pairs, (unsigned long long)listed);
+        __threadfence();
+        if (atomicAdd(totals.finished_blocks, 1ull) == gridDim.x - 1) {
+            *totals.host_total = atomicExch(totals.pairs, 0ull);
+            *totals.finished_blocks = 0;
+        }
+    }
+}
+
+template <int kPixels>
+auto compact_and_shade_tiles_kernel_for(ShadingKind shading, bool count_blends) {
+    if (shading == kShadingSnow)
+        return count_blends ? compact_and_shade_tiles_kernel<kShadingSnow, kPixels, true>
+                            : compact_and_shade_tiles_kernel<kShadingSnow, kPixels, false>;
+    return count_blends ? compact_and_shade_tiles_kernel<kShadingFlat, kPixels, true>
+                        : compact_and_shade_tiles_kernel<kShadingFlat, kPixels, false>;
+}
+
 // Busy tiles (tile_is_busy). A pixel's blends are one chain in list order, so the parallelism a
 // busy tile offers is its pixels and the coverage tests, which are independent: one warp per
 // pixel, a block of its own each. The warp takes the tile's list kBusyBatch circles at a time,
@@ -529,15 +643,6 @@ __global__ void __launch_bounds__(32)
 constexpr int kNaivePixels = kNarrowPixels;
 using NaiveLayout = TileLayout<kNaivePixels>;
 
-// Whether a circle's pixel box meets tile (tx, ty). The naive peer tests every circle against every
-// tile, and the 8-byte box alone rules out nearly all of them, so it reads a circle's geometry only
-// for those that pass.
-__device__ __forceinline__ bool box_meets_tile(const CircleBox& box, int tx, int ty) {
-    const int x0 = tx << kTileLog2;
-    const int y0 = ty << kTileLog2;
-    return box.x0 < x0 + kTileSize && box.x_last >= x0 && box.y0 < y0 + kTileSize && box.y_last >= y0;
-}
-
 template <ShadingKind kShading>
 __global__ void __launch_bounds__(NaiveLayout::kThreads)
     naive_render_kernel(FrameParams f, CircleRecords records, std::uint32_t circles, float* __restrict__ image) {
@@ -638,6 +743,24 @@ void launch_shade_tiles(const FrameParams& frame, const CircleRecords& records, 
         shade(shade_tiles_kernel_for<kNarrowPixels>(frame.shading, blends != nullptr),
               TileLayout<kNarrowPixels>::kThreads);
     if (apart) TS_CUDA_CHECK(cudaStreamWaitEvent(stream, busy.joined, 0));
+}
+
+void launch_compact_and_shade_tiles(const FrameParams& frame, const CircleRecords& records, std::uint32_t circles,
+                                    const CompactionTotals& totals, int pixels_per_thread, float* image,
+                                    unsigned long long* blends, cudaStream_t stream) {
+    const auto shade = [&](auto kernel, int threads) {
+        render_detail::launch_after_prior_grid(kernel, tile_count(frame), unsigned(threads), stream, frame, records,
+                                               circles, totals, image, blends);
+    };
+    if (pixels_per_thread == kWidePixels)
+        shade(compact_and_shade_tiles_kernel_for<kWidePixels>(frame.shading, blends != nullptr),
+              TileLayout<kWidePixels>::kThreads);
+    else if (pixels_per_thread == kNarrowPixels)
+        shade(compact_and_shade_tiles_kernel_for<kNarrowPixels>(frame.shading, blends != nullptr),
+              TileLayout<kNarrowPixels>::kThreads);
+    else
+        throw std::invalid_argument("launch_compact_and_shade_tiles: " + std::to_string(pixels_per_thread) +
+                                    " pixels per thread");
 }
 
 int shade_pixels_per_thread(std::uint64_t pairs, std::uint32_t circles) {

@@ -7,6 +7,7 @@
 
 #include "kernels/render/cuda_backend.h"
 #include "render_cases.h"
+#include "renderer/cpu_backend.h"
 #include "renderer/errors.h"
 
 using namespace tilescan;
@@ -16,15 +17,17 @@ namespace {
 
 const Binning kBinnings[] = {Binning::scan, Binning::sort, Binning::naive};
 
+const ScanBinningPath kScanPaths[] = {ScanBinningPath::pairs, ScanBinningPath::direct, ScanBinningPath::compaction};
+
 // Renders `scene` once with ref and checks every binning against it, the binned ones with either
 // shading layout (2 and 4 pixels a thread), whichever the frame would choose, and the scan binning
-// by both of its paths (the direct one where the frame allows it, else pairs again).
+// by each of its paths (direct and compaction where the frame allows them, else pairs again).
 void check_all_binnings(const Scene& scene, int width, int height, const std::string& name, bool naive = true) {
     Image expected(width, height);
     render_reference(scene, expected);
     for (const Binning binning : kBinnings) {
         if (binning == Binning::naive && !naive) continue;
-        for (const ScanBinningPath path : {ScanBinningPath::pairs, ScanBinningPath::direct}) {
+        for (const ScanBinningPath path : kScanPaths) {
             if (binning != Binning::scan && path != ScanBinningPath::pairs) continue;
             for (const int pixels : {2, 4}) {
                 if (binning == Binning::naive && pixels != 2) continue;  // the naive kernel has one layout
@@ -33,9 +36,8 @@ void check_all_binnings(const Scene& scene, int width, int height, const std::st
                 backend.force_scan_binning_path(path);
                 Image actual(width, height);
                 backend.render(scene, actual);
-                const std::string variant = binning != Binning::scan         ? ""
-                                            : path == ScanBinningPath::pairs ? "pairs_"
-                                                                             : "direct_";
+                const std::string variant =
+                    binning == Binning::scan ? std::string(scan_binning_path_name(path)) + "_" : "";
                 CHECK(images_match(expected, actual, 0.0f,
                                    std::string("cuda_") + binning_name(binning) + "_" + variant +
                                        std::to_string(pixels) + "px_" + name));
@@ -88,6 +90,7 @@ TEST_CASE("cuda under a small bin-memory budget renders in bands like ref", "[gp
             Image actual(width, height);
             const std::uint64_t pairs = CudaBackend(binning).render(scene, actual).pairs;
             CudaBackend backend(binning, pairs * 10);
+            backend.force_scan_binning_path(ScanBinningPath::pairs);  // pattern would take tile compaction, unbanded
             const RenderStats stats = backend.render(scene, actual);
             INFO(name << " " << binning_name(binning) << " bands " << stats.bands << " pairs " << stats.pairs);
             CHECK(stats.bands > 2);
@@ -100,7 +103,11 @@ TEST_CASE("cuda under a small bin-memory budget renders in bands like ref", "[gp
 TEST_CASE("cuda refuses a tile row that alone exceeds the bin-memory budget", "[gpu][render][bands]") {
     CudaBackend backend(Binning::scan, 64);  // not even one pair per row
     Image image(64, 64);
+    backend.force_scan_binning_path(ScanBinningPath::pairs);
     CHECK_THROWS_AS(backend.render(builtin_frame("rgb"), image), InputError);
+    // Tile compaction, rgb's own path, holds no bins: the same budget renders it.
+    backend.force_scan_binning_path(ScanBinningPath::automatic);
+    CHECK(renders_like_ref(backend, builtin_frame("rgb"), 64, 64, "compaction_without_bin_memory"));
 }
 
 TEST_CASE("cuda reports a device out of memory in one line and goes on rendering", "[gpu][render][oom]") {
@@ -118,12 +125,13 @@ TEST_CASE("cuda reports a device out of memory in one line and goes on rendering
 TEST_CASE("cuda grows its pair buffers when a frame has more pairs than the last", "[gpu][render][sanitize]") {
     // Small scene first, then a larger one on the same backend: the second frame's first pass drops
     // pairs, and the backend re-runs it with room for all of them. Back to the small scene: a frame
-    // binned with padding, then the capacity shrinks for the next one. Both paths of the scan
-    // binning: the direct one's first pass writes lists clamped to the old capacity.
-    for (const ScanBinningPath path : {ScanBinningPath::pairs, ScanBinningPath::direct}) {
+    // binned with padding, then the capacity shrinks for the next one. Every path of the scan
+    // binning: the direct one's first pass writes lists clamped to the old capacity, and tile
+    // compaction keeps its pair tallies right from frame to frame.
+    for (const ScanBinningPath path : kScanPaths) {
         CudaBackend backend;
         backend.force_scan_binning_path(path);
-        const std::string prefix = path == ScanBinningPath::pairs ? "pairs_" : "direct_";
+        const std::string prefix = std::string(scan_binning_path_name(path)) + "_";
         CHECK(renders_like_ref(backend, builtin_frame("rgb"), 128, 128, prefix + "grow_small"));
         CHECK(renders_like_ref(backend, builtin_frame("rand10k"), 128, 128, prefix + "grow_large"));
         CHECK(renders_like_ref(backend, builtin_frame("rgb"), 128, 128, prefix + "grow_padded"));
@@ -134,9 +142,9 @@ TEST_CASE("cuda grows its pair buffers when a frame has more pairs than the last
 TEST_CASE("cuda replays its captured frame graph: same bits, stage times, new graph on a new shape",
           "[gpu][render][sanitize]") {
     // The binned frame is captured once as a CUDA graph and replayed while its shape, buffers and
-    // timing stay the same. Each replay must give ref's image and time all five stages, or the
-    // frame as a whole when timed whole; a change of size, blend counting, timing, binning or scene
-    // captures anew, and the old shape then captures again.
+    // timing stay the same. Each replay must give ref's image and time all its stages (five, two
+    // for tile compaction), or the frame as a whole when timed whole; a change of size, blend counting, timing, binning
+    // or scene captures anew, and the old shape then captures again.
     const Scene rand10k = builtin_frame("rand10k");
     const Scene rgb = builtin_frame("rgb");
     constexpr FrameTiming kStages = FrameTiming::per_stage, kWhole = FrameTiming::whole_frame;
@@ -163,8 +171,10 @@ TEST_CASE("cuda replays its captured frame graph: same bits, stage times, new gr
             INFO(name);
             CHECK(images_match(expected, actual, 0.0f, name));
             if (timing == kStages) {
-                REQUIRE(stats.stages.size() == 5);
-                CHECK(stats.stages.back().name == "shade");
+                // rgb's three circles take tile compaction under the scan binning: a cull, then one kernel.
+                const bool compacted = binning == Binning::scan && scene == &rgb;
+                REQUIRE(stats.stages.size() == (compacted ? 2u : 5u));
+                CHECK(stats.stages.back().name == (compacted ? "compact+shade" : "shade"));
             } else {
                 REQUIRE(stats.stages.size() == 1);
                 CHECK(stats.stages.front().name == "frame");
@@ -227,12 +237,24 @@ TEST_CASE("cuda shades more busy tiles than its busy-tile grid takes at once lik
 }
 
 TEST_CASE("cuda reports blends and pairs like the other backends", "[gpu][render][sanitize]") {
-    const Scene scene = builtin_frame("rand10k");
-    Image image(256, 256);
-    const std::uint64_t ref_blends = render_reference(scene, image);
+    // Every path of the scan binning counts the same (tile, circle) pairs as the cpu backend, frame
+    // after frame (tile compaction's tallies clear themselves), and ref's blends.
+    for (const std::string name : {"rand10k", "pattern"}) {
+        const Scene scene = builtin_frame(name);
+        Image image(256, 256);
+        const std::uint64_t ref_blends = render_reference(scene, image);
+        const std::uint64_t cpu_pairs = CpuBackend().render(scene, image).pairs;
+        for (const ScanBinningPath path : kScanPaths) {
+            CudaBackend backend;
+            backend.force_scan_binning_path(path);
+            for (int frame = 0; frame < 2; ++frame) {
+                INFO(name << " " << scan_binning_path_name(path) << " frame " << frame);
+                const RenderStats stats = backend.render(scene, image);
+                CHECK(stats.blends == ref_blends);
+                CHECK(stats.pairs == cpu_pairs);
+            }
+        }
+    }
     CudaBackend backend;
-    const RenderStats stats = backend.render(scene, image);
-    CHECK(stats.blends == ref_blends);
-    CHECK(stats.pairs > 0);
     CHECK(renders_like_ref(backend, builtin_frame("snowsingle"), 128, 96, "sanitize_snow"));
 }
