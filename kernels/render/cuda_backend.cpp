@@ -314,6 +314,25 @@ struct CudaBackend::Buffers {
                 host_busy_count,
                 host_busy_seen};
     }
+    // The key of a frame's graph (FrameGraphKey): what its launches are given.
+    FrameGraphKey graph_key(Binning binning, ScanBinningPath path, FrameTiming timing, const FrameParams& frame,
+                            std::uint64_t capacity, const unsigned long long* blends, int shade_pixels) const {
+        return {binning,
+                path,
+                timing,
+                frame.width,
+                frame.height,
+                frame.band_first_row,
+                frame.band_end_row,
+                frame.shading,
+                frame.background,
+                capacity,
+                circles,
+                blends,
+                shade_pixels,
+                shade_busy_apart,
+                frame_pointers()};
+    }
     std::uint64_t bin_bytes() const {
         return bytes_of(pair_counts) + bytes_of(pair_offsets) + bytes_of(pair_tiles) + bytes_of(pair_circles) +
                bytes_of(tile_circles) + bytes_of(tile_offsets) + bytes_of(sort_keys) + bytes_of(sorted_keys) +
@@ -526,21 +545,8 @@ RenderStats CudaBackend::bin_and_shade(const FrameParams& frame, std::uint64_t c
         }
     });
     const int shade_pixels = forced_shade_pixels_ ? forced_shade_pixels_ : shade_pixels_per_thread(capacity, d.circles);
-    const FrameGraphKey key{binning_,
-                            direct ? ScanBinningPath::direct : ScanBinningPath::pairs,
-                            timing,
-                            frame.width,
-                            frame.height,
-                            frame.band_first_row,
-                            frame.band_end_row,
-                            frame.shading,
-                            frame.background,
-                            capacity,
-                            d.circles,
-                            blends,
-                            shade_pixels,
-                            d.shade_busy_apart,
-                            d.frame_pointers()};
+    const FrameGraphKey key = d.graph_key(binning_, direct ? ScanBinningPath::direct : ScanBinningPath::pairs, timing,
+                                          frame, capacity, blends, shade_pixels);
     if (!d.frame_graph.matches(key))
         d.frame_graph.capture(d.stream, key,
                               [&] { enqueue_bin_and_shade(frame, capacity, blends, timing, shade_pixels, direct); });
@@ -569,21 +575,8 @@ RenderStats CudaBackend::compact_and_shade(const FrameParams& frame, unsigned lo
     Buffers& d = *buffers_;
     const int shade_pixels =
         forced_shade_pixels_ ? forced_shade_pixels_ : shade_pixels_per_thread(d.pair_capacity, d.circles);
-    const FrameGraphKey key{binning_,
-                            ScanBinningPath::compaction,
-                            timing,
-                            frame.width,
-                            frame.height,
-                            frame.band_first_row,
-                            frame.band_end_row,
-                            frame.shading,
-                            frame.background,
-                            0,
-                            d.circles,
-                            blends,
-                            shade_pixels,
-                            false,
-                            d.frame_pointers()};
+    const FrameGraphKey key =
+        d.graph_key(binning_, ScanBinningPath::compaction, timing, frame, 0, blends, shade_pixels);
     if (!d.frame_graph.matches(key))
         d.frame_graph.capture(d.stream, key, [&] {
             d.timer->start(timing);

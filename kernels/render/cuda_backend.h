@@ -8,8 +8,9 @@
 //   5. shade         one block per tile, pixels in registers, each written once
 // Frames of large circles replace stages 1-4 by a cull without counts and direct binning
 // (ScanBinningPath below): counts per (tile, chunk of circles), their scan, and an ordered
-// scatter of circle ids. Frames of few circles replace stages 2-5 by tile compaction: each tile's
-// shading block tests every circle and shades those that touch its tile, in draw order.
+// scatter of circle ids. Frames of few circles replace stages 1-5 by a cull without counts and
+// tile compaction: each tile's shading block tests every circle and shades those that touch its
+// tile, in draw order.
 // A frame runs without a host round trip: the pair buffers keep the size the last frame needed,
 // emission drops what does not fit, and the host, reading the pair total after the frame, runs it
 // again with room for every pair (once per scene for still scenes, rarely for animated ones). A
