@@ -16,6 +16,7 @@
 
 #include "apps/command_line.h"
 #include "apps/commands.h"
+#include "apps/scene_source.h"
 #include "kernels/cuda_device.h"
 #include "renderer/atomic_file.h"
 #include "renderer/cpu_backend.h"
@@ -33,7 +34,8 @@ namespace {
 
 const std::vector<OptionSpec> kBenchOptions = {
     {"--out", "", true, "DIR", "also write render_bench.md and render_bench.csv there"},
-    {"--scenes", "", true, "A,B,...", "only these scenes (default: the full suite)"},
+    {"--scenes", "", true, "A,B,...",
+     "only these scenes: built-in names or scene files, each at 1024x1024 (default: the full suite)"},
     {"--repeats", "", true, "N", "timed GPU frames per binning (default 20)"},
     {"--quick", "", false, "", "3 timed frames, no cpu/ref timing beyond the oracle"},
     {"--max-bin-memory", "", true, "BYTES", "bin-memory budget, e.g. 512M or 2G (default: half the free memory)"},
@@ -45,7 +47,7 @@ const std::vector<OptionSpec> kBenchOptions = {
 };
 
 struct BenchCase {
-    std::string scene;
+    std::string scene;  // a built-in name or a scene file (open_scene_source)
     int size;
 };
 
@@ -155,9 +157,10 @@ double wall_ms(const std::function<void()>& body) {
 SceneResult run_case(const BenchCase& c, const BenchSettings& settings) {
     SceneResult result;
     result.bench_case = c;
-    BuiltinScene builtin = make_builtin_scene(c.scene, 0);
-    if (builtin.animation) builtin.animation->advance(builtin.scene);
-    const Scene& scene = builtin.scene;
+    SceneSource source = open_scene_source(c.scene, 0);
+    source.advance();  // frame 0, as `render` draws it
+    result.bench_case.scene = source.name;
+    const Scene& scene = source.scene;
     result.circles = scene.size();
     Image oracle(c.size, c.size);
     result.ref_ms = wall_ms([&] { result.blends = render_reference(scene, oracle); });
@@ -248,7 +251,9 @@ std::vector<BenchCase> selected_cases(const ParsedArguments& parsed) {
     std::stringstream list(parsed.value("--scenes"));
     std::string name;
     while (std::getline(list, name, ',')) {
-        if (!is_builtin_scene_name(name)) make_builtin_scene(name, 0);  // throws, naming the known scenes
+        // A scene file is read once here, so that a missing or malformed one fails before any
+        // output (open_scene_source names it, or the built-in scenes for an unknown name).
+        if (!is_builtin_scene_name(name)) open_scene_source(name, 0);
         cases.push_back({name, 1024});
     }
     return cases;
@@ -310,10 +315,11 @@ int run_bench_command(const std::vector<std::string>& arguments) {
     const std::string out = parsed.value("--out");
     if (!out.empty() && !std::filesystem::is_directory(out))
         throw InputError("--out: folder '" + out + "' does not exist");
+    const std::vector<BenchCase> cases = selected_cases(parsed);  // bad names fail before any output
     std::fprintf(stderr, "device: %s\n", cuda_device_description().c_str());
     std::vector<SceneResult> results;
     bool all_exact = true;
-    for (const BenchCase& c : selected_cases(parsed)) {
+    for (const BenchCase& c : cases) {
         std::fprintf(stderr, "bench %s %dx%d ...\n", c.scene.c_str(), c.size, c.size);
         results.push_back(run_case(c, settings));
         const SceneResult& r = results.back();

@@ -192,6 +192,21 @@ TEST_CASE("--max-bin-memory: banded renders are exact, bad budgets are one line 
         check_rejected("bench --shade-pixels " + std::string(bad), "--shade-pixels");
 }
 
+TEST_CASE("bench takes scene files beside built-in names, and refuses bad ones before any output", "[cli]") {
+    const std::string dir = scratch_dir("cli_bench_files");
+    REQUIRE(run_cli("scenegen rgby -q -o " + dir + "/mine.scene").exit_code == 0);
+    const CommandResult result = run_cli("bench --quick --repeats 1 --scenes " + dir + "/mine.scene,rgb --out " + dir);
+    INFO(result.output);
+    CHECK(result.exit_code == 0);
+    std::ifstream table(dir + "/render_bench.md");
+    const std::string text((std::istreambuf_iterator<char>(table)), std::istreambuf_iterator<char>());
+    CHECK(text.find("| mine | 1024 | 4 |") != std::string::npos);  // the file's stem, its four circles
+    CHECK(text.find("| rgb | 1024 | 3 |") != std::string::npos);
+    write_text(dir + "/bad.scene", std::string(kHeader) + kGoodLine);  // count 2, one circle line
+    check_rejected("bench --quick --scenes rgb," + dir + "/bad.scene", "bad.scene");
+    check_rejected("bench --quick --scenes nosuch", "'nosuch' is neither a scene file nor a built-in scene");
+}
+
 TEST_CASE("a binary scene of more than 2^32-1 circles is refused before allocating", "[cli][errors]") {
     const std::string dir = scratch_dir("cli_circle_limit");
     std::string header(48, '\0');
