@@ -2,6 +2,7 @@
 // binary form for a .tsb name), so it can be inspected, edited or rendered by other tools.
 #include <cstdio>
 #include <iostream>
+#include <string>
 
 #include "apps/command_line.h"
 #include "apps/commands.h"
@@ -17,6 +18,8 @@ const std::vector<OptionSpec> kScenegenOptions = {
     {"--output", "-o", true, "FILE", "scene file to write (.scene text, .tsb binary; default NAME.scene)"},
     {"--seed", "", true, "S", "generator seed (default 0 = the course's scenes)"},
     {"--frame", "", true, "K", "write frame K of an animated scene (default 0)"},
+    {"--circles", "", true, "N",
+     "write only the first N circles, in draw order (e.g. rand10k --circles 3000: sizes between the built-ins)"},
     {"--quiet", "-q", false, "", "no summary on stderr"},
     {"--help", "-h", false, "", "show this help"},
 };
@@ -38,9 +41,17 @@ int run_scenegen_command(const std::vector<std::string>& arguments) {
         parsed.has("--seed") ? parse_integer(parsed.value("--seed"), "--seed", 0, 4294967295LL) : 0);
     const long frame = parsed.has("--frame") ? parse_integer(parsed.value("--frame"), "--frame", 0, 100000000) : 0;
     const std::string output = parsed.value("--output", name + ".scene");
+    const long circles =
+        parsed.has("--circles") ? parse_integer(parsed.value("--circles"), "--circles", 1, 4294967295LL) : 0;
 
     SceneSource source = open_scene_source(name, seed);
     for (long k = 0; k <= frame; ++k) source.advance();
+    if (circles > 0) {
+        if (std::size_t(circles) > source.scene.size())
+            throw InputError("--circles " + std::to_string(circles) + ": " + name + " has only " +
+                             std::to_string(source.scene.size()) + " circles");
+        source.scene.resize(std::size_t(circles));
+    }
     write_scene_file(source.scene, output);
     if (!parsed.has("--quiet")) std::fprintf(stderr, "wrote %s (%zu circles)\n", output.c_str(), source.scene.size());
     return 0;

@@ -7,6 +7,8 @@
 #include <string>
 
 #include "renderer/image_io.h"
+#include "renderer/scene_io.h"
+#include "scenes/builtin_scenes.h"
 #include "test_support.h"
 
 using namespace tilescan;
@@ -192,7 +194,7 @@ TEST_CASE("--max-bin-memory: banded renders are exact, bad budgets are one line 
         check_rejected("bench --shade-pixels " + std::string(bad), "--shade-pixels");
 }
 
-TEST_CASE("bench takes scene files beside built-in names, and refuses bad ones before any output", "[cli]") {
+TEST_CASE("bench times scene files beside built-ins; scenegen --circles writes sizes between them", "[cli]") {
     const std::string dir = scratch_dir("cli_bench_files");
     REQUIRE(run_cli("scenegen rgby -q -o " + dir + "/mine.scene").exit_code == 0);
     const CommandResult result = run_cli("bench --quick --repeats 1 --scenes " + dir + "/mine.scene,rgb --out " + dir);
@@ -202,6 +204,14 @@ TEST_CASE("bench takes scene files beside built-in names, and refuses bad ones b
     const std::string text((std::istreambuf_iterator<char>(table)), std::istreambuf_iterator<char>());
     CHECK(text.find("| mine | 1024 | 4 |") != std::string::npos);  // the file's stem, its four circles
     CHECK(text.find("| rgb | 1024 | 3 |") != std::string::npos);
+    // scenegen --circles: the first N circles of a built-in, for sizes between the built-ins.
+    REQUIRE(run_cli("scenegen rand10k --circles 3000 -q -o " + dir + "/r3000.tsb").exit_code == 0);
+    const Scene prefix = read_scene_file(dir + "/r3000.tsb");
+    Scene expected = make_builtin_scene("rand10k", 0).scene;
+    expected.resize(3000);
+    CHECK(prefix == expected);
+    check_rejected("scenegen rgb --circles 4 -o " + dir + "/four.scene", "--circles 4: rgb has only 3 circles");
+    CHECK_FALSE(file_exists(dir + "/four.scene"));
     write_text(dir + "/bad.scene", std::string(kHeader) + kGoodLine);  // count 2, one circle line
     check_rejected("bench --quick --scenes rgb," + dir + "/bad.scene", "bad.scene");
     check_rejected("bench --quick --scenes nosuch", "'nosuch' is neither a scene file nor a built-in scene");
