@@ -395,6 +395,11 @@ TEST_CASE("GPU histogram: exact counts, constant input, many bins", "[gpu][primi
             DeviceBuffer<std::uint64_t> counts = poisoned<std::uint64_t>(std::size_t(bins));
             histogram_even(d.data(), n, rule, counts.data());
             CHECK(download(counts.data(), std::size_t(bins)) == expect);
+            if (n > 1) {  // samples not aligned to 16 bytes take the sample-by-sample loads
+                serial_histogram(r.data() + 1, n - 1, rule, expect.data());
+                histogram_even(d.data() + 1, n - 1, rule, counts.data());
+                CHECK(download(counts.data(), std::size_t(bins)) == expect);
+            }
         }
         std::vector<float> f(n, 0.25f);
         for (std::size_t i = 0; i < n; i += 3) f[i] = float(r[i] % 1000) / 1000.0f;
