@@ -218,13 +218,14 @@ __device__ __forceinline__ std::uint32_t blend_circle(const StagedCircles<kPixel
     std::uint32_t blends = 0;
     const std::uint32_t mask = kBoxTest ? staged.box_mask[k] & p.warp_mask : 0u;
     const CircleGeometry g = staged.geometry[k];
+    const CirclePaint paint = staged.paint[k];
     const bool in_box_column = !kBoxTest || ((mask >> p.local_x) & 1u);
 #pragma unroll
     for (int j = 0; j < kPixels; ++j) {
         const float squared_dist = squared_distance(g.x, g.y, p.px, p.py[j]);
         const bool in_box = !kBoxTest || (in_box_column && ((mask >> (16 + p.local_y[j])) & 1u));
         if (covers_squared(squared_dist, g.squared_radius) && in_box) {
-            blend_paint<kShading>(pixels[j], staged.paint[k], squared_dist, render_detail::record_radius(g));
+            blend_paint<kShading>(pixels[j], paint, squared_dist, render_detail::record_radius(g));
             ++blends;
         }
     }
@@ -334,12 +335,28 @@ __device__ __forceinline__ void add_blends(unsigned long long* total, std::uint3
     if ((threadIdx.x & 31) == 0 && warp_total) atomicAdd(total, warp_total);
 }
 
+// Warps of a shading kernel an SM must hold (its __launch_bounds__). Shading is bound by
+// instruction issue (ncu, rand1M: issue slots 81 % busy, 2.6 eligible warps a scheduler), and
+// unbounded the compiler took 56-80 registers a thread, which left 32-36 warps an SM. Measured on
+// the H200 with blend_circle reading the paint once a circle (quick bench, shading stage ms,
+// before both changes -> after): flat, two pixels a thread, 48 warps: rand1M 0.795 -> 0.696,
+// micro2M 0.185 -> 0.170 (40: 0.734, 0.173); snow, 40: snowsingle 0.171 -> 0.171 (48 spilled:
+// 0.174); four pixels a thread, 36: rand100k 0.612 -> 0.552, biglittle 0.706 -> 0.668 (40
+// spilled more: 0.560, 0.690).
+template <ShadingKind kShading, int kPixels>
+constexpr int shade_blocks_per_sm() {
+    constexpr int kMaxBlocksPerSM = 32;  // sm_90's resident blocks
+    constexpr int warps = kPixels == kNarrowPixels ? (kShading == kShadingSnow ? 40 : 48) : 36;
+    constexpr int blocks = warps / TileLayout<kPixels>::kWarps;
+    return blocks < kMaxBlocksPerSM ? blocks : kMaxBlocksPerSM;
+}
+
 // Batches are double-buffered: while the block blends batch b from shared memory, each thread's
 // records of batch b + 1 are already on their way from global memory, so one barrier per batch
 // suffices and the loads' latency hides behind the blending. Frames that do not count their blends
 // (kCountBlends false, `blends` null: every timed frame) leave the counting out of the loop.
 template <ShadingKind kShading, int kPixels, bool kCountBlends>
-__global__ void __launch_bounds__(TileLayout<kPixels>::kThreads)
+__global__ void __launch_bounds__(TileLayout<kPixels>::kThreads, shade_blocks_per_sm<kShading, kPixels>())
     shade_tiles_kernel(FrameParams f, CircleRecords records, const std::uint64_t* __restrict__ tile_offsets,
                        const std::uint32_t* __restrict__ tile_circles, BusyTilesOnDevice busy,
                        float* __restrict__ image, unsigned long long* blends) {
