@@ -146,9 +146,11 @@ void launch_shade_tiles(const FrameParams& frame, const CircleRecords& records,
 // H200, 1024x1024, quick bench, ms per frame, pairs / compaction: rgb (3 circles) 0.043 / 0.019,
 // bouncingballs (10) 0.030 / 0.018, hypnosis (25) 0.067 / 0.033, fireworks (315) 0.037 / 0.033,
 // pattern (1217) 0.058 / 0.043, rand10k (10000) 0.149 / 0.240: the tests cost about 17 us per
-// 1000 circles, the binning stages of such frames 0.03-0.08 ms.
+// 1000 circles, the binning stages of such frames 0.03-0.08 ms. Where they cross
+// (scripts/crossover-bench, rand10k's first N circles): 2048 0.082 / 0.062, 2560 0.087 / 0.075,
+// 3072 0.092 / 0.084, 3584 0.098 / 0.098, 4096 0.099 / 0.107.
 constexpr std::uint32_t kTileCompactionMaxCircles = 16384;
-constexpr std::uint32_t kTileCompactionPaysCircles = 2048;
+constexpr std::uint32_t kTileCompactionPaysCircles = 3072;
 inline bool tile_compaction_fits(std::uint32_t circles) { return circles <= kTileCompactionMaxCircles; }
 inline bool tile_compaction_pays(std::uint32_t circles) { return circles <= kTileCompactionPaysCircles; }
 // The frame's (tile, circle) pairs, for the host: the blocks add their list lengths to *pairs and
