@@ -53,11 +53,11 @@ struct BenchCase {
 
 // The command line's settings of a run.
 struct BenchSettings {
-    int repeats = 20;                 // timed GPU frames per binning
-    bool quick = false;               // no cpu timing
-    std::uint64_t max_bin_bytes = 0;  // 0: the backends' default budget
-    int shade_pixels = 0;             // pixels a shading thread takes; 0: each frame's choice
-    std::string scan_path;            // "pairs", "direct" or "compaction"; empty: each frame's choice
+    int repeats = 20;                                        // timed GPU frames per binning
+    bool quick = false;                                      // no cpu timing
+    std::uint64_t max_bin_bytes = 0;                         // 0: the backends' default budget
+    int shade_pixels = 0;                                    // pixels a shading thread takes; 0: each frame's choice
+    ScanBinningPath scan_path = ScanBinningPath::automatic;  // automatic: each frame's choice
 };
 
 // Every built-in scene at 1024x1024, plus the large ones at 2048x2048 (performance.md).
@@ -177,7 +177,7 @@ SceneResult run_case(const BenchCase& c, const BenchSettings& settings) {
         const int repeats = settings.repeats;
         CudaBackend backend(Binning::scan, settings.max_bin_bytes);
         backend.force_shade_pixels_per_thread(settings.shade_pixels);
-        if (!settings.scan_path.empty()) backend.force_scan_binning_path(parse_scan_binning_path(settings.scan_path));
+        backend.force_scan_binning_path(settings.scan_path);
         backend.upload(scene);
         result.scan = time_cuda(backend, Binning::scan, c, oracle, repeats, &result.stages);
         const RenderStats stats = backend.render_uploaded(c.size, c.size, false);
@@ -276,8 +276,10 @@ std::string header(const std::string& commit, const BenchSettings& settings) {
          << (settings.shade_pixels
                  ? "; shading forced to " + std::to_string(settings.shade_pixels) + " pixels a thread (--shade-pixels)"
                  : std::string())
-         << (settings.scan_path.empty() ? std::string()
-                                        : "; scan binning forced to its " + settings.scan_path + " path (--scan-path)")
+         << (settings.scan_path == ScanBinningPath::automatic
+                 ? std::string()
+                 : "; scan binning forced to its " + std::string(scan_binning_path_name(settings.scan_path)) +
+                       " path (--scan-path)")
          << "\n\n";
     return text.str();
 }
@@ -307,10 +309,11 @@ int run_bench_command(const std::vector<std::string>& arguments) {
         if (settings.shade_pixels == 3) throw InputError("--shade-pixels: must be 2 or 4");
     }
     if (parsed.has("--scan-path")) {
-        settings.scan_path = parsed.value("--scan-path");
-        if (settings.scan_path != "pairs" && settings.scan_path != "direct" && settings.scan_path != "compaction")
-            throw InputError("--scan-path: unknown path '" + settings.scan_path +
-                             "' (known: pairs, direct, compaction)");
+        try {
+            settings.scan_path = parse_scan_binning_path(parsed.value("--scan-path"));
+        } catch (const InputError& e) {
+            throw InputError(std::string("--scan-path: ") + e.what());
+        }
     }
     const std::string out = parsed.value("--out");
     if (!out.empty() && !std::filesystem::is_directory(out))

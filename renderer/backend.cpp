@@ -80,4 +80,25 @@ std::unique_ptr<Backend> make_backend(const std::string& name, const BackendOpti
     throw InputError("unknown backend '" + name + "' (known: auto, ref, cpu, cuda)");
 }
 
+ScanBinningPath parse_scan_binning_path(const std::string& name) {
+    if (name == "pairs") return ScanBinningPath::pairs;
+    if (name == "direct") return ScanBinningPath::direct;
+    if (name == "compaction") return ScanBinningPath::compaction;
+    throw InputError("unknown scan binning path '" + name + "' (known: pairs, direct, compaction)");
+}
+
+const char* scan_binning_path_name(ScanBinningPath path) {
+    switch (path) {
+        case ScanBinningPath::automatic:
+            return "automatic";
+        case ScanBinningPath::pairs:
+            return "pairs";
+        case ScanBinningPath::direct:
+            return "direct";
+        case ScanBinningPath::compaction:
+            return "compaction";
+    }
+    return "unknown";
+}
+
 }  // namespace tilescan

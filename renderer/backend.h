@@ -68,6 +68,14 @@ struct BackendOptions {
     std::uint64_t max_bin_bytes = 0;  ///< cpu, cuda: bin-memory budget, 0 = default_bin_budget (tile_bands.h)
 };
 
+/// How the cuda backend's scan binning builds a frame's tile lists (kernels/render/cuda_backend.h
+/// says what each path does); `automatic` lets each frame choose. Declared here, in the host
+/// library, so that commands built without CUDA check the names too.
+enum class ScanBinningPath { automatic, pairs, direct, compaction };
+/// "pairs" | "direct" | "compaction", else InputError naming the known ones.
+ScanBinningPath parse_scan_binning_path(const std::string& name);
+const char* scan_binning_path_name(ScanBinningPath path);
+
 /// The bin-memory budget (--max-bin-memory): a tile backend whose frame has more (tile, circle)
 /// pairs than the budget holds bins and shades it in bands of tile rows (renderer/tile_bands.h),
 /// with the same bits. `cpu`: budget = max_bin_bytes, or default_bin_budget of the available host

@@ -29,27 +29,6 @@ const char* binning_name(Binning binning) {
     return binning == Binning::scan ? "scan" : binning == Binning::sort ? "sort" : "naive";
 }
 
-ScanBinningPath parse_scan_binning_path(const std::string& name) {
-    if (name == "pairs") return ScanBinningPath::pairs;
-    if (name == "direct") return ScanBinningPath::direct;
-    if (name == "compaction") return ScanBinningPath::compaction;
-    throw InputError("unknown scan binning path '" + name + "' (known: pairs, direct, compaction)");
-}
-
-const char* scan_binning_path_name(ScanBinningPath path) {
-    switch (path) {
-        case ScanBinningPath::automatic:
-            return "automatic";
-        case ScanBinningPath::pairs:
-            return "pairs";
-        case ScanBinningPath::direct:
-            return "direct";
-        case ScanBinningPath::compaction:
-            return "compaction";
-    }
-    return "unknown";
-}
-
 namespace {
 
 // Events around each stage of one frame, or around the whole frame; read after the frame's stream

@@ -37,14 +37,11 @@ enum class Binning { scan, sort, naive };
 Binning parse_binning(const std::string& name);  // "scan" | "sort" | "naive", else InputError
 const char* binning_name(Binning binning);
 
-// How the scan binning builds a frame's tile lists: from (tile, circle) pairs emitted in circle
-// order and binned by tile (stages 1-4 above); directly from the circles, chunk by chunk
-// (render_launch.h: launch_direct_count ...), which frames of large circles take by default; or
-// in each tile's shading block by compacting the circles that touch the tile
-// (launch_compact_and_shade_tiles), which frames of few circles take by default.
-enum class ScanBinningPath { automatic, pairs, direct, compaction };
-ScanBinningPath parse_scan_binning_path(const std::string& name);  // "pairs" | "direct" | "compaction"
-const char* scan_binning_path_name(ScanBinningPath path);
+// ScanBinningPath (renderer/backend.h): how the scan binning builds a frame's tile lists: from
+// (tile, circle) pairs emitted in circle order and binned by tile (stages 1-4 above); directly
+// from the circles, chunk by chunk (render_launch.h: launch_direct_count ...), which frames of
+// large circles take by default; or in each tile's shading block by compacting the circles that
+// touch the tile (launch_compact_and_shade_tiles), which frames of few circles take by default.
 
 // How a frame is timed: each stage apart (events between the stages: --stats and the bench's
 // breakdown) or whole (no event inside it, as the viewer runs it; RenderStats::stages then holds
