@@ -427,6 +427,12 @@ std::uint64_t CudaBackend::max_band_pairs() const {
     return std::min<std::uint64_t>(by_budget, kOrderedBinningMaxElements - 2);  // room for the sentinel bin
 }
 
+// The pair buffers' capacity for frames of `pairs`: an eighth more, for scenes that grow frame by
+// frame, within what one band may hold.
+std::uint64_t CudaBackend::padded_pair_capacity(std::uint64_t pairs) const {
+    return std::min(max_band_pairs(), pairs + pairs / 8);
+}
+
 // Whether the scan binning takes the direct path for this band: where it fits within the
 // bin-memory budget (its matrix replaces the pair buffers) and, unless forced, where it pays.
 bool CudaBackend::bins_directly(const FrameParams& frame, std::uint64_t capacity) const {
@@ -627,9 +633,9 @@ RenderStats CudaBackend::render_uploaded(int width, int height, bool count_blend
     } else if (compacts_tiles()) {
         stats = compact_and_shade(frame, blends, timing);
         // The pairs path's capacity rule, for the shading layout (shade_pixels_per_thread) and a
-        // later frame that bins: grow with headroom, shrink below half.
+        // later frame that bins: grow, or shrink below half.
         if (stats.pairs > d.pair_capacity || stats.pairs < d.pair_capacity / 2)
-            d.pair_capacity = std::min(max_band_pairs(), stats.pairs + stats.pairs / 8);
+            d.pair_capacity = padded_pair_capacity(stats.pairs);
     } else {
         // Pair buffers sized by the last frame, so a frame runs without a host round trip; a frame
         // with more pairs runs again with room for them, or in bands beyond the budget (the stats
@@ -639,8 +645,8 @@ RenderStats CudaBackend::render_uploaded(int width, int height, bool count_blend
         if (stats.pairs > d.pair_capacity) {
             reset_blends();
             if (stats.pairs <= max_band_pairs()) {
-                const std::uint64_t headroom = d.pair_capacity > 0 ? stats.pairs / 8 : 0;  // growing scenes
-                d.pair_capacity = std::min(max_band_pairs(), stats.pairs + headroom);
+                // A first frame takes what it needs; a scene that grew may grow further.
+                d.pair_capacity = d.pair_capacity > 0 ? padded_pair_capacity(stats.pairs) : stats.pairs;
                 stats = bin_and_shade(frame, d.pair_capacity, blends, timing);
                 stats.bands = 1;
             } else {
@@ -649,7 +655,7 @@ RenderStats CudaBackend::render_uploaded(int width, int height, bool count_blend
         } else if (stats.pairs < d.pair_capacity / 2) {
             // Padding is binned too: after a much busier frame (another scene in the viewer), bin
             // only what this one needs from the next frame on; the memory stays allocated.
-            d.pair_capacity = stats.pairs + stats.pairs / 8;
+            d.pair_capacity = padded_pair_capacity(stats.pairs);
         }
     }
     for (const StageTime& stage : stats.stages) stats.total_ms += stage.ms;

@@ -86,6 +86,7 @@ private:
                                FrameTiming timing, int shade_pixels, bool direct);
     RenderStats bin_and_shade_in_bands(const FrameParams& frame, unsigned long long* blends, FrameTiming timing);
     std::uint64_t max_band_pairs() const;
+    std::uint64_t padded_pair_capacity(std::uint64_t pairs) const;
 
     Binning binning_;
     int forced_shade_pixels_ = 0;
