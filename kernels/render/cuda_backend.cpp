@@ -144,6 +144,13 @@ public:
         key_ = key;
     }
     void launch(cudaStream_t stream) const { TS_CUDA_CHECK(cudaGraphLaunch(exec_, stream)); }
+    // Runs the frame of `key` on `stream` and waits for it: captured first where the key changed.
+    template <typename Enqueue>
+    void run(cudaStream_t stream, const FrameGraphKey& key, Enqueue enqueue) {
+        if (!matches(key)) capture(stream, key, enqueue);
+        launch(stream);
+        TS_CUDA_CHECK(cudaStreamSynchronize(stream));
+    }
     void reset() {
         if (exec_) TS_CUDA_CHECK_NOTHROW(cudaGraphExecDestroy(exec_));
         exec_ = nullptr;
@@ -427,6 +434,12 @@ std::uint64_t CudaBackend::max_band_pairs() const {
     return std::min<std::uint64_t>(by_budget, kOrderedBinningMaxElements - 2);  // room for the sentinel bin
 }
 
+// Pixels a shading thread takes in a frame binned into `capacity` pairs: forced, or the layout
+// shade_pixels_per_thread picks.
+int CudaBackend::shade_pixels_for(std::uint64_t capacity) const {
+    return forced_shade_pixels_ ? forced_shade_pixels_ : shade_pixels_per_thread(capacity, buffers_->circles);
+}
+
 // The pair buffers' capacity for frames of `pairs`: an eighth more, for scenes that grow frame by
 // frame, within what one band may hold.
 std::uint64_t CudaBackend::padded_pair_capacity(std::uint64_t pairs) const {
@@ -529,15 +542,12 @@ RenderStats CudaBackend::bin_and_shade(const FrameParams& frame, std::uint64_t c
             d.temp.reserve(sort_pair_keys_temp_bytes(capacity, sort_key_bits(bins)));
         }
     });
-    const int shade_pixels = forced_shade_pixels_ ? forced_shade_pixels_ : shade_pixels_per_thread(capacity, d.circles);
+    const int shade_pixels = shade_pixels_for(capacity);
     const FrameGraphKey key = d.graph_key(binning_, direct ? ScanBinningPath::direct : ScanBinningPath::pairs, timing,
                                           frame, capacity, blends, shade_pixels);
-    if (!d.frame_graph.matches(key))
-        d.frame_graph.capture(d.stream, key,
-                              [&] { enqueue_bin_and_shade(frame, capacity, blends, timing, shade_pixels, direct); });
     *d.host_busy_seen = 0;  // before the launch, so the frame's kernels see it
-    d.frame_graph.launch(d.stream);
-    TS_CUDA_CHECK(cudaStreamSynchronize(d.stream));
+    d.frame_graph.run(d.stream, key,
+                      [&] { enqueue_bin_and_shade(frame, capacity, blends, timing, shade_pixels, direct); });
     RenderStats stats;
     stats.stages = d.timer->stages();
     stats.pairs = d.circles ? *d.host_total : 0;
@@ -558,21 +568,17 @@ bool CudaBackend::compacts_tiles() const {
 // The frame by tile compaction: the cull, then one kernel that lists and shades each tile.
 RenderStats CudaBackend::compact_and_shade(const FrameParams& frame, unsigned long long* blends, FrameTiming timing) {
     Buffers& d = *buffers_;
-    const int shade_pixels =
-        forced_shade_pixels_ ? forced_shade_pixels_ : shade_pixels_per_thread(d.pair_capacity, d.circles);
+    const int shade_pixels = shade_pixels_for(d.pair_capacity);
     const FrameGraphKey key =
         d.graph_key(binning_, ScanBinningPath::compaction, timing, frame, 0, blends, shade_pixels);
-    if (!d.frame_graph.matches(key))
-        d.frame_graph.capture(d.stream, key, [&] {
-            d.timer->start(timing);
-            launch_cull(d.device_circles(), frame, d.records(), d.stream);
-            d.timer->end_stage("cull");
-            launch_compact_and_shade_tiles(frame, d.records(), d.circles, d.compaction_totals(), shade_pixels,
-                                           d.image.data(), blends, d.stream);
-            d.timer->end_frame("compact+shade");
-        });
-    d.frame_graph.launch(d.stream);
-    TS_CUDA_CHECK(cudaStreamSynchronize(d.stream));
+    d.frame_graph.run(d.stream, key, [&] {
+        d.timer->start(timing);
+        launch_cull(d.device_circles(), frame, d.records(), d.stream);
+        d.timer->end_stage("cull");
+        launch_compact_and_shade_tiles(frame, d.records(), d.circles, d.compaction_totals(), shade_pixels,
+                                       d.image.data(), blends, d.stream);
+        d.timer->end_frame("compact+shade");
+    });
     RenderStats stats;
     stats.stages = d.timer->stages();
     stats.pairs = *d.host_total;

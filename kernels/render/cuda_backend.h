@@ -87,6 +87,7 @@ private:
     RenderStats bin_and_shade_in_bands(const FrameParams& frame, unsigned long long* blends, FrameTiming timing);
     std::uint64_t max_band_pairs() const;
     std::uint64_t padded_pair_capacity(std::uint64_t pairs) const;
+    int shade_pixels_for(std::uint64_t capacity) const;
 
     Binning binning_;
     int forced_shade_pixels_ = 0;
