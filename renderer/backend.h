@@ -68,9 +68,13 @@ struct BackendOptions {
     std::uint64_t max_bin_bytes = 0;  ///< cpu, cuda: bin-memory budget, 0 = default_bin_budget (tile_bands.h)
 };
 
-/// How the cuda backend's scan binning builds a frame's tile lists (kernels/render/cuda_backend.h
-/// says what each path does); `automatic` lets each frame choose. Declared here, in the host
-/// library, so that commands built without CUDA check the names too.
+/// How the cuda backend's scan binning builds a frame's tile lists: `pairs`, from (tile, circle)
+/// pairs emitted in circle order and binned by tile; `direct`, from the circles chunk by chunk
+/// (kernels/render/render_launch.h: launch_direct_count ...), which frames of large circles take
+/// by default; `compaction`, in each tile's shading block by compacting the circles that touch the
+/// tile (launch_compact_and_shade_tiles), which frames of few circles take by default;
+/// `automatic`, each frame's choice. Declared in the host library so that commands built without
+/// CUDA check the names too.
 enum class ScanBinningPath { automatic, pairs, direct, compaction };
 /// "pairs" | "direct" | "compaction", else InputError naming the known ones.
 ScanBinningPath parse_scan_binning_path(const std::string& name);

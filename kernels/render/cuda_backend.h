@@ -7,7 +7,7 @@
 //   4. bin           ordered binning (primitives) -> per-tile circle lists in draw order
 //   5. shade         one block per tile, pixels in registers, each written once
 // Frames of large circles replace stages 1-4 by a cull without counts and direct binning
-// (ScanBinningPath below): counts per (tile, chunk of circles), their scan, and an ordered
+// (ScanBinningPath, renderer/backend.h): counts per (tile, chunk of circles), their scan, and an ordered
 // scatter of circle ids. Frames of few circles replace stages 1-5 by a cull without counts and
 // tile compaction: each tile's shading block tests every circle and shades those that touch its
 // tile, in draw order.
@@ -36,12 +36,6 @@ struct FrameParams;
 enum class Binning { scan, sort, naive };
 Binning parse_binning(const std::string& name);  // "scan" | "sort" | "naive", else InputError
 const char* binning_name(Binning binning);
-
-// ScanBinningPath (renderer/backend.h): how the scan binning builds a frame's tile lists: from
-// (tile, circle) pairs emitted in circle order and binned by tile (stages 1-4 above); directly
-// from the circles, chunk by chunk (render_launch.h: launch_direct_count ...), which frames of
-// large circles take by default; or in each tile's shading block by compacting the circles that
-// touch the tile (launch_compact_and_shade_tiles), which frames of few circles take by default.
 
 // How a frame is timed: each stage apart (events between the stages: --stats and the bench's
 // breakdown) or whole (no event inside it, as the viewer runs it; RenderStats::stages then holds
