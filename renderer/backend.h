@@ -78,6 +78,7 @@ struct BackendOptions {
 enum class ScanBinningPath { automatic, pairs, direct, compaction };
 /// "pairs" | "direct" | "compaction", else InputError naming the known ones.
 ScanBinningPath parse_scan_binning_path(const std::string& name);
+/// The path's name as parse_scan_binning_path reads it ("automatic" for automatic).
 const char* scan_binning_path_name(ScanBinningPath path);
 
 /// The bin-memory budget (--max-bin-memory): a tile backend whose frame has more (tile, circle)
