@@ -714,6 +714,14 @@ unsigned tile_count(const FrameParams& f) { return unsigned(f.grid.tiles_x) * un
 // with kWidePixels pixels a thread.
 constexpr std::uint64_t kLargeCirclePairs = 16;
 
+// The shading launchers take one of the two layouts' pixels per thread.
+void check_pixels_per_thread(const char* launcher, int pixels_per_thread) {
+    if (pixels_per_thread != kNarrowPixels && pixels_per_thread != kWidePixels)
+        throw std::invalid_argument(std::string(launcher) + ": " + std::to_string(pixels_per_thread) +
+                                    " pixels per thread (" + std::to_string(kNarrowPixels) + " or " +
+                                    std::to_string(kWidePixels) + ")");
+}
+
 // Lists the busy tiles and shades them, on busy.stream.
 void launch_shade_busy_tiles(const FrameParams& frame, const CircleRecords& records, const std::uint64_t* tile_offsets,
                              const std::uint32_t* tile_circles, const BusyTiles& busy, float* image,
@@ -739,10 +747,7 @@ void launch_shade_busy_tiles(const FrameParams& frame, const CircleRecords& reco
 void launch_shade_tiles(const FrameParams& frame, const CircleRecords& records, const std::uint64_t* tile_offsets,
                         const std::uint32_t* tile_circles, const BusyTiles& busy, int pixels_per_thread, float* image,
                         unsigned long long* blends, cudaStream_t stream) {
-    if (pixels_per_thread != kNarrowPixels && pixels_per_thread != kWidePixels)
-        throw std::invalid_argument("launch_shade_tiles: " + std::to_string(pixels_per_thread) +
-                                    " pixels per thread (" + std::to_string(kNarrowPixels) + " or " +
-                                    std::to_string(kWidePixels) + ")");
+    check_pixels_per_thread("launch_shade_tiles", pixels_per_thread);
     const bool apart = busy.on_device.shade_apart;
     if (apart) {
         TS_CUDA_CHECK(cudaEventRecord(busy.forked, stream));
@@ -769,15 +774,13 @@ void launch_compact_and_shade_tiles(const FrameParams& frame, const CircleRecord
         render_detail::launch_after_prior_grid(kernel, tile_count(frame), unsigned(threads), stream, frame, records,
                                                circles, totals, image, blends);
     };
+    check_pixels_per_thread("launch_compact_and_shade_tiles", pixels_per_thread);
     if (pixels_per_thread == kWidePixels)
         shade(compact_and_shade_tiles_kernel_for<kWidePixels>(frame.shading, blends != nullptr),
               TileLayout<kWidePixels>::kThreads);
-    else if (pixels_per_thread == kNarrowPixels)
+    else
         shade(compact_and_shade_tiles_kernel_for<kNarrowPixels>(frame.shading, blends != nullptr),
               TileLayout<kNarrowPixels>::kThreads);
-    else
-        throw std::invalid_argument("launch_compact_and_shade_tiles: " + std::to_string(pixels_per_thread) +
-                                    " pixels per thread");
 }
 
 int shade_pixels_per_thread(std::uint64_t pairs, std::uint32_t circles) {
