@@ -4,7 +4,7 @@
 // chunk of the input counts its bins (chunk_count_kernel), the scan library scans those counts
 // bin-major, and each chunk scatters in input order from its column of the scan
 // (chunk_scatter_kernel). Others: a stable radix sort of the (bin, value) pairs over the bin's bits
-// only, then every bin's first position by a binary search of the sorted bins.
+// only, then every bin's first position by a search of the sorted bins (launch_bin_offsets).
 #include <algorithm>
 #include <stdexcept>
 #include <string>
@@ -340,15 +340,13 @@ void launch_chunked_binning(const std::uint32_t* d_bins, const std::uint32_t* d_
           stream);
 }
 
-// ---- everything else: radix sort and binary search --------------------------------------------
+// ---- everything else: radix sort and search --------------------------------------------------
 
-// offsets[b] = the first position of the sorted bins holding a bin >= b (offsets[num_bins] = n).
-__global__ void bin_offsets_kernel(const std::uint32_t* __restrict__ sorted_bins, std::size_t n, std::uint32_t num_bins,
-                                   std::uint64_t* __restrict__ offsets) {
-    const std::uint64_t b = std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-    if (b > num_bins) return;
-    offsets[b] = first_index_of_bin(b, n, [&](std::size_t i) { return std::uint64_t(sorted_bins[i]); });
-}
+// The bin of sorted element i, for launch_bin_offsets.
+struct SortedBin {
+    const std::uint32_t* sorted_bins;
+    __device__ std::uint64_t operator()(std::size_t i) const { return sorted_bins[i]; }
+};
 
 std::size_t sorted_bins_bytes(std::size_t n) { return scan_detail::align_bytes(n * sizeof(std::uint32_t)); }
 
@@ -364,9 +362,7 @@ void launch_radix_binning(const std::uint32_t* d_bins, const std::uint32_t* d_va
     unsigned char* sort_temp = static_cast<unsigned char*>(d_temp) + sorted_bins_bytes(n);
     radix_sort_pairs(d_bins, sorted_bins, d_values, d_binned, n, sort_temp,
                      radix_binning_temp_bytes(n) - sorted_bins_bytes(n), stream, 0, ordered_binning_bin_bits(num_bins));
-    const unsigned offset_blocks = static_cast<unsigned>((std::uint64_t(num_bins) + 1 + 255) / 256);
-    bin_offsets_kernel<<<offset_blocks, 256, 0, stream>>>(sorted_bins, n, num_bins, d_offsets);
-    TS_CUDA_CHECK_LAUNCH();
+    launch_bin_offsets(SortedBin{sorted_bins}, n, num_bins, d_offsets, stream);
 }
 
 // ---- entry points -----------------------------------------------------------------------------

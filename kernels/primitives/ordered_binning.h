@@ -29,7 +29,8 @@
 /// - Otherwise: a stable LSD radix sort of the (bin, value) pairs over the bin id's bits only
 ///   (radix_sort.h: per 8-bit digit, counts per partition of the input -> one exclusive scan with
 ///   the scan library -> a block-local stable ranking and a scatter of each digit's run); 4096 bins
-///   take two passes. The bin offsets are then found by a binary search of the sorted bins.
+///   take two passes. The bin offsets are then searched for in the sorted bins (a warp per bin,
+///   32 probes a round, up to 2^15 bins; a thread per bin beyond).
 ///
 /// Sizes: n < 2^32 elements per call (kOrderedBinningMaxElements; larger inputs are split by the
 /// caller, as the renderer bands its tile grid), any num_bins >= 1; offsets are 64-bit.

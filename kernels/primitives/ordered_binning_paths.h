@@ -16,7 +16,7 @@ namespace tilescan {
 enum class BinningPath {
     single_block,  // one block counts, scans and scatters in shared memory
     chunked,       // per-chunk counts, one exclusive scan, per-chunk ordered scatter
-    radix_sort,    // stable LSD radix sort over the bin bits, offsets by binary search
+    radix_sort,    // stable LSD radix sort over the bin bits, offsets by search
 };
 
 /// A short name for tables and test messages: "single-block", "chunked", "radix sort".
