@@ -353,13 +353,11 @@ __global__ void split_keys_kernel(const std::uint64_t* __restrict__ sorted_keys,
     if (k < pairs) tile_circles[k] = static_cast<std::uint32_t>(sorted_keys[k]);
 }
 
-// tile_offsets[t] = first sorted position whose tile is >= t, by binary search.
-__global__ void sorted_tile_offsets_kernel(const std::uint64_t* __restrict__ sorted_keys, std::size_t pairs,
-                                           std::uint32_t tiles, std::uint64_t* __restrict__ tile_offsets) {
-    const std::uint64_t t = std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-    if (t > tiles) return;
-    tile_offsets[t] = first_index_of_bin(t, pairs, [&](std::size_t i) { return sorted_keys[i] >> 32; });
-}
+// The tile of sorted key i, for launch_bin_offsets.
+struct SortedKeyTile {
+    const std::uint64_t* sorted_keys;
+    __device__ std::uint64_t operator()(std::size_t i) const { return sorted_keys[i] >> 32; }
+};
 
 }  // namespace
 
@@ -412,9 +410,7 @@ void launch_split_sort_keys(const std::uint64_t* sorted_keys, std::size_t pairs,
         split_keys_kernel<<<blocks_for(pairs), kThreads, 0, stream>>>(sorted_keys, pairs, tile_circles);
         TS_CUDA_CHECK_LAUNCH();
     }
-    sorted_tile_offsets_kernel<<<blocks_for(std::size_t(tiles) + 1), kThreads, 0, stream>>>(sorted_keys, pairs, tiles,
-                                                                                            tile_offsets);
-    TS_CUDA_CHECK_LAUNCH();
+    launch_bin_offsets(SortedKeyTile{sorted_keys}, pairs, tiles, tile_offsets, stream);
 }
 
 }  // namespace tilescan
