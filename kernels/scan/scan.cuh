@@ -233,7 +233,7 @@ void single_pass(const In* in, Out* out, std::size_t n, Op op, bool exclusive, O
         lookback_init_kernel<<<init_grid, 256, 0, stream>>>(status, counters.tickets, tiles);
         TS_CUDA_CHECK_LAUNCH();
     }
-    if (lookback_holds_rounds<In>(n))
+    if (lookback_holds_rounds<In, Out>(n))
         lookback_scan_kernel<In, Out, Op, kFastHeldBytes>
             <<<grid_for(tiles), kFastThreads, 0, stream>>>(in, out, n, status, counters, op, exclusive, total);
     else

@@ -23,9 +23,9 @@ constexpr int kWarpShuffleItems = kTextbookTile / kWarpShuffleThreads;
 // offset w·(R·32·V) + (r·32 + lane)·V + v, so every load and store instruction of a warp covers
 // 512 contiguous bytes. Example, int32: V = 4, R = 16 (tile 8192), or 16 + 8 with held rounds
 // (tile 12288). TILESCAN_SCAN_THREADS / TILESCAN_SCAN_THREAD_BYTES / TILESCAN_SCAN_HELD_BYTES
-// override the shape, and TILESCAN_SCAN_HELD_MIN_BYTES the inputs that hold rounds, for tuning
-// experiments: the benchmark compiled on its own with -D... (it instantiates every scan it
-// times), e.g.
+// override the shape, and TILESCAN_SCAN_HELD_MIN_BYTES / TILESCAN_SCAN_HELD_MIN_WIDENING_BYTES the
+// inputs that hold rounds, for tuning experiments: the benchmark compiled on its own with -D...
+// (it instantiates every scan it times), e.g.
 //   nvcc -std=c++17 -O3 -arch=sm_90 --fmad=false -I. -DTILESCAN_SCAN_HELD_BYTES=192
 //        bench/scan_bench.cu kernels/scan/scan_cpu.cpp -o scan_bench_held_192
 // The library and everything linked with it use the defaults.
@@ -41,6 +41,9 @@ constexpr int kWarpShuffleItems = kTextbookTile / kWarpShuffleThreads;
 #ifndef TILESCAN_SCAN_HELD_MIN_BYTES
 #define TILESCAN_SCAN_HELD_MIN_BYTES (std::size_t(1) << 28)
 #endif
+#ifndef TILESCAN_SCAN_HELD_MIN_WIDENING_BYTES
+#define TILESCAN_SCAN_HELD_MIN_WIDENING_BYTES (std::size_t(1) << 21)
+#endif
 constexpr int kFastThreads = TILESCAN_SCAN_THREADS;
 constexpr int kFastWarps = kFastThreads / 32;
 constexpr std::size_t kFastThreadBytes = TILESCAN_SCAN_THREAD_BYTES;
@@ -50,9 +53,13 @@ constexpr std::size_t kFastHeldBytes = TILESCAN_SCAN_HELD_BYTES;
 constexpr int kFastBlocksPerSM = 6;
 // Inputs of at least this many bytes take the single pass with held rounds. Measured on the H200
 // (int32 sums): slower at 2^24 elements (63.8 against 58.7 us), faster at 2^28 (0.629 against
-// 0.667 ms) and 2^30; the crossover in between was not measured, 2^26 int32 was chosen. The
-// renderer's uint32 -> uint64 scans were faster with held rounds at 2M and 10M counts (docs/scan.md).
+// 0.667 ms) and 2^30; the crossover in between was not measured, 2^26 int32 was chosen.
 constexpr std::size_t kHeldMinInputBytes = TILESCAN_SCAN_HELD_MIN_BYTES;
+// Widening scans (Out wider than In: the renderer's uint32 counts -> uint64 offsets) hold rounds
+// from far smaller inputs (2 MiB: 512K uint32 counts): their staged tile is half an int32 sum's
+// (4096 elements of 12 bytes in and out), and with held rounds the renderer's scans of 2M and 10M
+// counts ran faster (docs/scan.md).
+constexpr std::size_t kHeldMinWideningBytes = TILESCAN_SCAN_HELD_MIN_WIDENING_BYTES;
 
 template <typename T>
 constexpr int vector_elems() {
@@ -119,13 +126,17 @@ std::size_t three_phase_bytes(std::size_t n, ScanAlgorithm algorithm) {
 // workspace needs once every 2^30 calls; scan_lookback.cuh), then status slots for every tile and
 // for every superblock of 32 tiles.
 constexpr std::size_t kLookbackCounterBytes = align_bytes(sizeof(unsigned long long) + sizeof(unsigned));
-template <typename In>
+template <typename In, typename Out>
+constexpr std::size_t held_min_input_bytes() {
+    return sizeof(Out) > sizeof(In) ? kHeldMinWideningBytes : kHeldMinInputBytes;
+}
+template <typename In, typename Out>
 constexpr bool lookback_holds_rounds(std::size_t n) {
-    return n * sizeof(In) >= kHeldMinInputBytes;
+    return n * sizeof(In) >= held_min_input_bytes<In, Out>();
 }
 template <typename In, typename Out>
 constexpr std::size_t lookback_tile_elems(std::size_t n) {
-    return lookback_holds_rounds<In>(n) ? FastTile<In, Out, kFastHeldBytes>::tile : FastTile<In, Out>::tile;
+    return lookback_holds_rounds<In, Out>(n) ? FastTile<In, Out, kFastHeldBytes>::tile : FastTile<In, Out>::tile;
 }
 template <typename In, typename Out>
 constexpr std::size_t lookback_tiles(std::size_t n) {

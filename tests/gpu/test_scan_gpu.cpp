@@ -83,8 +83,8 @@ ScanWorkspace& shared_workspace() {
 // with pointers offset by one element for the fast tile paths, and the single pass with a
 // workspace) and checks each result and total against the serial reference.
 template <typename In, typename Out, typename Op>
-void check_scans(const std::vector<In>& in, Op op, const std::string& what, double tolerance = 0,
-                 bool in_place = true, bool single_pass_only = false) {
+void check_scans(const std::vector<In>& in, Op op, const std::string& what, double tolerance = 0, bool in_place = true,
+                 bool single_pass_only = false) {
     const std::size_t n = in.size();
     DeviceBuffer<In> d_in(n + 1);
     DeviceBuffer<Out> d_out(n + 1);
@@ -260,17 +260,18 @@ TEST_CASE("GPU scans recurse when the tile sums exceed one tile", "[gpu][scan]")
                                             Sum<std::int32_t>{}, "int32 sum", 0, false);
 }
 
-// Inputs of kHeldMinInputBytes or more take the single pass whose tiles hold rounds in registers
+// Inputs of held_min_input_bytes or more take the single pass whose tiles hold rounds in registers
 // (scan_tiles.h), a kernel of its own: checked just above the threshold for each kind of look-back
 // and tile (regrouping, superblocks, non-commutative, 8-byte, widening), and below it by the cases
 // above. The int32 sum is the recursion case before.
 template <typename In, typename Out>
 std::size_t just_above_held_threshold() {
-    return scan_detail::kHeldMinInputBytes / sizeof(In) + scan_detail::FastTile<In, Out, scan_detail::kFastHeldBytes>::tile + 7;
+    return scan_detail::held_min_input_bytes<In, Out>() / sizeof(In) +
+           scan_detail::FastTile<In, Out, scan_detail::kFastHeldBytes>::tile + 7;
 }
 
 TEST_CASE("GPU single pass over large inputs: tiles that hold rounds in registers", "[gpu][scan]") {
-    REQUIRE(scan_detail::lookback_holds_rounds<float>(just_above_held_threshold<float, float>()));
+    REQUIRE(scan_detail::lookback_holds_rounds<float, float>(just_above_held_threshold<float, float>()));
     check_scans<float, float>(random_reals<float>(just_above_held_threshold<float, float>(), 31), Sum<float>{},
                               "float sum", 2e-6, true, true);
     check_scans<std::int64_t, std::int64_t>(
