@@ -9,7 +9,7 @@
 // "ordered binning paths" rows time each binning path forced on the same input (2^12..2^18
 // elements into 4097 bins) to set ordered_binning's dispatch thresholds.
 //
-//   tilescan_primitives_bench [--out DIR] [--quick] [--commit HASH]
+//   tilescan_primitives_bench [--out DIR] [--quick] [--commit HASH] [--only GROUP]
 // prints the table (markdown) and writes DIR/primitives_bench.md (with a header: date, commit,
 // device, CUDA version) and DIR/primitives_bench.csv.
 #include <thrust/device_ptr.h>
@@ -26,6 +26,7 @@
 #include <cub/device/device_select.cuh>
 #include <fstream>
 #include <functional>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -405,8 +406,16 @@ void bench_binning_paths(std::size_t n, std::uint32_t num_bins) {
 
 int main(int argc, char** argv) {
     const bench::Arguments args =
-        bench::parse_arguments(argc, argv, "tilescan_primitives_bench [--out DIR] [--quick] [--commit HASH]", false);
+        bench::parse_arguments(argc, argv,
+                               "tilescan_primitives_bench [--out DIR] [--quick] [--commit HASH] "
+                               "[--only select|find_repeats|histogram|sort|binning]",
+                               true);
     if (!args.ok) return 2;
+    const std::set<std::string> groups = {"select", "find_repeats", "histogram", "sort", "binning"};
+    if (!args.only.empty() && groups.count(args.only) == 0) {
+        std::fprintf(stderr, "tilescan_primitives_bench: --only %s: no such group\n", args.only.c_str());
+        return 2;
+    }
     const std::string& out_dir = args.out_dir;
     const std::string& commit = args.commit;
     const bool quick = args.quick;
@@ -425,13 +434,22 @@ int main(int argc, char** argv) {
         std::printf("%s", header.str().c_str());
         std::vector<std::size_t> sizes = {std::size_t(1) << 20, std::size_t(1) << 24, std::size_t(1) << 28};
         if (quick) sizes = {std::size_t(1) << 20, std::size_t(1) << 24};
-        for (std::size_t n : sizes) bench_select(n);
-        for (std::size_t n : sizes) bench_find_repeats(n);
-        for (std::size_t n : sizes) bench_histogram(n);
-        for (std::size_t n : sizes) bench_sorts(n);
-        for (std::size_t n : sizes) bench_binning(n, 4096);
-        // The renderer's small frames: a 1024x1024 image in 16x16 tiles, plus the sentinel bin.
-        for (int log2_n = 12; log2_n <= 18; ++log2_n) bench_binning_paths(std::size_t(1) << log2_n, 4097);
+        // --only GROUP: that group's rows alone (tuning runs).
+        const auto wanted = [&](const char* group) { return args.only.empty() || args.only == group; };
+        if (wanted("select"))
+            for (std::size_t n : sizes) bench_select(n);
+        if (wanted("find_repeats"))
+            for (std::size_t n : sizes) bench_find_repeats(n);
+        if (wanted("histogram"))
+            for (std::size_t n : sizes) bench_histogram(n);
+        if (wanted("sort"))
+            for (std::size_t n : sizes) bench_sorts(n);
+        if (wanted("binning")) {
+            for (std::size_t n : sizes) bench_binning(n, 4096);
+            // The renderer's small frames: a 1024x1024 image in 16x16 tiles, plus the sentinel bin.
+            for (int log2_n = 12; log2_n <= 18; ++log2_n) bench_binning_paths(std::size_t(1) << log2_n, 4097);
+        }
+
         bool all_ok = true;
         std::ostringstream table, csv;
         csv << "primitive,variant,n,ours_ms,cub_ms,ratio,thrust_ms,check\n";
