@@ -449,7 +449,6 @@ int main(int argc, char** argv) {
             // The renderer's small frames: a 1024x1024 image in 16x16 tiles, plus the sentinel bin.
             for (int log2_n = 12; log2_n <= 18; ++log2_n) bench_binning_paths(std::size_t(1) << log2_n, 4097);
         }
-
         bool all_ok = true;
         std::ostringstream table, csv;
         csv << "primitive,variant,n,ours_ms,cub_ms,ratio,thrust_ms,check\n";

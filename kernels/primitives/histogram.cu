@@ -28,12 +28,7 @@ __device__ __forceinline__ void add_sample(Counter* counters, int bin, int lane)
     }
 }
 
-// The bins of a thread's kHistItems samples of the chunk at `base`: every load first, then every
-// bin (the rule's range test branches, and binning each sample as it arrived left one load in
-// flight per thread). A whole chunk of an input aligned to 16 bytes loads as 16-byte vectors of
-// four samples (a quarter of the load instructions, no bounds tests); a partial one sample by
-// sample, -1 past the end. Vectors on the H200, 2^28 samples, 256 bins: float [0,1) 0.379 ->
-// 0.280 ms (CUB 0.281), u32 0.695 -> 0.513 ms (CUB 1.357).
+// A four-byte sample from the bits a vector load brought.
 template <typename T>
 __device__ __forceinline__ T from_bits(unsigned int bits) {
     static_assert(sizeof(T) == sizeof(unsigned int), "four-byte samples");
@@ -42,6 +37,12 @@ __device__ __forceinline__ T from_bits(unsigned int bits) {
     return value;
 }
 
+// The bins of a thread's kHistItems samples of the chunk at `base`: every load first, then every
+// bin (the rule's range test branches, and binning each sample as it arrived left one load in
+// flight per thread). A whole chunk of an input aligned to 16 bytes loads as 16-byte vectors of
+// four samples (a quarter of the load instructions, no bounds tests); a partial one sample by
+// sample, -1 past the end. Vectors on the H200, 2^28 samples, 256 bins: float [0,1) 0.379 ->
+// 0.280 ms (CUB 0.281), u32 0.695 -> 0.513 ms (CUB 1.357).
 template <typename T>
 __device__ __forceinline__ void bin_whole_chunk(const T* __restrict__ chunk, const EvenBins<T>& rule,
                                                 int (&bin)[kHistItems]) {
