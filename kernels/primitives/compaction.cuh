@@ -23,6 +23,11 @@
 // 0.626 ms (the tile held in registers, 4 blocks on an SM) to 0.556 ms on the H200 (CUB 0.604).
 // Partition went the other way (0.81 -> 0.92 ms, CUB 0.85): its rejected elements leave a round
 // (about 64 elements) at a time, where the register-held kernel staged the whole tile's.
+// Over inputs of 256 MiB or more the single pass also holds 64 bytes a thread in registers
+// (kSelectHeldBytes: 10240-element tiles of uint32, 80 registers, no spills), as the scan's single
+// pass does, so more of the input is in flight while tiles wait in the look-back: 2^28 uint32
+// 0.543 -> 0.513-0.518 ms (CUB 0.60) on the H200. Smaller inputs keep the 8192-element tile,
+// whose latency they are made of (held at 2^20: 0.0178 against CUB's 0.0154 ms).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -48,17 +53,25 @@ using scan_detail::SharedArray;
 using scan_detail::TileStatus;
 
 // The tile: the scan library's fast tile of Load elements counted into uint32 (its warp totals are
-// the warps' kept counts, its tile prefix the tile's output offset), all of it in shared memory:
-// the ranks need the registers, and the kept elements are compacted in place there.
-template <typename Load>
-using SelectTile = scan_detail::FastTileAgent<Load, std::uint32_t, Sum<std::uint32_t>, 0>;
+// the warps' kept counts, its tile prefix the tile's output offset). Its staged rounds are
+// compacted in place in shared memory before the look-back; its held rounds (kSelectHeldBytes a
+// thread in registers) wait in registers and go out directly once the tile's offset is known.
+template <typename Load, bool kHeld>
+using SelectTile = scan_detail::FastTileAgent<Load, std::uint32_t, Sum<std::uint32_t>, kHeld ? kSelectHeldBytes : 0>;
 
-template <typename Load>
+// A thread's keep bits: bit r·V + v set when element (r, v) is kept.
+template <int kBits>
+struct KeepBits {
+    std::uint64_t words[(kBits + 63) / 64] = {};
+    __device__ __forceinline__ void set(int bit) { words[bit / 64] |= std::uint64_t(1) << (bit % 64); }
+    __device__ __forceinline__ bool test(int bit) const { return (words[bit / 64] >> (bit % 64)) & 1u; }
+};
+
+template <typename Load, bool kHeld>
 struct SelectShape {
-    using Tile = SelectTile<Load>;
+    using Tile = SelectTile<Load, kHeld>;
     static constexpr int V = Tile::V, R = Tile::R;
-    using KeepBits = std::uint64_t;  // bit r·V + v: element (r, v) of this thread is kept
-    static_assert(R * V <= 64, "a thread's keep bits fill one 64-bit word");
+    using Keep = KeepBits<R * V>;
     // Per-lane counts of one round (<= V) summed over a warp (<= 32 V) fit kFieldBits bits.
     static constexpr int kFieldBits = V * 32 < 256 ? 8 : (V * 32 < 1024 ? 10 : 16);
     static constexpr int kFields = 32 / kFieldBits;
@@ -119,36 +132,30 @@ struct SelectParams {
     unsigned long long* num_selected;                      // receives the kept count
 };
 
-template <typename Source, SelectMode kMode, bool kPartition>
-__global__ void __launch_bounds__(scan_detail::kFastThreads, scan_detail::kFastBlocksPerSM)
-    select_kernel(Source src, typename Source::Value* out, SelectParams p) {
+// One tile: stage, count, take the tile's output offset (kMode), compact, write.
+template <typename Source, SelectMode kMode, bool kPartition, bool kHeld>
+__device__ __forceinline__ void select_tile(const Source& src, typename Source::Value* out, const SelectParams& p,
+                                            typename SelectTile<typename Source::Load, kHeld>::Shared& shared,
+                                            std::size_t tile) {
     using Load = typename Source::Load;
     using Value = typename Source::Value;
-    using Shape = SelectShape<Load>;
+    using Shape = SelectShape<Load, kHeld>;
     using Tile = typename Shape::Tile;
     constexpr int V = Shape::V, R = Shape::R, kTile = Tile::kTile;
     static_assert(sizeof(Value) <= sizeof(Load), "kept values are compacted in place over the staged elements");
     static_assert(!kPartition || kMode == SelectMode::scatter_offsets, "partition needs the kept total first");
-    __shared__ typename Tile::Shared shared;
-    typename Tile::Held no_held_rounds;  // empty: this tile holds no rounds in registers
-
-    std::size_t tile = blockIdx.x;
-    if constexpr (kMode == SelectMode::scatter_two_level || kMode == SelectMode::scatter_single_level) {
-        if (threadIdx.x == 0) shared.tile_id = atomicAdd(p.tile_counter, 1u);
-        __syncthreads();
-        tile = shared.tile_id;
-    }
+    typename Tile::Held held;
     const Tile agent(tile, p.load_n);  // find_repeats stages the element after its last as well
     const int lane = agent.lane, warp = agent.warp;
-    agent.stage(shared, no_held_rounds, src.in, p.aligned);
+    agent.stage(shared, held, src.in, p.aligned);
     agent.wait_staged();
 
     // Keep bits and per-round lane counts packed kFields to a word.
-    typename Shape::KeepBits keep = 0;
+    typename Shape::Keep keep;
     std::uint32_t packed[Shape::kWords] = {};
 #pragma unroll
     for (int r = 0; r < R; ++r) {
-        const auto x = agent.raw_round(shared, no_held_rounds, r);
+        const auto x = agent.raw_round(shared, held, r);
         Load edge = Load();
         if constexpr (Source::kNeedsNext) {  // the element after this lane's last: lane + 1's first
             edge = scan_detail::shfl_down(x.v[0], 1);
@@ -160,7 +167,7 @@ __global__ void __launch_bounds__(scan_detail::kFastThreads, scan_detail::kFastB
         for (int v = 0; v < V; ++v) {
             const std::size_t i = agent.index(r, v);
             if (i < p.n && src.keep(x.v[v], v + 1 < V ? x.v[v + 1 < V ? v + 1 : v] : edge, i)) {
-                keep |= typename Shape::KeepBits(1) << (r * V + v);
+                keep.set(r * V + v);
                 ++count;
             }
         }
@@ -209,24 +216,25 @@ __global__ void __launch_bounds__(scan_detail::kFastThreads, scan_detail::kFastB
         const std::size_t rejected_base = kPartition ? std::size_t(*p.kept_total) + base - p.tile_counts[tile] : 0;
         const std::uint32_t valid = std::uint32_t(p.n - base < std::size_t(kTile) ? p.n - base : kTile);
 
-        // Kept elements to the front of this warp's part of the staged tile, round by round.
-        // Partition gathers each round's rejected elements in a small per-warp buffer first, so
-        // they too leave in contiguous runs.
+        // Kept elements of the staged rounds to the front of this warp's part of the staged tile,
+        // round by round; those of the held rounds, after the look-back, straight to the output
+        // behind them. Partition gathers each round's rejected elements in a small per-warp buffer
+        // first, so they too leave in contiguous runs.
         constexpr int kRound = 32 * V;
         __shared__ SharedArray<Value, kPartition ? scan_detail::kFastWarps * kRound : 1> rejected_rounds;
-        Value* const compacted = reinterpret_cast<Value*>(&shared.staged[0]) + warp * Tile::Shape::warp_elems;
+        Value* const compacted = reinterpret_cast<Value*>(&shared.staged[0]) + warp * (Tile::kStaged * kRound);
         std::uint32_t kept_before_round = 0;  // in this warp's part
-#pragma unroll
-        for (int r = 0; r < R; ++r) {
+        // Round r's kept elements to kept_out[rank in the warp's part], its rejected ones (partition) out.
+        const auto move_round = [&](int r, Value* kept_out) {
             // This lane's next kept element's rank in the warp's part: + kept by earlier lanes.
             std::uint32_t rank = kept_before_round + Shape::field(inclusive, r) - Shape::field(packed, r);
-            const auto x = agent.raw_round(shared, no_held_rounds, r);
+            const auto x = agent.raw_round(shared, held, r);
             __syncwarp();  // the whole round is read before any of it is overwritten
 #pragma unroll
             for (int v = 0; v < V; ++v) {
                 const std::uint32_t local = agent.offset(r) + v;  // in the tile
-                if (keep & (typename Shape::KeepBits(1) << (r * V + v))) {
-                    compacted[rank] = src.value(x.v[v], base + local);
+                if (keep.test(r * V + v)) {
+                    kept_out[rank] = src.value(x.v[v], base + local);
                     ++rank;
                 } else if (kPartition && local < valid) {  // rank in the round's rejected elements
                     rejected_rounds[warp * kRound + lane * V + v - (rank - kept_before_round)] =
@@ -236,7 +244,8 @@ __global__ void __launch_bounds__(scan_detail::kFastThreads, scan_detail::kFastB
             const std::uint32_t round_kept = Shape::field(round_totals, r);
             if constexpr (kPartition) {
                 const std::uint32_t round_start = std::uint32_t(agent.offset(r) - lane * V);  // in the tile
-                const std::uint32_t round_valid = valid > round_start ? min(valid - round_start, std::uint32_t(kRound)) : 0;
+                const std::uint32_t round_valid =
+                    valid > round_start ? min(valid - round_start, std::uint32_t(kRound)) : 0;
                 const std::size_t first = rejected_base + round_start - (warp_prefix + kept_before_round);
                 __syncwarp();
                 for (std::uint32_t k = lane; k < round_valid - round_kept; k += 32)
@@ -244,12 +253,33 @@ __global__ void __launch_bounds__(scan_detail::kFastThreads, scan_detail::kFastB
                 __syncwarp();  // read before the next round reuses the buffer
             }
             kept_before_round += round_kept;
-        }
+        };
+#pragma unroll
+        for (int r = 0; r < Tile::kStaged; ++r) move_round(r, compacted);
+        const std::uint32_t staged_kept = kept_before_round;
         __syncthreads();
         const std::size_t prefix = shared.tile_prefix[0];
-        for (std::uint32_t j = lane; j < warp_kept; j += 32) out[prefix + warp_prefix + j] = compacted[j];
+#pragma unroll
+        for (int r = Tile::kStaged; r < R; ++r) move_round(r, out + prefix + warp_prefix);
+        for (std::uint32_t j = lane; j < staged_kept; j += 32) out[prefix + warp_prefix + j] = compacted[j];
         if (threadIdx.x == 0 && base + kTile >= p.n) *p.num_selected = prefix + tile_kept;
     }
+}
+
+// A block a tile. The single-pass modes take tiles by ticket, so that a tile only waits in the
+// look-back for tiles whose blocks already run.
+template <typename Source, SelectMode kMode, bool kPartition, bool kHeld>
+__global__ void __launch_bounds__(scan_detail::kFastThreads, scan_detail::kFastBlocksPerSM)
+    select_kernel(Source src, typename Source::Value* out, SelectParams p) {
+    static_assert(!kHeld || kMode == SelectMode::scatter_single_level, "only the single pass holds rounds");
+    __shared__ typename SelectTile<typename Source::Load, kHeld>::Shared shared;
+    std::size_t tile = blockIdx.x;
+    if constexpr (kMode == SelectMode::scatter_two_level || kMode == SelectMode::scatter_single_level) {
+        if (threadIdx.x == 0) shared.tile_id = atomicAdd(p.tile_counter, 1u);
+        __syncthreads();
+        tile = shared.tile_id;
+    }
+    select_tile<Source, kMode, kPartition, kHeld>(src, out, p, shared, tile);
 }
 
 __global__ inline void write_zero_kernel(unsigned long long* where) { *where = 0; }
@@ -275,13 +305,14 @@ inline std::size_t offsets_select_bytes(std::size_t tiles) {
 }
 
 template <typename Load>
-std::size_t tiles_for(std::size_t n) {
-    return (n + SelectTile<Load>::kTile - 1) / SelectTile<Load>::kTile;
+std::size_t tiles_for(std::size_t n, SelectAlgorithm algorithm) {
+    const std::size_t tile = select_tile_elems<Load>(select_holds_rounds<Load>(n, algorithm));
+    return (n + tile - 1) / tile;
 }
 
 template <typename Load>
 std::size_t compact_temp_bytes(std::size_t n, SelectAlgorithm algorithm) {
-    const std::size_t tiles = tiles_for<Load>(n);
+    const std::size_t tiles = tiles_for<Load>(n, algorithm);
     if (tiles == 0) return 0;
     switch (algorithm) {
         case SelectAlgorithm::single_pass:
@@ -318,7 +349,7 @@ void compact(const char* what, Source src, std::size_t n, std::size_t load_n, ty
         return;
     }
     if (src.in == nullptr || out == nullptr) throw std::invalid_argument(std::string(what) + ": null input or output");
-    const std::size_t tiles = tiles_for<Load>(n);
+    const std::size_t tiles = tiles_for<Load>(n, algorithm);
     const unsigned grid = grid_of(tiles, what);
     unsigned char* temp = static_cast<unsigned char*>(d_temp);
     SelectParams p{};
@@ -332,8 +363,12 @@ void compact(const char* what, Source src, std::size_t n, std::size_t load_n, ty
         p.single_level.carve(temp + align_bytes(sizeof(unsigned)));
         single_level_init_kernel<<<init_grid, 256, 0, stream>>>(p.single_level, p.tile_counter, tiles);
         TS_CUDA_CHECK_LAUNCH();
-        select_kernel<Source, SelectMode::scatter_single_level, false>  // partition: offsets only
-            <<<grid, scan_detail::kFastThreads, 0, stream>>>(src, out, p);
+        if (select_holds_rounds<Load>(n, algorithm))
+            select_kernel<Source, SelectMode::scatter_single_level, false, true>
+                <<<grid, scan_detail::kFastThreads, 0, stream>>>(src, out, p);
+        else
+            select_kernel<Source, SelectMode::scatter_single_level, false, false>  // partition: offsets only
+                <<<grid, scan_detail::kFastThreads, 0, stream>>>(src, out, p);
         TS_CUDA_CHECK_LAUNCH();
         return;
     }
@@ -342,7 +377,7 @@ void compact(const char* what, Source src, std::size_t n, std::size_t load_n, ty
         p.two_level.carve(temp + align_bytes(sizeof(unsigned)), tiles);
         scan_detail::lookback_init_kernel<<<init_grid, 256, 0, stream>>>(p.two_level, p.tile_counter, tiles);
         TS_CUDA_CHECK_LAUNCH();
-        select_kernel<Source, SelectMode::scatter_two_level, false>
+        select_kernel<Source, SelectMode::scatter_two_level, false, false>
             <<<grid, scan_detail::kFastThreads, 0, stream>>>(src, out, p);
         TS_CUDA_CHECK_LAUNCH();
         return;
@@ -351,11 +386,12 @@ void compact(const char* what, Source src, std::size_t n, std::size_t load_n, ty
     std::uint32_t* total = reinterpret_cast<std::uint32_t*>(temp + align_bytes(tiles * 4));
     p.kept_total = total;
     unsigned char* scan_temp = temp + align_bytes(tiles * 4) + align_bytes(4);
-    select_kernel<Source, SelectMode::count, false><<<grid, scan_detail::kFastThreads, 0, stream>>>(src, out, p);
+    select_kernel<Source, SelectMode::count, false, false><<<grid, scan_detail::kFastThreads, 0, stream>>>(src, out, p);
     TS_CUDA_CHECK_LAUNCH();
     exclusive_scan(p.tile_counts, p.tile_counts, tiles, Sum<std::uint32_t>{}, scan_temp,
                    scan_temp_bytes<std::uint32_t, std::uint32_t>(tiles), stream, kDefaultScanAlgorithm, total);
-    select_kernel<Source, SelectMode::scatter_offsets, kPartition><<<grid, scan_detail::kFastThreads, 0, stream>>>(src, out, p);
+    select_kernel<Source, SelectMode::scatter_offsets, kPartition, false>
+        <<<grid, scan_detail::kFastThreads, 0, stream>>>(src, out, p);
     TS_CUDA_CHECK_LAUNCH();
 }
 

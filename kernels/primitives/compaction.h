@@ -32,14 +32,6 @@
 
 namespace tilescan {
 
-/// Elements of T in one tile of the GPU compaction kernels (select, partition, find_repeats): one
-/// block of scan_detail::kFastThreads threads stages and compacts one tile, the scan library's fast
-/// tile (8192 4-byte or 4096 8-byte elements). Tests take their boundary sizes from it.
-template <typename T>
-constexpr std::size_t select_tile_elems() {
-    return std::size_t(scan_detail::FastTile<T, std::uint32_t, 0>::tile);
-}
-
 /// How a compaction finds each tile's output offset. All give the same output.
 enum class SelectAlgorithm {
     /// One fused kernel; each tile finds its output offset by the scan library's single-level
@@ -52,6 +44,33 @@ enum class SelectAlgorithm {
     /// Count per tile, tilescan::exclusive_scan of the tile counts, scatter: reads the input twice.
     reduce_then_scan
 };
+
+#ifndef TILESCAN_SELECT_HELD_BYTES
+/// The default of kSelectHeldBytes; defined before this header, it overrides it (tuning builds).
+#define TILESCAN_SELECT_HELD_BYTES 64
+#endif
+/// Bytes of its tile a thread of the single-pass compaction holds in registers, beside the part it
+/// stages in shared memory, over inputs of at least scan_detail::kHeldMinInputBytes (256 MiB), as
+/// the scan library's single pass does (compaction.cuh says why).
+constexpr std::size_t kSelectHeldBytes = TILESCAN_SELECT_HELD_BYTES;
+
+/// Whether a compaction of n elements of T by `algorithm` holds rounds in registers.
+template <typename T>
+constexpr bool select_holds_rounds(std::size_t n, SelectAlgorithm algorithm) {
+    return algorithm == SelectAlgorithm::single_pass && n * sizeof(T) >= scan_detail::kHeldMinInputBytes;
+}
+
+/// The tile of the GPU compaction kernels (select, partition, find_repeats) for elements of T: one
+/// block of scan_detail::kFastThreads threads compacts one tile, the scan library's fast tile,
+/// with or without held rounds (8192 or 10240 4-byte elements, 4096 or 5120 8-byte ones).
+template <typename T, bool kHeld>
+using SelectTileShape = scan_detail::FastTile<T, std::uint32_t, kHeld ? kSelectHeldBytes : 0>;
+
+/// Elements of T in one tile of the GPU compaction kernels. Tests take their boundary sizes from it.
+template <typename T>
+constexpr std::size_t select_tile_elems(bool held_rounds) {
+    return held_rounds ? std::size_t(SelectTileShape<T, true>::tile) : std::size_t(SelectTileShape<T, false>::tile);
+}
 
 /// The enumerator's name ("single_pass"), as the benchmark prints it.
 inline const char* select_algorithm_name(SelectAlgorithm a) {

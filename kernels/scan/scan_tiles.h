@@ -22,8 +22,8 @@ constexpr int kWarpShuffleItems = kTextbookTile / kWarpShuffleThreads;
 // registers (scan_tile.cuh says why). Element (r, v) of lane `lane` in warp `w` sits at tile
 // offset w·(R·32·V) + (r·32 + lane)·V + v, so every load and store instruction of a warp covers
 // 512 contiguous bytes. Example, int32: V = 4, R = 16 (tile 8192), or 16 + 8 with held rounds
-// (tile 12288). TILESCAN_SCAN_THREADS / TILESCAN_SCAN_THREAD_BYTES / TILESCAN_SCAN_HELD_BYTES
-// override the shape, and TILESCAN_SCAN_HELD_MIN_BYTES / TILESCAN_SCAN_HELD_MIN_WIDENING_BYTES the
+// (tile 12288). TILESCAN_SCAN_THREADS / TILESCAN_SCAN_THREAD_BYTES / TILESCAN_SCAN_HELD_BYTES /
+// TILESCAN_SCAN_BLOCKS_PER_SM override the shape, and TILESCAN_SCAN_HELD_MIN_BYTES / TILESCAN_SCAN_HELD_MIN_WIDENING_BYTES the
 // inputs that hold rounds, for tuning experiments: the benchmark compiled on its own with -D...
 // (it instantiates every scan it times), e.g.
 //   nvcc -std=c++17 -O3 -arch=sm_90 --fmad=false -I. -DTILESCAN_SCAN_HELD_BYTES=192
@@ -50,7 +50,10 @@ constexpr std::size_t kFastThreadBytes = TILESCAN_SCAN_THREAD_BYTES;
 constexpr std::size_t kFastHeldBytes = TILESCAN_SCAN_HELD_BYTES;
 // Blocks per SM the fast tile's kernels are compiled for (at most 80 registers a thread): 6 tiles
 // staged in shared memory fill it.
-constexpr int kFastBlocksPerSM = 6;
+#ifndef TILESCAN_SCAN_BLOCKS_PER_SM
+#define TILESCAN_SCAN_BLOCKS_PER_SM 6
+#endif
+constexpr int kFastBlocksPerSM = TILESCAN_SCAN_BLOCKS_PER_SM;
 // Inputs of at least this many bytes take the single pass with held rounds. Measured on the H200
 // (int32 sums): slower at 2^24 elements (63.8 against 58.7 us), faster at 2^28 (0.629 against
 // 0.667 ms) and 2^30; the crossover in between was not measured, 2^26 int32 was chosen.

@@ -117,7 +117,7 @@ void check_compaction(std::size_t n, int dist, SelectAlgorithm algorithm, bool f
 template <typename T>
 void compaction_suite(bool large) {
     // The second boundary: one warp's part of the tile, which each warp compacts on its own.
-    const std::size_t tile = select_tile_elems<T>();
+    const std::size_t tile = select_tile_elems<T>(false);
     std::vector<std::size_t> sizes = boundary_sizes(tile / scan_detail::kFastWarps, tile);
     if (large) sizes = {1000003, std::size_t(1) << 24};
     for (std::size_t n : sizes)
@@ -340,6 +340,30 @@ TEST_CASE("GPU select and partition at 10^6 + 3 and 2^24", "[gpu][primitives][co
     compaction_suite<std::uint64_t>(true);
 }
 
+// Sizes of at least 256 MiB, where the single pass holds rounds in registers: whole tiles, and a
+// last tile ending one element into the first warp's held rounds, one into the second warp's part,
+// one short of full.
+template <typename T>
+std::vector<std::size_t> held_round_sizes() {
+    using Shape = SelectTileShape<T, true>;
+    const std::size_t tile = Shape::tile;
+    const std::size_t staged = std::size_t(Shape::R_staged) * 32 * Shape::V;
+    const std::size_t whole = (scan_detail::kHeldMinInputBytes / sizeof(T) + tile - 1) / tile * tile;
+    return {whole, whole + staged + 1, whole + tile / scan_detail::kFastWarps + 1, whole + tile - 1};
+}
+
+TEST_CASE("GPU select and find_repeats over 256 MiB hold rounds in registers", "[gpu][primitives][compaction]") {
+    for (std::size_t n : held_round_sizes<std::int32_t>()) {
+        REQUIRE(select_holds_rounds<std::int32_t>(n, SelectAlgorithm::single_pass));
+        check_compaction<std::int32_t>(n, 0, SelectAlgorithm::single_pass, n % 2 == 1, false);
+    }
+    check_compaction<std::int32_t>(held_round_sizes<std::int32_t>()[1], 1, SelectAlgorithm::single_pass, false, false);
+    check_compaction<std::int32_t>(held_round_sizes<std::int32_t>()[2], 2, SelectAlgorithm::single_pass, false, false);
+    check_compaction<std::uint64_t>(held_round_sizes<std::uint64_t>()[1], 0, SelectAlgorithm::single_pass, false,
+                                    false);
+    check_find_repeats(random_u32(held_round_sizes<std::uint32_t>()[3] + 1, 3, 2));
+}
+
 TEST_CASE("GPU select with an unaligned input pointer", "[gpu][primitives][compaction]") {
     const std::size_t n = 100001;
     const std::vector<std::int32_t> in = compaction_input<std::int32_t>(n + 1, 0);
@@ -358,10 +382,10 @@ TEST_CASE("GPU select with an unaligned input pointer", "[gpu][primitives][compa
 
 TEST_CASE("GPU find_repeats: the seed's example and adversarial inputs", "[gpu][primitives][find_repeats][sanitize]") {
     check_find_repeats(std::vector<std::int32_t>{3, 4, 4, 5, 6, 7, 7});
-    std::vector<std::size_t> sizes = boundary_sizes(select_tile_elems<std::uint32_t>() / scan_detail::kFastWarps,
-                                                    select_tile_elems<std::uint32_t>());
-    for (std::size_t n : boundary_sizes(select_tile_elems<std::uint64_t>() / scan_detail::kFastWarps,
-                                        select_tile_elems<std::uint64_t>()))
+    std::vector<std::size_t> sizes = boundary_sizes(select_tile_elems<std::uint32_t>(false) / scan_detail::kFastWarps,
+                                                    select_tile_elems<std::uint32_t>(false));
+    for (std::size_t n : boundary_sizes(select_tile_elems<std::uint64_t>(false) / scan_detail::kFastWarps,
+                                        select_tile_elems<std::uint64_t>(false)))
         sizes.push_back(n);
     for (std::size_t n : sizes) {
         for (std::uint32_t modulo : {0u, 2u, 1u}) {
