@@ -23,8 +23,9 @@ constexpr int kWarpShuffleItems = kTextbookTile / kWarpShuffleThreads;
 // offset w·(R·32·V) + (r·32 + lane)·V + v, so every load and store instruction of a warp covers
 // 512 contiguous bytes. Example, int32: V = 4, R = 16 (tile 8192), or 16 + 8 with held rounds
 // (tile 12288). TILESCAN_SCAN_THREADS / TILESCAN_SCAN_THREAD_BYTES / TILESCAN_SCAN_HELD_BYTES /
-// TILESCAN_SCAN_BLOCKS_PER_SM override the shape, and TILESCAN_SCAN_HELD_MIN_BYTES / TILESCAN_SCAN_HELD_MIN_WIDENING_BYTES the
-// inputs that hold rounds, for tuning experiments: the benchmark compiled on its own with -D...
+// TILESCAN_SCAN_BLOCKS_PER_SM override the shape, and TILESCAN_SCAN_HELD_MIN_BYTES /
+// TILESCAN_SCAN_HELD_MIN_WIDENING_BYTES the inputs that hold rounds, for tuning experiments (the
+// compaction's tile follows the same shape): the benchmark compiled on its own with -D...
 // (it instantiates every scan it times), e.g.
 //   nvcc -std=c++17 -O3 -arch=sm_90 --fmad=false -I. -DTILESCAN_SCAN_HELD_BYTES=192
 //        bench/scan_bench.cu kernels/scan/scan_cpu.cpp -o scan_bench_held_192
