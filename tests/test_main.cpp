@@ -16,7 +16,8 @@ int main(int argc, char* argv[]) {
     if (parse_status != 0) return parse_status;
 #if defined(TILESCAN_GPU_TESTS)
     if (!tilescan::cuda_device_available()) {
-        const auto& cases = Catch::getAllTestCasesSorted(session.config());
+        const Catch::Config& config = session.config();  // the cases this run's filter selects
+        const auto cases = Catch::filterTests(Catch::getAllTestCasesSorted(config), config.testSpec(), config);
         std::printf("no CUDA device: %zu gpu tests skipped\n", cases.size());
         return 77;
     }
