@@ -57,7 +57,7 @@ using scan_detail::TileStatus;
 // compacted in place in shared memory before the look-back; its held rounds (kSelectHeldBytes a
 // thread in registers) wait in registers and go out directly once the tile's offset is known.
 template <typename Load, bool kHeld>
-using SelectTile = scan_detail::FastTileAgent<Load, std::uint32_t, Sum<std::uint32_t>, kHeld ? kSelectHeldBytes : 0>;
+using SelectTile = scan_detail::FastTileAgent<Load, std::uint32_t, Sum<std::uint32_t>, select_held_bytes(kHeld)>;
 
 // A thread's keep bits: bit r·V + v set when element (r, v) is kept.
 template <int kBits>
@@ -305,14 +305,13 @@ inline std::size_t offsets_select_bytes(std::size_t tiles) {
 }
 
 template <typename Load>
-std::size_t tiles_for(std::size_t n, SelectAlgorithm algorithm) {
-    const std::size_t tile = select_tile_elems<Load>(select_holds_rounds<Load>(n, algorithm));
-    return (n + tile - 1) / tile;
+std::size_t tiles_for(std::size_t n, bool held_rounds) {
+    return (n + select_tile_elems<Load>(held_rounds) - 1) / select_tile_elems<Load>(held_rounds);
 }
 
 template <typename Load>
 std::size_t compact_temp_bytes(std::size_t n, SelectAlgorithm algorithm) {
-    const std::size_t tiles = tiles_for<Load>(n, algorithm);
+    const std::size_t tiles = tiles_for<Load>(n, select_holds_rounds<Load>(n, algorithm));
     if (tiles == 0) return 0;
     switch (algorithm) {
         case SelectAlgorithm::single_pass:
@@ -349,7 +348,8 @@ void compact(const char* what, Source src, std::size_t n, std::size_t load_n, ty
         return;
     }
     if (src.in == nullptr || out == nullptr) throw std::invalid_argument(std::string(what) + ": null input or output");
-    const std::size_t tiles = tiles_for<Load>(n, algorithm);
+    const bool held = select_holds_rounds<Load>(n, algorithm);
+    const std::size_t tiles = tiles_for<Load>(n, held);
     const unsigned grid = grid_of(tiles, what);
     unsigned char* temp = static_cast<unsigned char*>(d_temp);
     SelectParams p{};
@@ -363,7 +363,7 @@ void compact(const char* what, Source src, std::size_t n, std::size_t load_n, ty
         p.single_level.carve(temp + align_bytes(sizeof(unsigned)));
         single_level_init_kernel<<<init_grid, 256, 0, stream>>>(p.single_level, p.tile_counter, tiles);
         TS_CUDA_CHECK_LAUNCH();
-        if (select_holds_rounds<Load>(n, algorithm))
+        if (held)
             select_kernel<Source, SelectMode::scatter_single_level, false, true>
                 <<<grid, scan_detail::kFastThreads, 0, stream>>>(src, out, p);
         else

@@ -54,6 +54,9 @@ enum class SelectAlgorithm {
 /// the scan library's single pass does (compaction.cuh says why).
 constexpr std::size_t kSelectHeldBytes = TILESCAN_SELECT_HELD_BYTES;
 
+/// Bytes a thread of the compaction kernels holds in registers: kSelectHeldBytes with held rounds.
+constexpr std::size_t select_held_bytes(bool held_rounds) { return held_rounds ? kSelectHeldBytes : 0; }
+
 /// Whether a compaction of n elements of T by `algorithm` holds rounds in registers.
 template <typename T>
 constexpr bool select_holds_rounds(std::size_t n, SelectAlgorithm algorithm) {
@@ -64,7 +67,7 @@ constexpr bool select_holds_rounds(std::size_t n, SelectAlgorithm algorithm) {
 /// block of scan_detail::kFastThreads threads compacts one tile, the scan library's fast tile,
 /// with or without held rounds (8192 or 10240 4-byte elements, 4096 or 5120 8-byte ones).
 template <typename T, bool kHeld>
-using SelectTileShape = scan_detail::FastTile<T, std::uint32_t, kHeld ? kSelectHeldBytes : 0>;
+using SelectTileShape = scan_detail::FastTile<T, std::uint32_t, select_held_bytes(kHeld)>;
 
 /// Elements of T in one tile of the GPU compaction kernels. Tests take their boundary sizes from it.
 template <typename T>
