@@ -107,13 +107,28 @@ inline std::string git_commit() {
 }
 
 // The command line both drivers share: --out DIR (or --out=DIR), --quick, --commit HASH (default:
-// git_commit()), and, where a driver has one, --only VALUE. Anything else prints `usage` and makes
-// `ok` false (the driver exits 2).
+// git_commit()), --sizes LOG2[,LOG2...] (only those powers of two, for tuning and profiling runs:
+// `--sizes 28` puts a profiler's first launches at 2^28), and, where a driver has one, --only
+// VALUE. Anything else prints `usage` and makes `ok` false (the driver exits 2).
 struct Arguments {
     std::string out_dir, commit, only;
+    std::vector<std::size_t> sizes;  // empty: the driver's own
     bool quick = false;
     bool ok = true;
 };
+
+// "20,28" -> {2^20, 2^28}; false on anything but comma-separated exponents 0..40.
+inline bool parse_log2_sizes(const std::string& list, std::vector<std::size_t>& sizes) {
+    std::istringstream items(list);
+    std::string item;
+    while (std::getline(items, item, ',')) {
+        if (item.empty() || item.size() > 2 || item.find_first_not_of("0123456789") != std::string::npos) return false;
+        const int log2_n = std::stoi(item);
+        if (log2_n > 40) return false;
+        sizes.push_back(std::size_t(1) << log2_n);
+    }
+    return !sizes.empty();
+}
 
 inline Arguments parse_arguments(int argc, char** argv, const char* usage, bool has_only) {
     Arguments args;
@@ -129,6 +144,8 @@ inline Arguments parse_arguments(int argc, char** argv, const char* usage, bool 
             args.quick = true;
         else if (has_only && arg == "--only" && i + 1 < argc)
             args.only = argv[++i];
+        else if (arg == "--sizes" && i + 1 < argc && parse_log2_sizes(argv[i + 1], args.sizes))
+            ++i;
         else {
             std::fprintf(stderr, "unknown argument %s\nusage: %s\n", arg.c_str(), usage);
             args.ok = false;

@@ -9,7 +9,7 @@
 // "ordered binning paths" rows time each binning path forced on the same input (2^12..2^18
 // elements into 4097 bins) to set ordered_binning's dispatch thresholds.
 //
-//   tilescan_primitives_bench [--out DIR] [--quick] [--commit HASH] [--only GROUP]
+//   tilescan_primitives_bench [--out DIR] [--quick] [--commit HASH] [--only GROUP] [--sizes LOG2,...]
 // prints the table (markdown) and writes DIR/primitives_bench.md (with a header: date, commit,
 // device, CUDA version) and DIR/primitives_bench.csv.
 #include <thrust/device_ptr.h>
@@ -408,7 +408,7 @@ int main(int argc, char** argv) {
     const bench::Arguments args =
         bench::parse_arguments(argc, argv,
                                "tilescan_primitives_bench [--out DIR] [--quick] [--commit HASH] "
-                               "[--only select|find_repeats|histogram|sort|binning]",
+                               "[--only select|find_repeats|histogram|sort|binning] [--sizes LOG2,...]",
                                true);
     if (!args.ok) return 2;
     const std::set<std::string> groups = {"select", "find_repeats", "histogram", "sort", "binning"};
@@ -434,6 +434,7 @@ int main(int argc, char** argv) {
         std::printf("%s", header.str().c_str());
         std::vector<std::size_t> sizes = {std::size_t(1) << 20, std::size_t(1) << 24, std::size_t(1) << 28};
         if (quick) sizes = {std::size_t(1) << 20, std::size_t(1) << 24};
+        if (!args.sizes.empty()) sizes = args.sizes;
         // --only GROUP: that group's rows alone (tuning runs).
         const auto wanted = [&](const char* group) { return args.only.empty() || args.only == group; };
         if (wanted("select"))
@@ -446,8 +447,10 @@ int main(int argc, char** argv) {
             for (std::size_t n : sizes) bench_sorts(n);
         if (wanted("binning")) {
             for (std::size_t n : sizes) bench_binning(n, 4096);
-            // The renderer's small frames: a 1024x1024 image in 16x16 tiles, plus the sentinel bin.
-            for (int log2_n = 12; log2_n <= 18; ++log2_n) bench_binning_paths(std::size_t(1) << log2_n, 4097);
+            // The renderer's small frames: a 1024x1024 image in 16x16 tiles, plus the sentinel bin
+            // (a fixed sweep, left out when --sizes picks the sizes).
+            if (args.sizes.empty())
+                for (int log2_n = 12; log2_n <= 18; ++log2_n) bench_binning_paths(std::size_t(1) << log2_n, 4097);
         }
         bool all_ok = true;
         std::ostringstream table, csv;

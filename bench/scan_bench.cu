@@ -240,7 +240,7 @@ void work_experiment(const std::vector<std::size_t>& sizes, bool quick, std::ost
 int main(int argc, char** argv) {
     // --only TYPE-OP, e.g. int32-sum: that case alone, no work table (tuning runs)
     const bench::Arguments args = bench::parse_arguments(
-        argc, argv, "tilescan_scan_bench [--out DIR] [--quick] [--commit HASH] [--only TYPE-OP]", true);
+        argc, argv, "tilescan_scan_bench [--out DIR] [--quick] [--commit HASH] [--only TYPE-OP] [--sizes LOG2,...]", true);
     if (!args.ok) return 2;
     const std::string& out_dir = args.out_dir;
     const std::string& commit = args.commit;
@@ -262,6 +262,7 @@ int main(int argc, char** argv) {
                                           std::size_t(1) << 24,   std::size_t(1) << 28, std::size_t(1) << 30,
                                           std::size_t(1000000000)};
         if (quick) sizes = {std::size_t(1) << 10, std::size_t(1) << 20, std::size_t(1) << 24, std::size_t(1) << 28};
+        if (!args.sizes.empty()) sizes = args.sizes;
 
         Report report;
         report.table << "## Exclusive scans\n\n| type | op | N | method | time | GB/s | vs memcpy | vs CUB | check |\n"
