@@ -144,9 +144,13 @@ inline Arguments parse_arguments(int argc, char** argv, const char* usage, bool 
             args.quick = true;
         else if (has_only && arg == "--only" && i + 1 < argc)
             args.only = argv[++i];
-        else if (arg == "--sizes" && i + 1 < argc && parse_log2_sizes(argv[i + 1], args.sizes))
-            ++i;
-        else {
+        else if (arg == "--sizes" && i + 1 < argc) {
+            if (!parse_log2_sizes(argv[++i], args.sizes)) {
+                std::fprintf(stderr, "--sizes %s: expected exponents 0..40 separated by commas, e.g. 20,28\n", argv[i]);
+                args.ok = false;
+                return args;
+            }
+        } else {
             std::fprintf(stderr, "unknown argument %s\nusage: %s\n", arg.c_str(), usage);
             args.ok = false;
             return args;
