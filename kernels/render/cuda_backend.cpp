@@ -557,11 +557,13 @@ RenderStats CudaBackend::bin_and_shade(const FrameParams& frame, std::uint64_t c
 }
 
 // Whether the frame takes tile compaction instead of binning: the scan binning, a frame that fits
-// it, and (unless forced) one of few circles. It needs no bin memory, so no bands either.
+// it, and (unless forced) one of few circles, or of a few more large ones (by the pairs of the last
+// frame). It needs no bin memory, so no bands either.
 bool CudaBackend::compacts_tiles() const {
     const std::uint32_t circles = buffers_->circles;
-    const bool wanted = scan_path_ == ScanBinningPath::compaction ||
-                        (scan_path_ == ScanBinningPath::automatic && tile_compaction_pays(circles));
+    const bool wanted =
+        scan_path_ == ScanBinningPath::compaction ||
+        (scan_path_ == ScanBinningPath::automatic && tile_compaction_pays(circles, buffers_->pair_capacity));
     return binning_ == Binning::scan && wanted && circles > 0 && tile_compaction_fits(circles);
 }
 

@@ -166,7 +166,8 @@ bool direct_binning_fits(std::uint32_t circles, std::uint32_t band_tiles) {
 }
 
 bool direct_binning_pays(std::uint32_t circles, std::uint64_t pairs) {
-    return pairs >= kDirectMinPairsPerCircle * circles;
+    return pairs >= kDirectMinPairsPerCircle * circles ||
+           (circles <= kDirectSmallFrameCircles && pairs >= kDirectSmallFrameMinPairsPerCircle * circles);
 }
 
 std::size_t direct_binning_temp_bytes(std::uint32_t circles, std::uint32_t band_tiles) {

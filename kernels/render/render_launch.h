@@ -68,9 +68,16 @@ std::uint32_t direct_chunk_circles(std::uint32_t circles);
 constexpr std::uint32_t kDirectMaxTiles = 8192;
 constexpr std::size_t kDirectMaxEntries = std::size_t(1) << 22;
 bool direct_binning_fits(std::uint32_t circles, std::uint32_t band_tiles);
-// It pays where the circles cover kDirectMinPairsPerCircle tiles each on average (`pairs`: the
-// capacity the last frame left, as for shade_pixels_per_thread).
+// It pays where the circles cover kDirectMinPairsPerCircle tiles each on average, and in frames
+// of up to kDirectSmallFrameCircles circles where they cover kDirectSmallFrameMinPairsPerCircle
+// (`pairs`: the capacity the last frame left, as for shade_pixels_per_thread). H200, 2026-12-02,
+// quick bench, random circles of one radius each, ms per frame pairs / direct (tables:
+// bench/results/2026-12-02-render-h200-path-crossover.md): 10 tiles a circle, 4096 circles 0.070 /
+// 0.061, 8192 0.076 / 0.080; 24 tiles, 4096 0.081 / 0.068, 8192 0.097 / 0.093, 12288 0.115 /
+// 0.122; 5 tiles, 4096 0.052 / 0.057.
 constexpr std::uint64_t kDirectMinPairsPerCircle = 64;
+constexpr std::uint32_t kDirectSmallFrameCircles = 4096;
+constexpr std::uint64_t kDirectSmallFrameMinPairsPerCircle = 8;
 bool direct_binning_pays(std::uint32_t circles, std::uint64_t pairs);
 // Its temporary storage: the matrix, the scan's storage and the total.
 std::size_t direct_binning_temp_bytes(std::uint32_t circles, std::uint32_t band_tiles);
@@ -148,11 +155,19 @@ void launch_shade_tiles(const FrameParams& frame, const CircleRecords& records,
 // pattern (1217) 0.058 / 0.043, rand10k (10000) 0.149 / 0.240: the tests cost about 17 us per
 // 1000 circles, the binning stages of such frames 0.03-0.08 ms. Where they cross
 // (scripts/crossover-bench, rand10k's first N circles): 2048 0.082 / 0.062, 2560 0.087 / 0.075,
-// 3072 0.092 / 0.084, 3584 0.098 / 0.098, 4096 0.099 / 0.107.
+// 3072 0.092 / 0.084, 3584 0.098 / 0.098, 4096 0.099 / 0.107. Against direct binning as well
+// (2026-12-02, bench/results/2026-12-02-render-h200-path-crossover.md), past 2048 circles it pays
+// only for circles of kDirectMinPairsPerCircle tiles or more (`pairs` as for direct_binning_pays):
+// pairs / direct / compaction, 3072 circles of 5 tiles 0.053 / 0.063 / 0.072, of 24 tiles 0.079 /
+// 0.070 / 0.083; biglittle's first 3072 circles (620 tiles each) 0.347 / 0.322 / 0.299.
 constexpr std::uint32_t kTileCompactionMaxCircles = 16384;
-constexpr std::uint32_t kTileCompactionPaysCircles = 3072;
+constexpr std::uint32_t kTileCompactionPaysCircles = 2048;
+constexpr std::uint32_t kTileCompactionPaysBigCircles = 3072;
 inline bool tile_compaction_fits(std::uint32_t circles) { return circles <= kTileCompactionMaxCircles; }
-inline bool tile_compaction_pays(std::uint32_t circles) { return circles <= kTileCompactionPaysCircles; }
+inline bool tile_compaction_pays(std::uint32_t circles, std::uint64_t pairs) {
+    return circles <= kTileCompactionPaysCircles ||
+           (circles <= kTileCompactionPaysBigCircles && pairs >= kDirectMinPairsPerCircle * circles);
+}
 // The frame's (tile, circle) pairs, for the host: the blocks add their list lengths to *pairs and
 // count themselves in *finished_blocks; the last one stores the total into *host_total (mapped
 // pinned memory, read after the frame) and clears both for the next frame (both start at zero).
