@@ -240,7 +240,8 @@ void work_experiment(const std::vector<std::size_t>& sizes, bool quick, std::ost
 int main(int argc, char** argv) {
     // --only TYPE-OP, e.g. int32-sum: that case alone, no work table (tuning runs)
     const bench::Arguments args = bench::parse_arguments(
-        argc, argv, "tilescan_scan_bench [--out DIR] [--quick] [--commit HASH] [--only TYPE-OP] [--sizes LOG2,...]", true);
+        argc, argv, "tilescan_scan_bench [--out DIR] [--quick] [--commit HASH] [--only TYPE-OP] [--sizes LOG2,...]",
+        true);
     if (!args.ok) return 2;
     const std::string& out_dir = args.out_dir;
     const std::string& commit = args.commit;
