@@ -100,33 +100,46 @@ __host__ __device__ __forceinline__ DigitField digit_field_of_pass(int pass, int
     return {shift, (1u << width) - 1u};
 }
 
-// Adds this round's keys (digits < RADIX) to the warp's counters and returns the number of
-// earlier keys of the same digit in this warp (counter before + peers in lower lanes). The peers,
-// the lanes holding my digit, are found by each lane setting its bit in the warp's mask of its
-// digit in shared memory (masks are zero between rounds: the leader clears its digit's). One
-// shared atomic a key instead of one ballot per digit bit: the 8-bit sort of 2^28 uint32 keys
-// took 7.64 ms against 8.56 with ballots, which were faster than __match_any_sync (H200,
-// docs/primitives.md). Lanes of one digit contend for its mask, so a round whose 32 keys share
-// one digit (`uniform`, known from the counting) skips the masks.
-__device__ __forceinline__ std::uint32_t warp_rank(std::uint32_t* counters, unsigned* masks, unsigned digit, int lane,
-                                                   bool uniform) {
-    unsigned peers = kSortFullMask;
-    if (!uniform) {  // the same in every lane
-        atomicOr(&masks[digit], 1u << lane);
+// Ranks kRounds consecutive rounds of a warp's keys (digits < RADIX) at once: adds them to the
+// warp's counters and returns, for each round, the number of earlier keys of the same digit in
+// this warp (counter before + peers in lower lanes). The peers, the lanes holding my digit in a
+// round, are found by each lane setting its bit in the warp's mask of its digit in shared memory,
+// one set of masks a round (zero between calls: the leaders clear theirs). One shared atomic a key
+// instead of one ballot per digit bit: the 8-bit sort of 2^28 uint32 keys took 7.64 ms against
+// 8.56 with ballots, which were faster than __match_any_sync (H200, docs/primitives.md). Each
+// round's leader (its digit's highest peer) takes the counter and adds the round's count in one
+// atomicAdd, round after round, so a later round of the same digit starts after it. The rounds'
+// shared-memory round trips overlap: one at a time, each waited for its mask, then its counter,
+// then a shuffle. Lanes of one digit contend for its mask, so a round whose 32 keys share one
+// digit (bit r of `uniform`, known from the counting) skips the masks.
+template <int kRounds, int RADIX>
+__device__ __forceinline__ void warp_rank(std::uint32_t* counters, unsigned (*masks)[kSortWarps][RADIX], int warp,
+                                          const unsigned (&digit)[kRounds], std::uint32_t uniform, int lane,
+                                          std::uint32_t (&rank)[kRounds]) {
+    unsigned peers[kRounds];
+#pragma unroll
+    for (int r = 0; r < kRounds; ++r) peers[r] = kSortFullMask;
+    if ((~uniform & ((1u << kRounds) - 1)) != 0) {  // the same in every lane
+#pragma unroll
+        for (int r = 0; r < kRounds; ++r)
+            if (!((uniform >> r) & 1u)) atomicOr(&masks[r][warp][digit[r]], 1u << lane);
         __syncwarp();
-        peers = masks[digit];
-        __syncwarp();  // every lane has read its mask before the leader clears it
+#pragma unroll
+        for (int r = 0; r < kRounds; ++r)
+            if (!((uniform >> r) & 1u)) peers[r] = masks[r][warp][digit[r]];
+        __syncwarp();  // every lane has read its masks before the leaders clear them
     }
-    const int leader = __ffs(peers) - 1;
-    std::uint32_t before = 0;
-    if (lane == leader) {
-        before = counters[digit];
-        counters[digit] = before + __popc(peers);
-        masks[digit] = 0;
+#pragma unroll
+    for (int r = 0; r < kRounds; ++r) {
+        const int leader = 31 - __clz(peers[r]);
+        std::uint32_t before = 0;
+        if (lane == leader) {
+            before = atomicAdd(&counters[digit[r]], std::uint32_t(__popc(peers[r])));
+            masks[r][warp][digit[r]] = 0;
+        }
+        __syncwarp();  // round r's keys are counted before round r + 1's, the masks clear before the next call
+        rank[r] = __shfl_sync(kSortFullMask, before, leader) + __popc(peers[r] & lanemask_lt());
     }
-    before = __shfl_sync(kSortFullMask, before, leader);
-    __syncwarp();
-    return before + __popc(peers & lanemask_lt());
 }
 
 // Whether a round's 32 keys share one digit (the same in every lane): warp_rank then skips the
@@ -205,7 +218,10 @@ struct OnesweepShared {
         kSortTile * (sizeof(K) > sizeof(V) || std::is_same<V, RadixNoValue>::value ? sizeof(K) : sizeof(V));
     alignas(16) unsigned char stage[kStageBytes];
     std::uint32_t counters[kSortWarps][RADIX];
-    unsigned masks[kSortWarps][RADIX];  // warp_rank's, zero between rounds
+    // Rounds warp_rank ranks at once: two, but for 64-bit keys, whose third block an SM would not
+    // fit a second set of masks.
+    static constexpr int kRankRounds = sizeof(K) > 4 ? 1 : 2;
+    unsigned masks[kRankRounds][kSortWarps][RADIX];  // warp_rank's, zero between calls
     std::uint32_t scatter_base[RADIX];  // key i of the staged tile, of digit d, goes to scatter_base[d] + i
     std::uint32_t scratch[kSortWarps];
     std::uint32_t tile;
@@ -274,7 +290,11 @@ __global__ void __launch_bounds__(kSortThreads, std::is_same<V, RadixNoValue>::v
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
     const bool digit_thread = threadIdx.x < RADIX;  // thread d looks after digit d
     if (threadIdx.x == 0) s.tile = atomicAdd(p.tile_counter, 1u);
-    for (int d = lane; d < RADIX; d += 32) s.counters[warp][d] = s.masks[warp][d] = 0;
+    for (int d = lane; d < RADIX; d += 32) {
+        s.counters[warp][d] = 0;
+#pragma unroll
+        for (int r = 0; r < Shared::kRankRounds; ++r) s.masks[r][warp][d] = 0;
+    }
     // Where digit d's keys start in the output (its barrier also shares the tile id).
     const std::uint32_t digit_start =
         block_exclusive_sum<kSortWarps>(digit_thread ? p.digit_counts[threadIdx.x] : 0u, s.scratch, lane, warp);
@@ -313,10 +333,20 @@ __global__ void __launch_bounds__(kSortThreads, std::is_same<V, RadixNoValue>::v
     }
     __syncthreads();
     // Rank from the warp's first position in the tile: key j lands at pos[j] of the staged tile.
+    constexpr int kRankRounds = Shared::kRankRounds;
+    static_assert(kSortItems % kRankRounds == 0, "whole groups of rounds");
 #pragma unroll
-    for (int j = 0; j < kSortItems; ++j) {
-        pos[j] = warp_rank(s.counters[warp], s.masks[warp], digit_of(j), lane, (uniform_rounds >> j) & 1u);
-        stage_keys[pos[j]] = k[j];
+    for (int j = 0; j < kSortItems; j += kRankRounds) {
+        unsigned digits[kRankRounds];
+        std::uint32_t ranks[kRankRounds];
+#pragma unroll
+        for (int r = 0; r < kRankRounds; ++r) digits[r] = digit_of(j + r);
+        warp_rank<kRankRounds, RADIX>(s.counters[warp], s.masks, warp, digits, uniform_rounds >> j, lane, ranks);
+#pragma unroll
+        for (int r = 0; r < kRankRounds; ++r) {
+            pos[j + r] = ranks[r];
+            stage_keys[pos[j + r]] = k[j + r];
+        }
     }
     if (digit_thread) {
         const std::uint32_t before = digits_before<RADIX>(slots, tile, threadIdx.x);
