@@ -65,24 +65,29 @@ template <int RADIX_BITS, typename K>
 constexpr int kMaxSortPasses = (8 * int(sizeof(K)) + RADIX_BITS - 1) / RADIX_BITS;
 
 // The state one sort clears once, in its temporary storage: the histogram's digit counts of every
-// pass, each pass's tile counter, and one status slot per (tile, digit), shared by the passes.
+// pass and their exclusive sums (each digit's first output position), the histogram's finished
+// blocks, each pass's tile counter, and one status slot per (tile, digit), shared by the passes.
 template <int RADIX_BITS, typename K>
 struct SortState {
     static constexpr int RADIX = 1 << RADIX_BITS;
     static constexpr int kMaxPasses = kMaxSortPasses<RADIX_BITS, K>;
     static constexpr std::size_t kCounterBytes =
-        scan_detail::align_bytes((std::size_t(kMaxPasses) * RADIX + kMaxPasses) * sizeof(std::uint32_t));
+        scan_detail::align_bytes((2 * std::size_t(kMaxPasses) * RADIX + kMaxPasses + 1) * sizeof(std::uint32_t));
 
     std::uint32_t* digit_counts;   // [kMaxPasses][RADIX]
+    std::uint32_t* digit_starts;   // [kMaxPasses][RADIX]
     std::uint32_t* tile_counters;  // [kMaxPasses]
-    unsigned long long* status;    // [tiles][RADIX], StatusSlots<std::uint32_t> words
+    std::uint32_t* histogram_blocks_done;
+    unsigned long long* status;  // [tiles][RADIX], StatusSlots<std::uint32_t> words
 
     static std::size_t bytes(std::size_t n) {
         return kCounterBytes + scan_detail::status_bytes<std::uint32_t>(sort_tiles(n) * RADIX);
     }
     static SortState at(unsigned char* temp) {
         std::uint32_t* counters = reinterpret_cast<std::uint32_t*>(temp);
-        return {counters, counters + kMaxPasses * RADIX, reinterpret_cast<unsigned long long*>(temp + kCounterBytes)};
+        return {counters, counters + kMaxPasses * RADIX, counters + 2 * kMaxPasses * RADIX,
+                counters + 2 * kMaxPasses * RADIX + kMaxPasses,
+                reinterpret_cast<unsigned long long*>(temp + kCounterBytes)};
     }
 };
 
@@ -162,10 +167,14 @@ struct HistogramParams {
     std::size_t tiles;
     int begin_bit, end_bit, passes;
     std::uint32_t* digit_counts;  // [passes][RADIX], zero before the launch
+    std::uint32_t* digit_starts;  // [passes][RADIX]: the counts' exclusive sums
+    std::uint32_t* blocks_done;   // zero before the launch
 };
 
 // Counts the digits of every pass in one read of the keys: each block loops over tiles with
-// shared counters per pass, then adds them to the global counts once.
+// shared counters per pass, then adds them to the global counts once. The last block to finish
+// turns each pass's counts into digit starts (exclusive sums), once a sort instead of in every
+// tile of every pass.
 template <int RADIX_BITS, typename K>
 __global__ void __launch_bounds__(kSortThreads) radix_histogram_kernel(const K* keys, HistogramParams h) {
     constexpr int RADIX = 1 << RADIX_BITS;
@@ -199,6 +208,21 @@ __global__ void __launch_bounds__(kSortThreads) radix_histogram_kernel(const K* 
     __syncthreads();
     for (int i = threadIdx.x; i < h.passes * RADIX; i += kSortThreads)
         if (const std::uint32_t c = counters[i / RADIX][i % RADIX]) atomicAdd(&h.digit_counts[i], c);
+    __threadfence();  // this block's counts are in before it counts itself done
+    __shared__ bool last_block;
+    __shared__ std::uint32_t scratch[kSortThreads / 32];
+    if (threadIdx.x == 0) last_block = atomicAdd(h.blocks_done, 1u) == gridDim.x - 1;
+    __syncthreads();
+    if (!last_block) return;
+    __threadfence();  // every block's counts are in
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    for (int pass = 0; pass < h.passes; ++pass) {
+        const volatile std::uint32_t* counts = h.digit_counts + std::size_t(pass) * RADIX;
+        const std::uint32_t start =
+            block_exclusive_sum<kSortThreads / 32>(threadIdx.x < RADIX ? counts[threadIdx.x] : 0u, scratch, lane, warp);
+        if (threadIdx.x < RADIX) h.digit_starts[std::size_t(pass) * RADIX + threadIdx.x] = start;
+        __syncthreads();  // scratch is read before the next pass's sum writes it
+    }
 }
 
 struct OnesweepParams {
@@ -206,7 +230,7 @@ struct OnesweepParams {
     std::size_t tiles;
     DigitField field;
     unsigned tag;                       // pass + 1: the slots' tag of this pass
-    const std::uint32_t* digit_counts;  // this pass's [RADIX]
+    const std::uint32_t* digit_starts;  // this pass's [RADIX]: where each digit's keys start in the output
     std::uint32_t* tile_counter;        // this pass's
     unsigned long long* status;         // [tiles][RADIX]
 };
@@ -219,8 +243,9 @@ struct OnesweepShared {
     alignas(16) unsigned char stage[kStageBytes];
     std::uint32_t counters[kSortWarps][RADIX];
     // Rounds warp_rank ranks at once: two, but for 64-bit keys, whose third block an SM would not
-    // fit a second set of masks.
-    static constexpr int kRankRounds = sizeof(K) > 4 ? 1 : 2;
+    // fit a second set of masks, and for 4-bit digits, whose 16 masks contend more (H200, 2^28
+    // uint32 keys: 9.79 ms one round at a time, 11.06 two).
+    static constexpr int kRankRounds = sizeof(K) > 4 || RADIX_BITS < 8 ? 1 : 2;
     unsigned masks[kRankRounds][kSortWarps][RADIX];  // warp_rank's, zero between calls
     std::uint32_t scatter_base[RADIX];  // key i of the staged tile, of digit d, goes to scatter_base[d] + i
     std::uint32_t scratch[kSortWarps];
@@ -290,14 +315,15 @@ __global__ void __launch_bounds__(kSortThreads, std::is_same<V, RadixNoValue>::v
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
     const bool digit_thread = threadIdx.x < RADIX;  // thread d looks after digit d
     if (threadIdx.x == 0) s.tile = atomicAdd(p.tile_counter, 1u);
-    for (int d = lane; d < RADIX; d += 32) {
-        s.counters[warp][d] = 0;
+    // Each warp clears its counters and masks, 16 bytes a store.
+    for (int i = lane; i < RADIX / 4; i += 32) {
+        reinterpret_cast<uint4*>(s.counters[warp])[i] = make_uint4(0, 0, 0, 0);
 #pragma unroll
-        for (int r = 0; r < Shared::kRankRounds; ++r) s.masks[r][warp][d] = 0;
+        for (int r = 0; r < Shared::kRankRounds; ++r)
+            reinterpret_cast<uint4*>(s.masks[r][warp])[i] = make_uint4(0, 0, 0, 0);
     }
-    // Where digit d's keys start in the output (its barrier also shares the tile id).
-    const std::uint32_t digit_start =
-        block_exclusive_sum<kSortWarps>(digit_thread ? p.digit_counts[threadIdx.x] : 0u, s.scratch, lane, warp);
+    const std::uint32_t digit_start = digit_thread ? p.digit_starts[threadIdx.x] : 0u;
+    __syncthreads();  // the tile id and the cleared counters
     const std::size_t tile = s.tile;
     const std::size_t tile_base = tile * kSortTile;
     const std::uint32_t valid =
@@ -308,8 +334,12 @@ __global__ void __launch_bounds__(kSortThreads, std::is_same<V, RadixNoValue>::v
     [[maybe_unused]] V v[kSortItems];
     load_rounds(keys_in, base, p.n, valid == kSortTile, k);
     if constexpr (kPairs) load_rounds(values_in, base, p.n, valid == kSortTile, v);
+    // Key j of this thread is real when j * 32 < lane_keys (the tile's real keys from this thread's
+    // first one on; a 32-bit test instead of a 64-bit sum and compare a key); past them, padding of
+    // digit RADIX - 1.
+    const int lane_keys = int(valid) - (warp * kSortItems * 32 + lane);
     const auto digit_of = [&](int j) {
-        return base + j * 32 < p.n ? radix_digit(k[j], p.field.shift, p.field.mask) : unsigned(RADIX - 1);
+        return j * 32 < lane_keys ? radix_digit(k[j], p.field.shift, p.field.mask) : unsigned(RADIX - 1);
     };
     // Count the tile's digits per warp first: the tile's counts are published before the ranking,
     // so earlier tiles have published theirs by the time this one looks back.
@@ -423,7 +453,8 @@ void sort_passes(const K* keys_in, K* keys_out, const V* values_in, V* values_ou
                                            cudaFuncAttributeMaxDynamicSharedMemorySize, int(kSharedBytes)));
     if (passes > 0) {
         TS_CUDA_CHECK(cudaMemsetAsync(temp, 0, State::bytes(n), stream));
-        const HistogramParams h{n, tiles, begin_bit, end_bit, passes, state.digit_counts};
+        const HistogramParams h{
+            n, tiles, begin_bit, end_bit, passes, state.digit_counts, state.digit_starts, state.histogram_blocks_done};
         radix_histogram_kernel<RADIX_BITS, K><<<histogram_blocks(tiles), kSortThreads, 0, stream>>>(keys_in, h);
         TS_CUDA_CHECK_LAUNCH();
     }
@@ -435,7 +466,7 @@ void sort_passes(const K* keys_in, K* keys_out, const V* values_in, V* values_ou
                                tiles,
                                digit_field_of_pass<RADIX_BITS>(pass, begin_bit, end_bit),
                                unsigned(pass + 1),
-                               state.digit_counts + std::size_t(pass) * RADIX,
+                               state.digit_starts + std::size_t(pass) * RADIX,
                                state.tile_counters + pass,
                                state.status};
         // The last pass lands in the output (in place: even passes go to the alternate buffer).
