@@ -6,19 +6,22 @@
 //
 // Per sort:
 //   clear       one memset of the sort's state (SortState): digit counts, tile counters, status slots
-//   histogram   one read of the keys counts the digits of every pass at once: counts[pass][digit]
+//   histogram   one read of the keys counts the digits of every pass at once: counts[pass][digit];
+//               its last block turns them into digit starts (their exclusive sums per pass)
 // Per pass, one kernel that reads and writes the keys once (onesweep):
 //   tile id     from the pass's atomic counter, in the order blocks start, so every tile a block
 //               waits for belongs to a block that is running or done (forward progress)
-//   count       each warp counts its keys' digits (shared atomics); per digit (one thread each) the
+//   count       each warp counts its keys' digits (a shared atomicAdd of 1 a key) and notes the
+//               rounds whose 32 keys share one digit; per digit (one thread each) the
 //               warps' counts become exclusive prefixes and the digit totals are block-scanned into
 //               tile_start; thread d publishes the tile's count of digit d (an aggregate) at once,
 //               before the ranking, so that earlier tiles' counts are out by the time a tile looks
 //               back
-//   rank        round by round, peers = the lanes with my digit (warp_rank: a shared atomicOr into
-//               the warp's mask of the digit); the lowest peer reads and advances this warp's
-//               counter for the digit, which starts at tile_start[d] + the warp's earlier keys of d;
-//               position in the tile = counter + peers below me, where the key is staged
+//   rank        two rounds at a time, peers = the lanes with my digit (warp_rank: a shared atomicOr
+//               into the warp's mask of the digit, a set of masks a round); the highest peer
+//               advances this warp's counter for the digit by one atomicAdd, which returns where
+//               the peers start (the counter starts at tile_start[d] + the warp's earlier keys of
+//               d); position in the tile = that + peers below me, where the key is staged
 //               (digit-sorted in shared memory)
 //   look-back   thread d then walks back over the earlier tiles' slots of digit d, adding
 //               aggregates until it meets an inclusive prefix, and publishes its own: the
@@ -28,8 +31,8 @@
 //               the state is cleared once per sort.
 //   scatter     key i of the staged tile, of digit d, goes to
 //               digit_start[d] + (keys of digit d in earlier tiles) + i - tile_start[d],
-//               digit_start being the exclusive sum of the histogram's counts: each digit's run of
-//               the tile is written contiguously (coalesced).
+//               digit_start being the histogram's digit start: each digit's run of the tile is
+//               written contiguously (coalesced).
 // The partial last tile pads with keys of digit RADIX-1 after the real ones: they rank last, are
 // never written, and only the last tile's own slots count them, which no tile reads.
 #pragma once
@@ -114,9 +117,10 @@ __host__ __device__ __forceinline__ DigitField digit_field_of_pass(int pass, int
 // 8.56 with ballots, which were faster than __match_any_sync (H200, docs/primitives.md). Each
 // round's leader (its digit's highest peer) takes the counter and adds the round's count in one
 // atomicAdd, round after round, so a later round of the same digit starts after it. The rounds'
-// shared-memory round trips overlap: one at a time, each waited for its mask, then its counter,
-// then a shuffle. Lanes of one digit contend for its mask, so a round whose 32 keys share one
-// digit (bit r of `uniform`, known from the counting) skips the masks.
+// shared-memory round trips overlap: one round at a time, each waited for its mask, then its
+// counter (a read and a write), then a shuffle (H200, 2^28 uint32 keys: 6.03 -> 5.90 ms). Lanes of
+// one digit contend for its mask, so a round whose 32 keys share one digit (bit r of `uniform`,
+// known from the counting) skips the masks.
 template <int kRounds, int RADIX>
 __device__ __forceinline__ void warp_rank(std::uint32_t* counters, unsigned (*masks)[kSortWarps][RADIX], int warp,
                                           const unsigned (&digit)[kRounds], std::uint32_t uniform, int lane,
@@ -157,7 +161,8 @@ __device__ __forceinline__ bool round_is_uniform(unsigned digit) {
 // lanes that add 1 to one word (one ATOMS.POPC.INC a round), so keys sharing a digit do not
 // contend. A vote that added 32 once for a round of one digit, and a branch around it, cost the
 // onesweep pass a shuffle's latency a round (Nsight Compute source counters, 2^28 uint32 keys on
-// the H200: the counting loop held 27 % of the pass's stall samples, CUB's 12 %).
+// the H200: the counting loop held 27 % of the pass's stall samples, CUB's 12 %; the sort took
+// 6.36 ms with the vote, 6.03 without).
 __device__ __forceinline__ void count_digit(std::uint32_t* counters, unsigned digit) {
     atomicAdd(&counters[digit], 1u);
 }
@@ -299,8 +304,8 @@ __device__ __forceinline__ std::uint32_t warp_counts_to_prefixes(std::uint32_t (
     return total;
 }
 
-// Registers (CUDA 13.0, sm_90): keys 56, so three blocks fit an SM (64-bit keys spill 48 bytes
-// for it); pairs 79-80, two blocks (64-bit pairs spill 24 bytes).
+// Registers (CUDA 13.0, sm_90, 8-bit digits): 32-bit keys 48, 64-bit keys 56 (52 bytes spilled),
+// so three blocks fit an SM; pairs 80, two blocks (64-bit keys with values spill 4 bytes).
 template <int RADIX_BITS, typename K, typename V>
 __global__ void __launch_bounds__(kSortThreads, std::is_same<V, RadixNoValue>::value ? 3 : 2)
     radix_onesweep_kernel(const K* keys_in, K* keys_out, const V* values_in, V* values_out, OnesweepParams p) {
