@@ -313,7 +313,7 @@ __global__ void __launch_bounds__(kSortThreads, std::is_same<V, RadixNoValue>::v
     static_assert(RADIX <= kSortThreads, "a thread per digit");
     constexpr bool kPairs = !std::is_same<V, RadixNoValue>::value;
     using Shared = OnesweepShared<RADIX_BITS, K, V>;
-    extern __shared__ __align__(16) unsigned char onesweep_shared[];  // 49 KiB (32-bit keys), 73 (64-bit)
+    extern __shared__ __align__(16) unsigned char onesweep_shared[];  // 61 KiB (32-bit keys), 73 (64-bit)
     Shared& s = *reinterpret_cast<Shared*>(onesweep_shared);
     K* stage_keys = reinterpret_cast<K*>(s.stage);
     V* stage_values = reinterpret_cast<V*>(s.stage);
