@@ -128,7 +128,10 @@ __device__ __forceinline__ void warp_rank(std::uint32_t* counters, unsigned (*ma
     unsigned peers[kRounds];
 #pragma unroll
     for (int r = 0; r < kRounds; ++r) peers[r] = kSortFullMask;
-    if ((~uniform & ((1u << kRounds) - 1)) != 0) {  // the same in every lane
+    // The mask work sits in a branch (the same in every lane): predicated instead, the unrolled
+    // rank loop became one basic block, whose loads the scheduler hoisted until 32-bit keys
+    // spilled 60 bytes and 64-bit keys 228.
+    if ((~uniform & ((1u << kRounds) - 1)) != 0) {
 #pragma unroll
         for (int r = 0; r < kRounds; ++r)
             if (!((uniform >> r) & 1u)) atomicOr(&masks[r][warp][digit[r]], 1u << lane);
