@@ -1,8 +1,9 @@
 // Device code and template definitions of the GPU radix sort (radix_sort.h): a onesweep LSD sort.
 //
-// Geometry (radix_sort.h): 384 threads, 16 keys per thread, tile = 6144 keys. Warp w of a tile owns the 512
-// consecutive keys [w·512, w·512 + 512); in round j lane l holds key w·512 + j·32 + l, so every
-// load is one coalesced 32-key run and rounds visit a warp's keys in input order (stability).
+// Geometry (radix_sort.h): 384 threads, I = 18 keys per thread for 32-bit keys (tile = 6912 keys),
+// 16 for 64-bit keys (6144). Warp w of a tile owns the 32·I consecutive keys from w·32·I; in round
+// j lane l holds key w·32·I + j·32 + l, so every load is one coalesced 32-key run and rounds visit
+// a warp's keys in input order (stability).
 //
 // Per sort:
 //   clear       one memset of the sort's state (SortState): digit counts, tile counters, status slots
@@ -55,14 +56,19 @@ namespace tilescan::prim_detail {
 constexpr unsigned kSortFullMask = 0xffffffffu;
 constexpr int kSortThreads = kRadixSortThreads;
 constexpr int kSortWarps = kSortThreads / 32;
-constexpr int kSortItems = kRadixSortItems;
-constexpr int kSortTile = kSortThreads * kSortItems;
+template <typename K>
+constexpr int kSortItems = radix_sort_items<K>();
+template <typename K>
+constexpr int kSortTile = kSortThreads* kSortItems<K>;
 // Histogram blocks per SM: each loops over tiles, so its counters reach global memory once.
 constexpr int kHistogramBlocksPerSm = 4;
 
 struct RadixNoValue {};
 
-inline std::size_t sort_tiles(std::size_t n) { return (n + kSortTile - 1) / kSortTile; }
+template <typename K>
+std::size_t sort_tiles(std::size_t n) {
+    return (n + kSortTile<K> - 1) / kSortTile<K>;
+}
 
 template <int RADIX_BITS, typename K>
 constexpr int kMaxSortPasses = (8 * int(sizeof(K)) + RADIX_BITS - 1) / RADIX_BITS;
@@ -84,7 +90,7 @@ struct SortState {
     unsigned long long* status;  // [tiles][RADIX], StatusSlots<std::uint32_t> words
 
     static std::size_t bytes(std::size_t n) {
-        return kCounterBytes + scan_detail::status_bytes<std::uint32_t>(sort_tiles(n) * RADIX);
+        return kCounterBytes + scan_detail::status_bytes<std::uint32_t>(sort_tiles<K>(n) * RADIX);
     }
     static SortState at(unsigned char* temp) {
         std::uint32_t* counters = reinterpret_cast<std::uint32_t*>(temp);
@@ -199,15 +205,15 @@ __global__ void __launch_bounds__(kSortThreads) radix_histogram_kernel(const K* 
         }
     };
     for (std::size_t t = blockIdx.x; t < h.tiles; t += gridDim.x) {
-        const std::size_t base = t * kSortTile + threadIdx.x;
-        if ((t + 1) * kSortTile <= h.n) {  // a whole tile: every key loaded before any is counted
-            K k[kSortItems];
+        const std::size_t base = t * kSortTile<K> + threadIdx.x;
+        if ((t + 1) * kSortTile<K> <= h.n) {  // a whole tile: every key loaded before any is counted
+            K k[kSortItems<K>];
 #pragma unroll
-            for (int j = 0; j < kSortItems; ++j) k[j] = keys[base + j * kSortThreads];
+            for (int j = 0; j < kSortItems<K>; ++j) k[j] = keys[base + j * kSortThreads];
 #pragma unroll
-            for (int j = 0; j < kSortItems; ++j) count_key(k[j], true);
+            for (int j = 0; j < kSortItems<K>; ++j) count_key(k[j], true);
         } else {
-            for (int j = 0; j < kSortItems; ++j) {
+            for (int j = 0; j < kSortItems<K>; ++j) {
                 const std::size_t i = base + j * kSortThreads;
                 count_key(i < h.n ? keys[i] : K(), i < h.n);
             }
@@ -247,7 +253,7 @@ template <int RADIX_BITS, typename K, typename V>
 struct OnesweepShared {
     static constexpr int RADIX = 1 << RADIX_BITS;
     static constexpr std::size_t kStageBytes =
-        kSortTile * (sizeof(K) > sizeof(V) || std::is_same<V, RadixNoValue>::value ? sizeof(K) : sizeof(V));
+        kSortTile<K> * (sizeof(K) > sizeof(V) || std::is_same<V, RadixNoValue>::value ? sizeof(K) : sizeof(V));
     alignas(16) unsigned char stage[kStageBytes];
     std::uint32_t counters[kSortWarps][RADIX];
     // Rounds warp_rank ranks at once: two, but for 64-bit keys, whose third block an SM would not
@@ -279,16 +285,16 @@ __device__ __forceinline__ std::uint32_t digits_before(const scan_detail::Status
     return before;
 }
 
-// This thread's kSortItems elements of its warp's run: round j at base + j·32; past n, T().
-template <typename T>
+// This thread's kItems elements of its warp's run: round j at base + j·32; past n, T().
+template <typename T, int kItems>
 __device__ __forceinline__ void load_rounds(const T* in, std::size_t base, std::size_t n, bool full_tile,
-                                            T (&out)[kSortItems]) {
+                                            T (&out)[kItems]) {
     if (full_tile) {
 #pragma unroll
-        for (int j = 0; j < kSortItems; ++j) out[j] = in[base + j * 32];
+        for (int j = 0; j < kItems; ++j) out[j] = in[base + j * 32];
     } else {
 #pragma unroll
-        for (int j = 0; j < kSortItems; ++j) out[j] = base + j * 32 < n ? in[base + j * 32] : T();
+        for (int j = 0; j < kItems; ++j) out[j] = base + j * 32 < n ? in[base + j * 32] : T();
     }
 }
 
@@ -307,16 +313,18 @@ __device__ __forceinline__ std::uint32_t warp_counts_to_prefixes(std::uint32_t (
     return total;
 }
 
-// Registers (CUDA 13.0, sm_90, 8-bit digits): 32-bit keys 48, 64-bit keys 56 (52 bytes spilled),
-// so three blocks fit an SM; pairs 80, two blocks (64-bit keys with values spill 4 bytes).
+// Registers (CUDA 13.0, sm_90, 8-bit digits): 32-bit keys 56, 64-bit keys 56 (52 bytes spilled),
+// so three blocks fit an SM; pairs 80, two blocks (32-bit pairs spill 40 bytes, 64-bit keys with
+// values 4).
 template <int RADIX_BITS, typename K, typename V>
 __global__ void __launch_bounds__(kSortThreads, std::is_same<V, RadixNoValue>::value ? 3 : 2)
     radix_onesweep_kernel(const K* keys_in, K* keys_out, const V* values_in, V* values_out, OnesweepParams p) {
     constexpr int RADIX = 1 << RADIX_BITS;
+    constexpr int kItems = kSortItems<K>, kTile = kSortTile<K>;
     static_assert(RADIX <= kSortThreads, "a thread per digit");
     constexpr bool kPairs = !std::is_same<V, RadixNoValue>::value;
     using Shared = OnesweepShared<RADIX_BITS, K, V>;
-    extern __shared__ __align__(16) unsigned char onesweep_shared[];  // 61 KiB (32-bit keys), 73 (64-bit)
+    extern __shared__ __align__(16) unsigned char onesweep_shared[];  // 64 KiB (32-bit keys), 73 (64-bit)
     Shared& s = *reinterpret_cast<Shared*>(onesweep_shared);
     K* stage_keys = reinterpret_cast<K*>(s.stage);
     V* stage_values = reinterpret_cast<V*>(s.stage);
@@ -333,28 +341,28 @@ __global__ void __launch_bounds__(kSortThreads, std::is_same<V, RadixNoValue>::v
     const std::uint32_t digit_start = digit_thread ? p.digit_starts[threadIdx.x] : 0u;
     __syncthreads();  // the tile id and the cleared counters
     const std::size_t tile = s.tile;
-    const std::size_t tile_base = tile * kSortTile;
+    const std::size_t tile_base = tile * kTile;
     const std::uint32_t valid =
-        p.n - tile_base < std::size_t(kSortTile) ? std::uint32_t(p.n - tile_base) : std::uint32_t(kSortTile);
-    const std::size_t base = tile_base + std::size_t(warp) * (kSortItems * 32) + lane;
-    K k[kSortItems];
-    std::uint32_t pos[kSortItems];
-    [[maybe_unused]] V v[kSortItems];
-    load_rounds(keys_in, base, p.n, valid == kSortTile, k);
-    if constexpr (kPairs) load_rounds(values_in, base, p.n, valid == kSortTile, v);
+        p.n - tile_base < std::size_t(kTile) ? std::uint32_t(p.n - tile_base) : std::uint32_t(kTile);
+    const std::size_t base = tile_base + std::size_t(warp) * (kItems * 32) + lane;
+    K k[kItems];
+    std::uint32_t pos[kItems];
+    [[maybe_unused]] V v[kItems];
+    load_rounds(keys_in, base, p.n, valid == kTile, k);
+    if constexpr (kPairs) load_rounds(values_in, base, p.n, valid == kTile, v);
     // Key j of this thread is real when j * 32 < lane_keys (the tile's real keys from this thread's
     // first one on; a 32-bit test instead of a 64-bit sum and compare a key); past them, padding of
     // digit RADIX - 1.
-    const int lane_keys = int(valid) - (warp * kSortItems * 32 + lane);
+    const int lane_keys = int(valid) - (warp * kItems * 32 + lane);
     const auto digit_of = [&](int j) {
         return j * 32 < lane_keys ? radix_digit(k[j], p.field.shift, p.field.mask) : unsigned(RADIX - 1);
     };
     // Count the tile's digits per warp first: the tile's counts are published before the ranking,
     // so earlier tiles have published theirs by the time this one looks back.
-    static_assert(kSortItems <= 32, "a bit per round");
+    static_assert(kItems <= 32, "a bit per round");
     std::uint32_t uniform_rounds = 0;  // bit j: round j's 32 keys share one digit
 #pragma unroll
-    for (int j = 0; j < kSortItems; ++j) {
+    for (int j = 0; j < kItems; ++j) {
         const unsigned digit = digit_of(j);
         count_digit(s.counters[warp], digit);
         uniform_rounds |= std::uint32_t(round_is_uniform(digit)) << j;
@@ -372,9 +380,9 @@ __global__ void __launch_bounds__(kSortThreads, std::is_same<V, RadixNoValue>::v
     __syncthreads();
     // Rank from the warp's first position in the tile: key j lands at pos[j] of the staged tile.
     constexpr int kRankRounds = Shared::kRankRounds;
-    static_assert(kSortItems % kRankRounds == 0, "whole groups of rounds");
+    static_assert(kItems % kRankRounds == 0, "whole groups of rounds");
 #pragma unroll
-    for (int j = 0; j < kSortItems; j += kRankRounds) {
+    for (int j = 0; j < kItems; j += kRankRounds) {
         unsigned digits[kRankRounds];
         std::uint32_t ranks[kRankRounds];
 #pragma unroll
@@ -393,9 +401,9 @@ __global__ void __launch_bounds__(kSortThreads, std::is_same<V, RadixNoValue>::v
     }
     __syncthreads();
     // Staged element i (thread-strided, so each digit's run is written by consecutive threads).
-    std::uint32_t dest[kSortItems];
+    std::uint32_t dest[kItems];
 #pragma unroll
-    for (int j = 0; j < kSortItems; ++j) {
+    for (int j = 0; j < kItems; ++j) {
         const std::uint32_t i = threadIdx.x + j * kSortThreads;
         if (i < valid) {
             const K key = stage_keys[i];
@@ -406,10 +414,10 @@ __global__ void __launch_bounds__(kSortThreads, std::is_same<V, RadixNoValue>::v
     if constexpr (kPairs) {
         __syncthreads();
 #pragma unroll
-        for (int j = 0; j < kSortItems; ++j) stage_values[pos[j]] = v[j];
+        for (int j = 0; j < kItems; ++j) stage_values[pos[j]] = v[j];
         __syncthreads();
 #pragma unroll
-        for (int j = 0; j < kSortItems; ++j) {
+        for (int j = 0; j < kItems; ++j) {
             const std::uint32_t i = threadIdx.x + j * kSortThreads;
             if (i < valid) values_out[dest[j]] = stage_values[i];
         }
@@ -454,7 +462,7 @@ void sort_passes(const K* keys_in, K* keys_out, const V* values_in, V* values_ou
         temp += scan_detail::align_bytes(n * sizeof(V));
     }
     const State state = State::at(temp);
-    const std::size_t tiles = sort_tiles(n);
+    const std::size_t tiles = sort_tiles<K>(n);
     constexpr std::size_t kSharedBytes = sizeof(OnesweepShared<RADIX_BITS, K, V>);
     if (kSharedBytes > 48 * 1024)  // above the default limit of dynamic shared memory: opt in
         TS_CUDA_CHECK(cudaFuncSetAttribute(radix_onesweep_kernel<RADIX_BITS, K, V>,

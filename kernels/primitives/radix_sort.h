@@ -34,13 +34,20 @@
 
 namespace tilescan {
 
-/// The GPU sort's tile: kRadixSortThreads threads sort kRadixSortItems keys each at once. Measured
-/// on the H200 (2^28 uint32 keys, 8-bit digits, ms): 256 x 16 keys 7.23, 256 x 24 6.27, 384 x 16
-/// 6.34, 384 x 20 6.71, 384 x 24 6.39, 512 x 16 6.71, 256 x 32 6.93; 384 x 16 was also the fastest
-/// for 32-bit pairs, for ordered binning and at 2^24.
+/// The GPU sort's tile: kRadixSortThreads threads sort radix_sort_items<K>() keys each at once.
+/// Measured on the H200 (2^28 uint32 keys, 8-bit digits, ms, before the two-round ranking of
+/// edb2d91): 256 x 16 keys 7.23, 256 x 24 6.27, 384 x 16 6.34, 384 x 20 6.71, 384 x 24 6.39,
+/// 512 x 16 6.71, 256 x 32 6.93; 384 x 16 was also the fastest for 32-bit pairs, for ordered
+/// binning and at 2^24.
 constexpr int kRadixSortThreads = 384;
-/// Keys each thread of the GPU sort's tile holds (see kRadixSortThreads).
-constexpr int kRadixSortItems = 16;
+/// Keys each thread of the GPU sort's tile holds: 18 for keys of 32 bits, 16 for 64. With the
+/// two-round ranking (edb2d91), 18 took 2^28 uint32 keys from 5.72 to 5.48 ms (CUB 5.45) and
+/// 32-bit pairs from 8.20 to 8.11, but 64-bit keys spilled and slowed (16.29 to 17.06 ms; H200,
+/// bench/results/2026-12-02-primitives-h200-radix-counting.md).
+template <typename K>
+constexpr int radix_sort_items() {
+    return sizeof(K) > 4 ? 16 : 18;
+}
 
 /// Bytes of temporary device storage radix_sort_keys of n keys needs (0 when n == 0).
 /// @throws std::invalid_argument digit_bits other than 4 or 8.

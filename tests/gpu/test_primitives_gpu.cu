@@ -220,7 +220,7 @@ void check_sort(const std::vector<K>& keys, int begin, int end, int digit_bits, 
 template <typename K>
 void sort_suite() {
     constexpr int kBits = int(8 * sizeof(K));
-    for (std::size_t n : boundary_sizes(kRadixSortThreads, std::size_t(kRadixSortThreads) * kRadixSortItems)) {
+    for (std::size_t n : boundary_sizes(kRadixSortThreads, std::size_t(kRadixSortThreads) * radix_sort_items<K>())) {
         for (int dist = 0; dist < 5; ++dist) {
             const std::vector<K> keys = sort_keys_input<K>(n, dist);
             check_sort(keys, 0, kBits, 8, false, false);
