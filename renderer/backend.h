@@ -27,7 +27,7 @@ struct StageTime {
 struct RenderStats {
     double total_ms = 0;          ///< the frame, from circles in place to the finished float image
     std::uint64_t blends = 0;     ///< pixel-circle coverings, when counted (see counted_blends)
-    bool counted_blends = false;  ///< the naive peer and the viewer's device path do not count them
+    bool counted_blends = false;  ///< the viewer's device path does not count them
     std::uint64_t pairs = 0;      ///< (tile, circle) pairs binned; 0 for `ref`
     std::uint64_t bin_bytes = 0;  ///< memory the binning stages used
     std::uint32_t bands = 0;      ///< tile-row bands the frame was binned in (tile_bands.h); 0 for `ref`

@@ -556,10 +556,11 @@ RenderStats CudaBackend::bin_and_shade(const FrameParams& frame, std::uint64_t c
     return stats;
 }
 
-// Whether the frame takes tile compaction instead of binning: the scan binning, a frame that fits
-// it, and (unless forced) one of few circles, or of a few more large ones (by the pairs of the last
-// frame). It needs no bin memory, so no bands either.
+// Whether the frame takes tile compaction instead of binning: every frame of the naive peer; with
+// the scan binning, a frame that fits it, and (unless forced) one of few circles, or of a few more
+// large ones (by the pairs of the last frame). It needs no bin memory, so no bands either.
 bool CudaBackend::compacts_tiles() const {
+    if (binning_ == Binning::naive) return true;
     const std::uint32_t circles = buffers_->circles;
     const bool wanted =
         scan_path_ == ScanBinningPath::compaction ||
@@ -619,7 +620,6 @@ RenderStats CudaBackend::render_uploaded(int width, int height, bool count_blend
     Buffers& d = *buffers_;
     const FrameParams frame = frame_params(width, height, d.shading, d.background);
     const std::size_t pixels = std::size_t(width) * height;
-    count_blends = count_blends && binning_ != Binning::naive;  // the naive kernel does not count
     with_out_of_memory_message("allocating the image", [&] { d.image.reserve(pixels * 4); });
     d.width = width;
     d.height = height;
@@ -629,16 +629,7 @@ RenderStats CudaBackend::render_uploaded(int width, int height, bool count_blend
     };
     reset_blends();
     RenderStats stats;
-    if (binning_ == Binning::naive) {
-        StageTimer timer(d.stream);  // not the binned frame's: its graph keeps that one's marks
-        timer.start(timing);
-        launch_cull_and_count(d.device_circles(), frame, d.records(), d.big(), d.pair_counts.data(), d.stream);
-        timer.end_stage("cull+count");
-        launch_naive_render(frame, d.records(), d.circles, d.image.data(), d.stream);
-        timer.end_frame("bin+shade");
-        TS_CUDA_CHECK(cudaStreamSynchronize(d.stream));
-        stats.stages = timer.stages();
-    } else if (compacts_tiles()) {
+    if (compacts_tiles()) {
         stats = compact_and_shade(frame, blends, timing);
         // The pairs path's capacity rule, for the shading layout (shade_pixels_per_thread) and a
         // later frame that bins: grow, or shrink below half.

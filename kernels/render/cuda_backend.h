@@ -17,7 +17,8 @@
 // frame whose pairs exceed the bin-memory budget is binned and shaded in bands of tile rows
 // (renderer/tile_bands.h), with the same bits.
 // Two peers share the code for honest comparison: Binning::sort bins with 64-bit keys through
-// cub::DeviceRadixSort, Binning::naive lets every tile block test every circle. All three give the
+// cub::DeviceRadixSort, Binning::naive takes tile compaction for every frame (every tile block
+// tests every circle, the course reference renderer's design). All three give the
 // `ref` image bit for bit. Stage times come from CUDA events on the backend's stream.
 #pragma once
 

@@ -2,9 +2,9 @@
 //   1. cull + bound + count   launch_cull_and_count
 //   3. emit                   launch_emit_pairs (scan binning) / launch_emit_sort_keys (sort peer)
 //   5. bin (sort peer only)   launch_split_sort_keys, after cub::DeviceRadixSort
-//   6. shade                  launch_shade_tiles (busy tiles included); launch_naive_render is the
-//                             naive peer's bin+shade
-// Frames of few circles take launch_cull, then launch_compact_and_shade_tiles instead of 2-6.
+//   6. shade                  launch_shade_tiles (busy tiles included)
+// Frames of few circles take launch_cull, then launch_compact_and_shade_tiles instead of 2-6; so
+// does every frame of the naive peer.
 // Stages 2 (scan) and 5 (ordered binning) are the scan library's and the primitives' own calls.
 // Every launcher is asynchronous on `stream` and checks its launch.
 #pragma once
@@ -182,11 +182,6 @@ void launch_compact_and_shade_tiles(const FrameParams& frame, const CircleRecord
                                     const CompactionTotals& totals, int pixels_per_thread,
                                     float* image,  // [height][width][4], row 0 = bottom
                                     unsigned long long* blends, cudaStream_t stream);
-
-// The naive peer (the course's reference GPU design): each tile's block tests every circle
-// against its tile, compacts the hits with a block scan, and shades them. O(tiles x circles).
-void launch_naive_render(const FrameParams& frame, const CircleRecords& records, std::uint32_t circles, float* image,
-                         cudaStream_t stream);
 
 // 8-bit RGBA (quantize_8bit, alpha 255) of a float image, for display.
 void launch_convert_to_rgba8(const float* image, int width, int height, std::uint8_t* rgba8, cudaStream_t stream);

@@ -1,6 +1,6 @@
 // The shading stage for the scan and sort binnings (one block per tile, 2 or 4 pixels per
-// thread; busy tiles by a warp per pixel), the naive peer's test-every-circle kernel, and
-// the 8-bit conversion for display.
+// thread; busy tiles by a warp per pixel), tile compaction's test-every-circle kernel (also the
+// naive peer's), and the 8-bit conversion for display.
 //
 // A tile's circles are staged through shared memory in batches; each thread keeps its pixels in
 // registers, blends the batch in list order (= draw order) with the shared per-pixel math of
@@ -400,16 +400,17 @@ auto shade_tiles_kernel_for(ShadingKind shading, bool count_blends) {
                         : shade_tiles_kernel<kShadingFlat, kPixels, false>;
 }
 
-// Whether a circle's pixel box meets tile (tx, ty). Tile compaction and the naive peer test every
-// circle against every tile, and the 8-byte box alone rules out nearly all of them, so they read a
-// circle's geometry only for those that pass.
+// Whether a circle's pixel box meets tile (tx, ty). Tile compaction tests every circle against
+// every tile, and the 8-byte box alone rules out nearly all of them, so it reads a circle's
+// geometry only for those that pass.
 __device__ __forceinline__ bool box_meets_tile(const CircleBox& box, int tx, int ty) {
     const int x0 = tx << kTileLog2;
     const int y0 = ty << kTileLog2;
     return box.x0 < x0 + kTileSize && box.x_last >= x0 && box.y0 < y0 + kTileSize && box.y_last >= y0;
 }
 
-// Tile compaction: frames of few circles skip binning (tile_compaction_pays). Each tile's block
+// Tile compaction: frames of few circles skip binning (tile_compaction_pays), and the naive peer
+// takes it for every frame (it is the course reference renderer's design). Each tile's block
 // tests every circle against its tile, the box first and then the binning stages' exact tile test
 // (circle_touches_tile), compacts the circles that touch it into shared memory in draw order, and
 // shades that list as shade_tiles_kernel shades a binned one. Pattern (1217 circles) is 5M box
@@ -652,54 +653,6 @@ __global__ void __launch_bounds__(32)
     if (blends) add_blends(blends, my_blends);
 }
 
-// The naive peer: every tile block walks all circles in batches, flags those touching its tile,
-// compacts the flagged ids in order with the scan library's warp scan, and shades them. Two pixels
-// a thread, as the main grid's narrow layout: one pixel a thread (256 circles a batch, the textbook
-// shape of performance.md) was slower on every scene that takes time (H200, 7c4cbc4: rand1M 25.1
-// against 21.4 ms, biglittle 1.88 against 1.53, micro2M 39.9 against 38.8).
-constexpr int kNaivePixels = kNarrowPixels;
-using NaiveLayout = TileLayout<kNaivePixels>;
-
-template <ShadingKind kShading>
-__global__ void __launch_bounds__(NaiveLayout::kThreads)
-    naive_render_kernel(FrameParams f, CircleRecords records, std::uint32_t circles, float* __restrict__ image) {
-    __shared__ StagedCircles<kNaivePixels> staged;
-    __shared__ std::uint32_t warp_hits[NaiveLayout::kWarps];
-    const std::uint32_t tile = blockIdx.x;
-    const TilePixels<kNaivePixels> p = tile_pixels<kNaivePixels>(f, tile);
-    const int tx = int(tile % std::uint32_t(f.grid.tiles_x));
-    const int ty = int(tile / std::uint32_t(f.grid.tiles_x));
-    const int lane = threadIdx.x & 31;
-    const int warp = threadIdx.x >> 5;
-    Rgba pixels[kNaivePixels];
-    clear_pixels(f, p, pixels);
-    for (std::uint32_t batch = 0; batch < circles; batch += NaiveLayout::kBatch) {
-        const std::uint32_t circle = batch + threadIdx.x;
-        bool hit = false;
-        if (circle < circles) {
-            const CircleBox box = records.box[circle];
-            hit = box_meets_tile(box, tx, ty) &&
-                  circle_touches_tile(footprint_of(records.geometry[circle], box), tx, ty, f.width, f.height,
-                                      f.inverse_width, f.inverse_height);
-        }
-        const std::uint32_t inclusive =
-            scan_detail::warp_inclusive_scan<std::uint32_t>(hit ? 1u : 0u, Sum<std::uint32_t>{}, lane);
-        if (lane == 31) warp_hits[warp] = inclusive;
-        __syncthreads();
-        int before = 0;
-        int count = 0;
-        for (int w = 0; w < NaiveLayout::kWarps; ++w) {
-            before += w < warp ? int(warp_hits[w]) : 0;
-            count += int(warp_hits[w]);
-        }
-        if (hit) stage_circle<kShading>(staged, before + int(inclusive) - 1, fetch_circle(records, circle), tile, f);
-        __syncthreads();
-        blend_staged<kShading>(staged, count, p, pixels);
-        __syncthreads();
-    }
-    write_pixels(image, f, p, pixels);
-}
-
 __global__ void convert_to_rgba8_kernel(const float4* __restrict__ image, std::size_t pixels,
                                         uchar4* __restrict__ rgba8) {
     const std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -785,17 +738,6 @@ void launch_compact_and_shade_tiles(const FrameParams& frame, const CircleRecord
 
 int shade_pixels_per_thread(std::uint64_t pairs, std::uint32_t circles) {
     return pairs >= kLargeCirclePairs * circles && circles > 0 ? kWidePixels : kNarrowPixels;
-}
-
-void launch_naive_render(const FrameParams& frame, const CircleRecords& records, std::uint32_t circles, float* image,
-                         cudaStream_t stream) {
-    if (frame.shading == kShadingSnow)
-        naive_render_kernel<kShadingSnow>
-            <<<tile_count(frame), NaiveLayout::kThreads, 0, stream>>>(frame, records, circles, image);
-    else
-        naive_render_kernel<kShadingFlat>
-            <<<tile_count(frame), NaiveLayout::kThreads, 0, stream>>>(frame, records, circles, image);
-    TS_CUDA_CHECK_LAUNCH();
 }
 
 void launch_convert_to_rgba8(const float* image, int width, int height, std::uint8_t* rgba8, cudaStream_t stream) {

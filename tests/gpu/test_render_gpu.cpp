@@ -30,7 +30,6 @@ void check_all_binnings(const Scene& scene, int width, int height, const std::st
         for (const ScanBinningPath path : kScanPaths) {
             if (binning != Binning::scan && path != ScanBinningPath::pairs) continue;
             for (const int pixels : {2, 4}) {
-                if (binning == Binning::naive && pixels != 2) continue;  // the naive kernel has one layout
                 CudaBackend backend(binning);
                 backend.force_shade_pixels_per_thread(pixels);
                 backend.force_scan_binning_path(path);
@@ -237,23 +236,30 @@ TEST_CASE("cuda shades more busy tiles than its busy-tile grid takes at once lik
 }
 
 TEST_CASE("cuda reports blends and pairs like the other backends", "[gpu][render][sanitize]") {
-    // Every path of the scan binning counts the same (tile, circle) pairs as the cpu backend, frame
-    // after frame (tile compaction's tallies clear themselves), and ref's blends.
+    // Every path of the scan binning, and the naive peer, count the same (tile, circle) pairs as
+    // the cpu backend, frame after frame (tile compaction's tallies clear themselves), and ref's
+    // blends.
     for (const std::string name : {"rand10k", "pattern"}) {
         const Scene scene = builtin_frame(name);
         Image image(256, 256);
         const std::uint64_t ref_blends = render_reference(scene, image);
         const std::uint64_t cpu_pairs = CpuBackend().render(scene, image).pairs;
-        for (const ScanBinningPath path : kScanPaths) {
-            CudaBackend backend;
-            backend.force_scan_binning_path(path);
+        const auto check_frames = [&](CudaBackend& backend, const std::string& variant) {
             for (int frame = 0; frame < 2; ++frame) {
-                INFO(name << " " << scan_binning_path_name(path) << " frame " << frame);
+                INFO(name << " " << variant << " frame " << frame);
                 const RenderStats stats = backend.render(scene, image);
+                CHECK(stats.counted_blends);
                 CHECK(stats.blends == ref_blends);
                 CHECK(stats.pairs == cpu_pairs);
             }
+        };
+        for (const ScanBinningPath path : kScanPaths) {
+            CudaBackend backend;
+            backend.force_scan_binning_path(path);
+            check_frames(backend, scan_binning_path_name(path));
         }
+        CudaBackend naive(Binning::naive);
+        check_frames(naive, "naive");
     }
     CudaBackend backend;
     CHECK(renders_like_ref(backend, builtin_frame("snowsingle"), 128, 96, "sanitize_snow"));
