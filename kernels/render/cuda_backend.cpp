@@ -557,14 +557,17 @@ RenderStats CudaBackend::bin_and_shade(const FrameParams& frame, std::uint64_t c
 }
 
 // Whether the frame takes tile compaction instead of binning: every frame of the naive peer; with
-// the scan binning, a frame that fits it, and (unless forced) one of few circles, or of a few more
-// large ones (by the pairs of the last frame). It needs no bin memory, so no bands either.
-bool CudaBackend::compacts_tiles() const {
+// the scan binning, a frame that fits it, and (unless forced) one of few circles, or of circles so
+// large that its tests cost less than binning their pairs (by the pairs of the last frame). It
+// needs no bin memory, so no bands either.
+bool CudaBackend::compacts_tiles(const FrameParams& frame) const {
     if (binning_ == Binning::naive) return true;
     const std::uint32_t circles = buffers_->circles;
     const bool wanted =
         scan_path_ == ScanBinningPath::compaction ||
-        (scan_path_ == ScanBinningPath::automatic && tile_compaction_pays(circles, buffers_->pair_capacity));
+        (scan_path_ == ScanBinningPath::automatic &&
+         tile_compaction_pays(circles, std::uint64_t(frame.grid.tiles_x) * std::uint64_t(frame.grid.tiles_y),
+                              buffers_->pair_capacity));
     return binning_ == Binning::scan && wanted && circles > 0 && tile_compaction_fits(circles);
 }
 
@@ -629,7 +632,7 @@ RenderStats CudaBackend::render_uploaded(int width, int height, bool count_blend
     };
     reset_blends();
     RenderStats stats;
-    if (compacts_tiles()) {
+    if (compacts_tiles(frame)) {
         stats = compact_and_shade(frame, blends, timing);
         // The pairs path's capacity rule, for the shading layout (shade_pixels_per_thread) and a
         // later frame that bins: grow, or shrink below half.

@@ -73,7 +73,7 @@ private:
     RenderStats bin_and_shade(const FrameParams& frame, std::uint64_t capacity, unsigned long long* blends,
                               FrameTiming timing);
     bool bins_directly(const FrameParams& frame, std::uint64_t capacity) const;
-    bool compacts_tiles() const;
+    bool compacts_tiles(const FrameParams& frame) const;
     RenderStats compact_and_shade(const FrameParams& frame, unsigned long long* blends, FrameTiming timing);
     void enqueue_pair_binning(const FrameParams& frame, std::uint64_t capacity);
     void enqueue_direct_binning(const FrameParams& frame, std::uint64_t capacity);
