@@ -157,14 +157,15 @@ void launch_shade_tiles(const FrameParams& frame, const CircleRecords& records,
 // (scripts/crossover-bench, rand10k's first N circles): 2048 0.082 / 0.062, 2560 0.087 / 0.075,
 // 3072 0.092 / 0.084, 3584 0.098 / 0.098, 4096 0.099 / 0.107. Against direct binning as well
 // (2026-12-02, bench/results/2026-12-02-render-h200-path-crossover.md), past 2048 circles it paid
-// only for circles of 64 tiles or more, up to 3072 circles: pairs / direct / compaction, 3072 circles of 5 tiles
-// 0.053 / 0.063 / 0.072, of 24 tiles 0.079 / 0.070 / 0.083; biglittle's first 3072 circles (620 tiles each) 0.347 /
-// 0.322 / 0.299. With the coalesced tests of 360d368 (full render table of 2026-12-02, naive peer =
-// compaction of every frame, against the scan binning): biglittle 0.847 / 0.902, littlebig 0.840 /
-// 0.883 (10000 circles, 41M tests for 6.2M pairs), rand10k 0.199 / 0.134 (41M tests for 0.46M
-// pairs). Its cost grows with the tests (circles x tiles), binning's with the pairs, so past 2048
-// circles it pays while the tests stay within kTileCompactionTestsPerPair per pair of the last
-// frame: won at 6.6 tests a pair, lost at 89 (and at 170 before 360d368); 16 stays near the side measured as a win.
+// only for circles of 64 tiles or more, up to 3072 circles: pairs / direct / compaction, 3072
+// circles of 5 tiles 0.053 / 0.063 / 0.072, of 24 tiles 0.079 / 0.070 / 0.083; biglittle's first
+// 3072 circles (620 tiles each) 0.347 / 0.322 / 0.299. With the coalesced tests of 360d368 (its
+// full render table, naive peer = compaction of every frame, against the scan binning): biglittle
+// 0.847 / 0.902, littlebig 0.840 / 0.883 (10000 circles, 41M tests for 6.2M pairs), rand10k
+// 0.199 / 0.134 (41M tests for 0.46M pairs). Its cost grows with the tests (circles x tiles),
+// binning's with the pairs, so past 2048 circles it pays while the tests stay within
+// kTileCompactionTestsPerPair per pair of the last frame: won at 6.6 tests a pair, lost at 89 (and
+// at 170 before 360d368); 16 is not a measured crossing but keeps near the side that won.
 constexpr std::uint32_t kTileCompactionMaxCircles = 16384;
 constexpr std::uint32_t kTileCompactionPaysCircles = 2048;
 constexpr std::uint64_t kTileCompactionTestsPerPair = 16;
