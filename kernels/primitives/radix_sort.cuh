@@ -1,6 +1,6 @@
 // Device code and template definitions of the GPU radix sort (radix_sort.h): a onesweep LSD sort.
 //
-// Geometry (radix_sort.h): 384 threads, I = 18 keys per thread for 32-bit keys (tile = 6912 keys),
+// Geometry (radix_sort.h): 384 threads, I = 20 keys per thread for 32-bit keys (tile = 7680 keys),
 // 16 for 64-bit keys (6144). Warp w of a tile owns the 32·I consecutive keys from w·32·I; in round
 // j lane l holds key w·32·I + j·32 + l, so every load is one coalesced 32-key run and rounds visit
 // a warp's keys in input order (stability).
@@ -314,7 +314,7 @@ __device__ __forceinline__ std::uint32_t warp_counts_to_prefixes(std::uint32_t (
 }
 
 // Registers (CUDA 13.0, sm_90, 8-bit digits): 32-bit keys 56, 64-bit keys 56 (52 bytes spilled),
-// so three blocks fit an SM; pairs 80, two blocks (32-bit pairs spill 40 bytes, 64-bit keys with
+// so three blocks fit an SM; pairs 80, two blocks (32-bit pairs spill 28 bytes, 64-bit keys with
 // values 4).
 template <int RADIX_BITS, typename K, typename V>
 __global__ void __launch_bounds__(kSortThreads, std::is_same<V, RadixNoValue>::value ? 3 : 2)
@@ -324,7 +324,7 @@ __global__ void __launch_bounds__(kSortThreads, std::is_same<V, RadixNoValue>::v
     static_assert(RADIX <= kSortThreads, "a thread per digit");
     constexpr bool kPairs = !std::is_same<V, RadixNoValue>::value;
     using Shared = OnesweepShared<RADIX_BITS, K, V>;
-    extern __shared__ __align__(16) unsigned char onesweep_shared[];  // 64 KiB (32-bit keys), 73 (64-bit)
+    extern __shared__ __align__(16) unsigned char onesweep_shared[];  // 67 KiB (32-bit keys), 73 (64-bit)
     Shared& s = *reinterpret_cast<Shared*>(onesweep_shared);
     K* stage_keys = reinterpret_cast<K*>(s.stage);
     V* stage_values = reinterpret_cast<V*>(s.stage);

@@ -40,13 +40,13 @@ namespace tilescan {
 /// 512 x 16 6.71, 256 x 32 6.93; 384 x 16 was also the fastest for 32-bit pairs, for ordered
 /// binning and at 2^24.
 constexpr int kRadixSortThreads = 384;
-/// Keys each thread of the GPU sort's tile holds: 18 for keys of 32 bits, 16 for 64. With the
+/// Keys each thread of the GPU sort's tile holds: 20 for keys of 32 bits, 16 for 64. With the
 /// two-round ranking (edb2d91), 18 took 2^28 uint32 keys from 5.72 to 5.48 ms (CUB 5.45) and
 /// 32-bit pairs from 8.20 to 8.11, but 64-bit keys spilled and slowed (16.29 to 17.06 ms; H200,
-/// bench/results/2026-12-02-primitives-h200-radix-counting.md).
+/// bench/results/2026-12-02-primitives-h200-radix-counting.md). 20 for 32-bit keys: not measured.
 template <typename K>
 constexpr int radix_sort_items() {
-    return sizeof(K) > 4 ? 16 : 18;
+    return sizeof(K) > 4 ? 16 : 20;
 }
 
 /// Bytes of temporary device storage radix_sort_keys of n keys needs (0 when n == 0).
