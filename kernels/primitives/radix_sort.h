@@ -43,7 +43,10 @@ constexpr int kRadixSortThreads = 384;
 /// Keys each thread of the GPU sort's tile holds: 20 for keys of 32 bits, 16 for 64. With the
 /// two-round ranking (edb2d91), 18 took 2^28 uint32 keys from 5.72 to 5.48 ms (CUB 5.45) and
 /// 32-bit pairs from 8.20 to 8.11, but 64-bit keys spilled and slowed (16.29 to 17.06 ms; H200,
-/// bench/results/2026-12-02-primitives-h200-radix-counting.md). 20 for 32-bit keys: not measured.
+/// bench/results/2026-12-02-primitives-h200-radix-counting.md); 20 against 18 in one call (H200,
+/// 2026-12-02, bench/results/2026-12-02-primitives-h200-radix-items20.md): 2^28 uint32 keys 5.49
+/// -> 5.43 ms (CUB 5.46), 32-bit pairs 8.12 -> 7.80, 12-bit pairs 3.87 -> 3.71, 2^24 keys 0.407 ->
+/// 0.414.
 template <typename K>
 constexpr int radix_sort_items() {
     return sizeof(K) > 4 ? 16 : 20;
