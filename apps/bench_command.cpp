@@ -77,7 +77,10 @@ double median(std::vector<double> values) {
 struct Timing {
     double frame_ms = 0;         // median end to end, on the device, the frame timed whole
     double staged_frame_ms = 0;  // the same with events between its stages (the breakdown's runs)
-    double binning_ms = 0;       // median of the stages before shading
+    // Where the frame has a shading stage of its own: the median of the stages before it, and its
+    // own. Tile compaction's frames (and so the naive peer's) list and shade in one stage, so they
+    // have neither (0; "–" in the table, -1 in the csv).
+    double binning_ms = 0;
     double shade_ms = 0;
     bool exact = false;
     bool ran = false;
@@ -132,17 +135,16 @@ Timing time_cuda(CudaBackend& backend, Binning binning, const BenchCase& c, cons
     std::vector<std::vector<StageTime>> runs;
     for (const RenderStats& stats : timed_frames(FrameTiming::per_stage)) {
         staged_frame.push_back(stats.total_ms);
-        // Tile compaction's compact+shade (and so the naive peer's) does not count as shading:
-        // its whole frame counts as binning, which can only understate the binning ratio against
-        // the sort peer (the naive peer's ratio is taken end to end).
         for (const StageTime& stage : stats.stages)
             if (stage.name == "shade") shade.push_back(stage.ms);
         runs.push_back(stats.stages);
     }
     t.frame_ms = median(whole_frame);
     t.staged_frame_ms = median(staged_frame);
-    t.shade_ms = median(shade);
-    t.binning_ms = t.staged_frame_ms - t.shade_ms;
+    if (!shade.empty()) {
+        t.shade_ms = median(shade);
+        t.binning_ms = t.staged_frame_ms - t.shade_ms;
+    }
     if (stages) *stages = stage_summary(runs);
     return t;
 }
@@ -216,7 +218,7 @@ std::string table(const std::vector<SceneResult>& results) {
            << (r.scan.ran ? cell(r.scan.frame_ms) : "–") << " | " << (r.sort.ran ? cell(r.sort.frame_ms) : "–") << " | "
            << (r.naive.ran ? cell(r.naive.frame_ms) : "–") << " | " << ratio(r.sort, r.scan.frame_ms) << " | "
            << ratio(r.naive, r.scan.frame_ms) << " | "
-           << (r.scan.ran && r.scan.binning_ms > 0 ? cell(r.sort.binning_ms / r.scan.binning_ms, "%.2fx") : "–")
+           << (r.sort.ran && r.scan.binning_ms > 0 ? cell(r.sort.binning_ms / r.scan.binning_ms, "%.2fx") : "–")
            << " | " << (r.scan.ran && r.scan.shade_ms > 0 ? cell(r.blends / r.scan.shade_ms / 1e6, "%.1f") : "–")
            << " | " << (r.cpu_ms > 0 ? cell(r.cpu_ms, "%.1f") : "–") << " | " << cell(r.ref_ms, "%.1f") << " | "
            << exact(r.scan) << ", " << exact(r.sort) << ", " << exact(r.naive) << ", "
@@ -232,12 +234,13 @@ std::string csv(const std::vector<SceneResult>& results) {
     text << "scene,size,circles,pairs,blends,scan_ms,scan_binning_ms,scan_shade_ms,sort_ms,sort_binning_ms,naive_ms,"
             "cpu_ms,ref_ms,exact_scan,exact_sort,exact_naive,exact_cpu,scan_staged_ms\n";
     const auto ms = [](const Timing& t, double value) { return t.ran ? value : -1.0; };
+    const auto stage_ms = [](const Timing& t, double value) { return t.ran && t.shade_ms > 0 ? value : -1.0; };
     const auto exact = [](bool ran, bool ok) { return ran ? (ok ? "1" : "0") : "-1"; };
     for (const SceneResult& r : results) {
         text << r.bench_case.scene << "," << r.bench_case.size << "," << r.circles << "," << r.pairs << "," << r.blends
-             << "," << ms(r.scan, r.scan.frame_ms) << "," << ms(r.scan, r.scan.binning_ms) << ","
-             << ms(r.scan, r.scan.shade_ms) << "," << ms(r.sort, r.sort.frame_ms) << ","
-             << ms(r.sort, r.sort.binning_ms) << "," << ms(r.naive, r.naive.frame_ms) << ","
+             << "," << ms(r.scan, r.scan.frame_ms) << "," << stage_ms(r.scan, r.scan.binning_ms) << ","
+             << stage_ms(r.scan, r.scan.shade_ms) << "," << ms(r.sort, r.sort.frame_ms) << ","
+             << stage_ms(r.sort, r.sort.binning_ms) << "," << ms(r.naive, r.naive.frame_ms) << ","
              << (r.cpu_ms > 0 ? r.cpu_ms : -1.0) << "," << r.ref_ms << "," << exact(r.scan.ran, r.scan.exact) << ","
              << exact(r.sort.ran, r.sort.exact) << "," << exact(r.naive.ran, r.naive.exact) << ","
              << exact(r.cpu_ms > 0, r.cpu_exact) << "," << ms(r.scan, r.scan.staged_frame_ms) << "\n";
