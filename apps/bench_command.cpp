@@ -41,7 +41,7 @@ const std::vector<OptionSpec> kBenchOptions = {
     {"--max-bin-memory", "", true, "BYTES", "bin-memory budget, e.g. 512M or 2G (default: half the free memory)"},
     {"--shade-pixels", "", true, "N", "cuda: shade N pixels a thread, 2 or 4 (default: each frame's choice)"},
     {"--scan-path", "", true, "NAME",
-     "cuda: the scan binning's path, pairs, direct or compaction (default: each frame's choice)"},
+     "cuda: the scan binning's path, pairs, packed, direct or compaction (default: each frame's choice)"},
     {"--commit", "", true, "HASH", "the commit the binary was built from, for the table's header"},
     {"--help", "-h", false, "", "show this help"},
 };

@@ -82,9 +82,10 @@ std::unique_ptr<Backend> make_backend(const std::string& name, const BackendOpti
 
 ScanBinningPath parse_scan_binning_path(const std::string& name) {
     if (name == "pairs") return ScanBinningPath::pairs;
+    if (name == "packed") return ScanBinningPath::packed;
     if (name == "direct") return ScanBinningPath::direct;
     if (name == "compaction") return ScanBinningPath::compaction;
-    throw InputError("unknown scan binning path '" + name + "' (known: pairs, direct, compaction)");
+    throw InputError("unknown scan binning path '" + name + "' (known: pairs, packed, direct, compaction)");
 }
 
 const char* scan_binning_path_name(ScanBinningPath path) {
@@ -93,6 +94,8 @@ const char* scan_binning_path_name(ScanBinningPath path) {
             return "automatic";
         case ScanBinningPath::pairs:
             return "pairs";
+        case ScanBinningPath::packed:
+            return "packed";
         case ScanBinningPath::direct:
             return "direct";
         case ScanBinningPath::compaction:

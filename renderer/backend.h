@@ -69,14 +69,16 @@ struct BackendOptions {
 };
 
 /// How the cuda backend's scan binning builds a frame's tile lists: `pairs`, from (tile, circle)
-/// pairs emitted in circle order and binned by tile; `direct`, from the circles chunk by chunk
-/// (kernels/render/render_launch.h: launch_direct_count ...), which frames of large circles take
-/// by default; `compaction`, in each tile's shading block by compacting the circles that touch the
-/// tile (launch_compact_and_shade_tiles), which frames of few circles take by default;
-/// `automatic`, each frame's choice. Declared in the host library so that commands built without
-/// CUDA check the names too.
-enum class ScanBinningPath { automatic, pairs, direct, compaction };
-/// "pairs" | "direct" | "compaction", else InputError naming the known ones.
+/// pairs emitted in circle order and binned by tile; `packed`, the same with each pair packed into
+/// one 32-bit word (kernels/render/render_launch.h: packed pairs), which frames of more pairs than
+/// the ordered binning's small-input paths take by default where the circle ids fit; `direct`,
+/// from the circles chunk by chunk (kernels/render/render_launch.h: launch_direct_count ...),
+/// which frames of large circles take by default; `compaction`, in each tile's shading block by
+/// compacting the circles that touch the tile (launch_compact_and_shade_tiles), which frames of
+/// few circles take by default; `automatic`, each frame's choice. Declared in the host library so that commands built
+/// without CUDA check the names too.
+enum class ScanBinningPath { automatic, pairs, packed, direct, compaction };
+/// "pairs" | "packed" | "direct" | "compaction", else InputError naming the known ones.
 ScanBinningPath parse_scan_binning_path(const std::string& name);
 /// The path's name as parse_scan_binning_path reads it ("automatic" for automatic).
 const char* scan_binning_path_name(ScanBinningPath path);

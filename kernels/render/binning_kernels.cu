@@ -167,8 +167,9 @@ __global__ void __launch_bounds__(kThreads)
     }
 }
 
-// Where emitted pairs go: the scan binning's (tile, circle) arrays or the sort peer's 64-bit keys,
-// `capacity` slots; pairs beyond it are dropped (the frame is re-run, see the top of this file).
+// Where emitted pairs go: the scan binning's (tile, circle) arrays or its packed words (packed
+// pairs, render_launch.h), or the sort peer's 64-bit keys; `capacity` slots, pairs beyond them
+// dropped (the frame is re-run, see the top of this file).
 struct PairArrays {
     std::uint32_t* tiles;
     std::uint32_t* circles;
@@ -179,6 +180,15 @@ struct PairArrays {
         circles[slot] = circle;
     }
     __device__ void pad(std::uint64_t slot, std::uint32_t sentinel_tile) const { tiles[slot] = sentinel_tile; }
+};
+struct PackedPairs {
+    std::uint32_t* words;
+    int circle_bits;
+    std::uint64_t capacity;
+    __device__ void write(std::uint64_t slot, std::uint32_t tile, std::uint32_t circle) const {
+        if (slot < capacity) words[slot] = (tile << circle_bits) | circle;
+    }
+    __device__ void pad(std::uint64_t slot, std::uint32_t) const { words[slot] = kPackedPairPadding; }
 };
 struct SortKeys {
     std::uint64_t* keys;
@@ -359,7 +369,30 @@ struct SortedKeyTile {
     __device__ std::uint64_t operator()(std::size_t i) const { return sorted_keys[i] >> 32; }
 };
 
+// The tile of sorted packed word i, for launch_bin_offsets: the padding counts as the band's tile
+// count, one past its last tile.
+struct SortedPackedTile {
+    const std::uint32_t* sorted_words;
+    int circle_bits;
+    std::uint32_t band_tiles;
+    __device__ std::uint64_t operator()(std::size_t i) const {
+        const std::uint32_t word = sorted_words[i];
+        return word == kPackedPairPadding ? band_tiles : word >> circle_bits;
+    }
+};
+
 }  // namespace
+
+int packed_circle_bits(std::uint32_t band_tiles) {
+    int tile_bits = 1;  // at least one, so that the padding's tile bits are never empty
+    while (tile_bits < 32 && (std::uint64_t(1) << tile_bits) < band_tiles) ++tile_bits;
+    return 32 - tile_bits;
+}
+
+bool packed_pairs_fit(std::uint32_t circles, std::uint32_t band_tiles) {
+    // The largest circle id, circles - 1, must stay below the all-ones circle bits of the padding.
+    return std::uint64_t(circles) < (std::uint64_t(1) << packed_circle_bits(band_tiles));
+}
 
 void launch_cull_and_count(const DeviceCircles& circles, const FrameParams& frame, const CircleRecords& records,
                            const BigCircles& big, std::uint32_t* pair_counts, cudaStream_t stream) {
@@ -386,6 +419,21 @@ void launch_emit_pairs(const FrameParams& frame, const CircleRecords& records, s
                        std::uint32_t* pair_circles, cudaStream_t stream) {
     launch_emit(frame, records, circles, big, pair_offsets, pair_total, host_total,
                 PairArrays{pair_tiles, pair_circles, capacity}, stream);
+}
+
+void launch_emit_packed_pairs(const FrameParams& frame, const CircleRecords& records, std::uint32_t circles,
+                              const BigCircles& big, const std::uint64_t* pair_offsets, const std::uint64_t* pair_total,
+                              std::uint64_t* host_total, std::uint64_t capacity, std::uint32_t* words,
+                              cudaStream_t stream) {
+    launch_emit(frame, records, circles, big, pair_offsets, pair_total, host_total,
+                PackedPairs{words, packed_circle_bits(band_tile_count(frame)), capacity}, stream);
+}
+
+void launch_packed_pair_offsets(const std::uint32_t* sorted_words, std::size_t words, const FrameParams& frame,
+                                std::uint64_t* tile_offsets, cudaStream_t stream) {
+    const std::uint32_t band_tiles = band_tile_count(frame);
+    launch_bin_offsets(SortedPackedTile{sorted_words, packed_circle_bits(band_tiles), band_tiles}, words, band_tiles,
+                       tile_offsets, stream);
 }
 
 void launch_emit_sort_keys(const FrameParams& frame, const CircleRecords& records, std::uint32_t circles,

@@ -10,6 +10,7 @@
 #include "kernels/cuda_device.h"
 #include "kernels/device_buffer.h"
 #include "kernels/primitives/ordered_binning.h"
+#include "kernels/primitives/radix_sort.h"
 #include "kernels/render/render_launch.h"
 #include "kernels/render/sort_binning.h"
 #include "kernels/scan/scan.h"
@@ -184,6 +185,7 @@ struct CudaBackend::Buffers {
     DeviceBuffer<std::uint64_t> pair_offsets;
     DeviceBuffer<std::uint64_t> pair_total;
     DeviceBuffer<std::uint32_t> pair_tiles, pair_circles, tile_circles;
+    DeviceBuffer<std::uint32_t> packed_pairs;  // the packed path's words (tile_circles: sorted)
     DeviceBuffer<std::uint64_t> tile_offsets;
     DeviceBuffer<std::uint64_t> sort_keys, sorted_keys;
     DeviceBuffer<unsigned char> temp;
@@ -286,6 +288,7 @@ struct CudaBackend::Buffers {
                 pair_total.data(),
                 pair_tiles.data(),
                 pair_circles.data(),
+                packed_pairs.data(),
                 tile_circles.data(),
                 tile_offsets.data(),
                 sort_keys.data(),
@@ -321,9 +324,9 @@ struct CudaBackend::Buffers {
     }
     std::uint64_t bin_bytes() const {
         return bytes_of(pair_counts) + bytes_of(pair_offsets) + bytes_of(pair_tiles) + bytes_of(pair_circles) +
-               bytes_of(tile_circles) + bytes_of(tile_offsets) + bytes_of(sort_keys) + bytes_of(sorted_keys) +
-               bytes_of(temp) + scan_workspace.bytes() + bytes_of(row_pairs) + bytes_of(busy_tiles) +
-               bytes_of(busy_count);
+               bytes_of(packed_pairs) + bytes_of(tile_circles) + bytes_of(tile_offsets) + bytes_of(sort_keys) +
+               bytes_of(sorted_keys) + bytes_of(temp) + scan_workspace.bytes() + bytes_of(row_pairs) +
+               bytes_of(busy_tiles) + bytes_of(busy_count);
     }
 };
 
@@ -401,7 +404,8 @@ namespace {
 int sort_key_bits(std::uint32_t bins) { return 32 + ordered_binning_bin_bits(bins); }
 
 // Device bytes the scan or sort binning holds for `pairs` pairs, as bin_and_shade reserves them:
-// the emitted pairs, the binned circle ids and the binning's temporary storage.
+// the emitted pairs, the binned circle ids and the binning's temporary storage. The scan binning's
+// packed pairs take less (two words a pair and a keys-only sort's storage), so this bounds both.
 std::uint64_t binning_bytes(Binning binning, std::uint64_t pairs, std::uint32_t bins) {
     constexpr std::uint64_t kId = sizeof(std::uint32_t), kKey = sizeof(std::uint64_t);
     if (binning == Binning::scan)  // pair_tiles, pair_circles, tile_circles
@@ -446,19 +450,28 @@ std::uint64_t CudaBackend::padded_pair_capacity(std::uint64_t pairs) const {
     return std::min(max_band_pairs(), pairs + pairs / 8);
 }
 
-// Whether the scan binning takes the direct path for this band: where it fits within the
-// bin-memory budget (its matrix replaces the pair buffers) and, unless forced, where it pays.
-bool CudaBackend::bins_directly(const FrameParams& frame, std::uint64_t capacity) const {
+// The path the band's frame takes to its tile lists (never automatic nor compaction): the sort
+// peer's pairs; for the scan binning, the direct path where it fits within the bin-memory budget
+// (its matrix replaces the pair buffers) and, unless forced, where it pays; else packed pairs
+// where the circle ids fit and, unless forced, the pairs take the ordered binning's radix path
+// (below that, its counting paths in one or three launches beat a sort); else pairs.
+ScanBinningPath CudaBackend::binning_path(const FrameParams& frame, std::uint64_t capacity) const {
+    if (binning_ != Binning::scan) return ScanBinningPath::pairs;
     const std::uint32_t circles = buffers_->circles, band_tiles = band_tile_count(frame);
-    const bool wanted = scan_path_ == ScanBinningPath::direct ||
-                        (scan_path_ == ScanBinningPath::automatic && direct_binning_pays(circles, capacity));
-    return binning_ == Binning::scan && wanted && direct_binning_fits(circles, band_tiles) &&
-           direct_binning_temp_bytes(circles, band_tiles) + capacity * sizeof(std::uint32_t) <= bin_budget_;
+    const bool direct_wanted = scan_path_ == ScanBinningPath::direct ||
+                               (scan_path_ == ScanBinningPath::automatic && direct_binning_pays(circles, capacity));
+    if (direct_wanted && direct_binning_fits(circles, band_tiles) &&
+        direct_binning_temp_bytes(circles, band_tiles) + capacity * sizeof(std::uint32_t) <= bin_budget_)
+        return ScanBinningPath::direct;
+    const bool packed_wanted = scan_path_ == ScanBinningPath::packed ||
+                               (scan_path_ == ScanBinningPath::automatic && capacity > kChunkedBinningDispatchElements);
+    return packed_wanted && packed_pairs_fit(circles, band_tiles) ? ScanBinningPath::packed : ScanBinningPath::pairs;
 }
 
 // Stages 1-4 by pairs: counts, their scan, emission of (tile, circle) pairs in circle order into
-// `capacity` slots, then their binning by tile (ordered binning, or the sort peer's radix sort).
-void CudaBackend::enqueue_pair_binning(const FrameParams& frame, std::uint64_t capacity) {
+// `capacity` slots, then their binning by tile (ordered binning, a keys-only radix sort of packed
+// pairs, or the sort peer's radix sort).
+void CudaBackend::enqueue_pair_binning(const FrameParams& frame, std::uint64_t capacity, bool packed) {
     Buffers& d = *buffers_;
     const std::uint32_t band_tiles = band_tile_count(frame);
     const std::uint32_t bins = band_tiles + 1;  // the band's tiles and the padding's sentinel
@@ -469,7 +482,15 @@ void CudaBackend::enqueue_pair_binning(const FrameParams& frame, std::uint64_t c
     exclusive_scan(d.pair_counts.data(), d.pair_offsets.data(), d.circles, Sum<std::uint64_t>{}, d.scan_workspace,
                    d.stream, d.pair_total.data());
     timer.end_stage("scan");
-    if (binning_ == Binning::scan) {
+    if (packed) {
+        launch_emit_packed_pairs(frame, d.records(), d.circles, d.big(), d.pair_offsets.data(), d.pair_total.data(),
+                                 d.host_total_on_device, capacity, d.packed_pairs.data(), d.stream);
+        timer.end_stage("emit");
+        radix_sort_keys(d.packed_pairs.data(), d.tile_circles.data(), capacity, d.temp.data(), d.temp.bytes(), d.stream,
+                        packed_circle_bits(band_tiles), 32);
+        launch_packed_pair_offsets(d.tile_circles.data(), capacity, frame, d.tile_offsets.data(), d.stream);
+        timer.end_stage("bin");
+    } else if (binning_ == Binning::scan) {
         launch_emit_pairs(frame, d.records(), d.circles, d.big(), d.pair_offsets.data(), d.pair_total.data(),
                           d.host_total_on_device, capacity, d.pair_tiles.data(), d.pair_circles.data(), d.stream);
         timer.end_stage("emit");
@@ -506,15 +527,18 @@ void CudaBackend::enqueue_direct_binning(const FrameParams& frame, std::uint64_t
 
 // Stages 1-5 over the frame's band, onto the stream (bin_and_shade captures them as a graph).
 void CudaBackend::enqueue_bin_and_shade(const FrameParams& frame, std::uint64_t capacity, unsigned long long* blends,
-                                        FrameTiming timing, int shade_pixels, bool direct) {
+                                        FrameTiming timing, int shade_pixels, ScanBinningPath path) {
     Buffers& d = *buffers_;
     d.timer->start(timing);
-    if (direct)
+    const bool packed = path == ScanBinningPath::packed;
+    if (path == ScanBinningPath::direct)
         enqueue_direct_binning(frame, capacity);
     else
-        enqueue_pair_binning(frame, capacity);
-    launch_shade_tiles(frame, d.records(), d.tile_offsets.data(), d.tile_circles.data(), d.busy(), shade_pixels,
-                       d.image.data(), blends, d.stream);
+        enqueue_pair_binning(frame, capacity, packed);
+    const std::uint32_t circle_id_mask =
+        packed ? (std::uint32_t(1) << packed_circle_bits(band_tile_count(frame))) - 1 : ~std::uint32_t(0);
+    launch_shade_tiles(frame, d.records(), d.tile_offsets.data(), d.tile_circles.data(), circle_id_mask, d.busy(),
+                       shade_pixels, d.image.data(), blends, d.stream);
     d.timer->end_frame("shade");
 }
 
@@ -522,17 +546,20 @@ RenderStats CudaBackend::bin_and_shade(const FrameParams& frame, std::uint64_t c
                                        FrameTiming timing) {
     Buffers& d = *buffers_;
     const std::uint32_t bins = band_tile_count(frame) + 1;
-    const bool direct = bins_directly(frame, capacity);
+    const ScanBinningPath path = binning_path(frame, capacity);
     with_out_of_memory_message("allocating the tile bins", [&] {
         d.tile_offsets.reserve(std::size_t(bins) + 1);
         d.busy_tiles.reserve(bins);
         d.tile_circles.reserve(capacity);
-        if (direct) {
+        if (path == ScanBinningPath::direct) {
             d.temp.reserve(direct_binning_temp_bytes(d.circles, bins - 1));
             return;
         }
         d.scan_workspace.reserve<std::uint32_t, std::uint64_t>(d.circles);
-        if (binning_ == Binning::scan) {
+        if (path == ScanBinningPath::packed) {
+            d.packed_pairs.reserve(capacity);
+            d.temp.reserve(radix_sort_keys_temp_bytes<std::uint32_t>(capacity));
+        } else if (binning_ == Binning::scan) {
             d.pair_tiles.reserve(capacity);
             d.pair_circles.reserve(capacity);
             d.temp.reserve(ordered_binning_temp_bytes(capacity, bins));
@@ -543,11 +570,10 @@ RenderStats CudaBackend::bin_and_shade(const FrameParams& frame, std::uint64_t c
         }
     });
     const int shade_pixels = shade_pixels_for(capacity);
-    const FrameGraphKey key = d.graph_key(binning_, direct ? ScanBinningPath::direct : ScanBinningPath::pairs, timing,
-                                          frame, capacity, blends, shade_pixels);
+    const FrameGraphKey key = d.graph_key(binning_, path, timing, frame, capacity, blends, shade_pixels);
     *d.host_busy_seen = 0;  // before the launch, so the frame's kernels see it
     d.frame_graph.run(d.stream, key,
-                      [&] { enqueue_bin_and_shade(frame, capacity, blends, timing, shade_pixels, direct); });
+                      [&] { enqueue_bin_and_shade(frame, capacity, blends, timing, shade_pixels, path); });
     RenderStats stats;
     stats.stages = d.timer->stages();
     stats.pairs = d.circles ? *d.host_total : 0;

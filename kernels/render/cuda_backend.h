@@ -3,8 +3,10 @@
 //   upload           the scene's arrays to grow-only device buffers (once per scene or frame)
 //   1. cull+count    per circle: packed records, tiles it really touches
 //   2. scan          exclusive scan of the counts (scan library) -> pair slots, 64-bit total
-//   3. emit          per circle: (tile, circle) pairs in circle order
-//   4. bin           ordered binning (primitives) -> per-tile circle lists in draw order
+//   3. emit          per circle: (tile, circle) pairs in circle order, packed into one word a
+//                    pair where the circle ids fit below the tile ids
+//   4. bin           ordered binning (primitives), or a radix sort of the packed words over their
+//                    tile bits (primitives) -> per-tile circle lists in draw order
 //   5. shade         one block per tile, pixels in registers, each written once
 // Frames of large circles replace stages 1-4 by a cull without counts and direct binning
 // (ScanBinningPath, renderer/backend.h): counts per (tile, chunk of circles), their scan, and an ordered
@@ -64,21 +66,21 @@ public:
     // For tests and tuning: shade with this many pixels a thread (2 or 4) instead of the frame's choice
     // (shade_pixels_per_thread in render_launch.h); 0 restores the choice.
     void force_shade_pixels_per_thread(int pixels) { forced_shade_pixels_ = pixels; }
-    // For tests and tuning: the scan binning's path; `direct` or `compaction` wherever the frame
-    // fits it (direct_binning_fits, tile_compaction_fits), else pairs.
+    // For tests and tuning: the scan binning's path; `packed`, `direct` or `compaction` wherever the
+    // frame fits it (packed_pairs_fit, direct_binning_fits, tile_compaction_fits), else pairs.
     void force_scan_binning_path(ScanBinningPath path) { scan_path_ = path; }
 
 private:
     struct Buffers;
     RenderStats bin_and_shade(const FrameParams& frame, std::uint64_t capacity, unsigned long long* blends,
                               FrameTiming timing);
-    bool bins_directly(const FrameParams& frame, std::uint64_t capacity) const;
+    ScanBinningPath binning_path(const FrameParams& frame, std::uint64_t capacity) const;
     bool compacts_tiles(const FrameParams& frame) const;
     RenderStats compact_and_shade(const FrameParams& frame, unsigned long long* blends, FrameTiming timing);
-    void enqueue_pair_binning(const FrameParams& frame, std::uint64_t capacity);
+    void enqueue_pair_binning(const FrameParams& frame, std::uint64_t capacity, bool packed);
     void enqueue_direct_binning(const FrameParams& frame, std::uint64_t capacity);
     void enqueue_bin_and_shade(const FrameParams& frame, std::uint64_t capacity, unsigned long long* blends,
-                               FrameTiming timing, int shade_pixels, bool direct);
+                               FrameTiming timing, int shade_pixels, ScanBinningPath path);
     RenderStats bin_and_shade_in_bands(const FrameParams& frame, unsigned long long* blends, FrameTiming timing);
     std::uint64_t max_band_pairs() const;
     std::uint64_t padded_pair_capacity(std::uint64_t pairs) const;

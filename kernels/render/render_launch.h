@@ -1,7 +1,9 @@
 // Host entry points of the render kernels, one per pipeline stage (architecture.md):
 //   1. cull + bound + count   launch_cull_and_count
-//   3. emit                   launch_emit_pairs (scan binning) / launch_emit_sort_keys (sort peer)
-//   5. bin (sort peer only)   launch_split_sort_keys, after cub::DeviceRadixSort
+//   3. emit                   launch_emit_pairs or launch_emit_packed_pairs (scan binning) /
+//                             launch_emit_sort_keys (sort peer)
+//   5. bin                    launch_packed_pair_offsets, after the primitives' radix sort (packed
+//                             pairs); launch_split_sort_keys, after cub::DeviceRadixSort (sort peer)
 //   6. shade                  launch_shade_tiles (busy tiles included)
 // Frames of few circles take launch_cull, then launch_compact_and_shade_tiles instead of 2-6; so
 // does every frame of the naive peer.
@@ -106,6 +108,28 @@ void launch_emit_pairs(const FrameParams& frame, const CircleRecords& records, s
                        std::uint32_t* pair_circles,  // [capacity]
                        cudaStream_t stream);
 
+// Packed pairs: where every circle id fits below the band's tile id in one 32-bit word
+// (packed_pairs_fit), a pair is the word tile << packed_circle_bits | circle, so emission writes
+// one word a pair instead of two and the binning sorts keys alone, over the tile bits, with the
+// primitives' radix sort: stable, so each tile's circles stay in draw order. Padding slots hold
+// kPackedPairPadding, whose tile bits are all ones: it sorts after every real pair, and no real
+// pair equals it, since circle ids stay below the circle bits' all-ones value. H200, radix sort of
+// 2^24 pairs by a 12-bit range (2026-12-02, the items20 table in bench/results): 0.212 ms for keys
+// against 0.278 for key-value pairs.
+constexpr std::uint32_t kPackedPairPadding = 0xffffffffu;
+int packed_circle_bits(std::uint32_t band_tiles);
+bool packed_pairs_fit(std::uint32_t circles, std::uint32_t band_tiles);
+// launch_emit_pairs' contract, one word a pair in `words` [capacity].
+void launch_emit_packed_pairs(const FrameParams& frame, const CircleRecords& records, std::uint32_t circles,
+                              const BigCircles& big, const std::uint64_t* pair_offsets, const std::uint64_t* pair_total,
+                              std::uint64_t* host_total, std::uint64_t capacity, std::uint32_t* words,
+                              cudaStream_t stream);
+// From packed words sorted by tile: each tile's [begin, end) into tile_offsets [band tiles + 1],
+// the padding cut off by tile_offsets[band tiles]. The sorted words themselves are the tile lists,
+// read through the mask packed_circle_bits gives (launch_shade_tiles' circle_id_mask).
+void launch_packed_pair_offsets(const std::uint32_t* sorted_words, std::size_t words, const FrameParams& frame,
+                                std::uint64_t* tile_offsets, cudaStream_t stream);
+
 // The sort peer's emission: one 64-bit key (tile << 32 | circle) per pair, the same capacity rule
 // (padding keys: sentinel tile << 32).
 void launch_emit_sort_keys(const FrameParams& frame, const CircleRecords& records, std::uint32_t circles,
@@ -137,11 +161,12 @@ int shade_pixels_per_thread(std::uint64_t pairs, std::uint32_t circles);
 // busy.shade_apart, busy tiles are listed into `busy` and shaded by a warp per pixel on
 // busy.stream, forked from `stream` and joined back before this returns (in stream order);
 // without, the main grid shades them and reports them in *busy.host_seen. `blends`, when not
-// null, accumulates the number of blends.
+// null, accumulates the number of blends. A list entry's circle id is entry & circle_id_mask (all
+// ones but for packed pairs).
 void launch_shade_tiles(const FrameParams& frame, const CircleRecords& records,
                         const std::uint64_t* tile_offsets,  // [band tiles + 1]
                         const std::uint32_t* tile_circles,  // [pairs]
-                        const BusyTiles& busy, int pixels_per_thread,
+                        std::uint32_t circle_id_mask, const BusyTiles& busy, int pixels_per_thread,
                         float* image,  // [height][width][4], row 0 = bottom
                         unsigned long long* blends, cudaStream_t stream);
 

@@ -358,8 +358,8 @@ constexpr int shade_blocks_per_sm() {
 template <ShadingKind kShading, int kPixels, bool kCountBlends>
 __global__ void __launch_bounds__(TileLayout<kPixels>::kThreads, shade_blocks_per_sm<kShading, kPixels>())
     shade_tiles_kernel(FrameParams f, CircleRecords records, const std::uint64_t* __restrict__ tile_offsets,
-                       const std::uint32_t* __restrict__ tile_circles, BusyTilesOnDevice busy,
-                       float* __restrict__ image, unsigned long long* blends) {
+                       const std::uint32_t* __restrict__ tile_circles, std::uint32_t circle_id_mask,
+                       BusyTilesOnDevice busy, float* __restrict__ image, unsigned long long* blends) {
     constexpr int kBatch = TileLayout<kPixels>::kBatch;
     __shared__ StagedCircles<kPixels> staged[2];
     render_detail::wait_for_prior_grid();  // the ordered binning's lists
@@ -375,7 +375,7 @@ __global__ void __launch_bounds__(TileLayout<kPixels>::kThreads, shade_blocks_pe
     clear_pixels(f, p, pixels);
     const auto batch_size = [&](std::uint64_t first) { return end - first < kBatch ? int(end - first) : kBatch; };
     CircleInFlight next{};
-    if (begin + threadIdx.x < end) next = fetch_circle(records, tile_circles[begin + threadIdx.x]);
+    if (begin + threadIdx.x < end) next = fetch_circle(records, tile_circles[begin + threadIdx.x] & circle_id_mask);
     std::uint32_t my_blends = 0;
     int buffer = 0;
     for (std::uint64_t batch = begin; batch < end; batch += kBatch, buffer ^= 1) {
@@ -383,7 +383,7 @@ __global__ void __launch_bounds__(TileLayout<kPixels>::kThreads, shade_blocks_pe
         if (int(threadIdx.x) < count) stage_circle<kShading>(staged[buffer], threadIdx.x, next, tile, f);
         __syncthreads();
         const std::uint64_t following = batch + kBatch + threadIdx.x;
-        if (following < end) next = fetch_circle(records, tile_circles[following]);
+        if (following < end) next = fetch_circle(records, tile_circles[following] & circle_id_mask);
         my_blends += blend_staged<kShading>(staged[buffer], count, p, pixels);
     }
     write_pixels(image, f, p, pixels);
@@ -602,7 +602,7 @@ __global__ void __launch_bounds__(kListThreads)
 template <ShadingKind kShading>
 __global__ void __launch_bounds__(32)
     shade_busy_tiles_kernel(FrameParams f, CircleRecords records, const std::uint64_t* __restrict__ tile_offsets,
-                            const std::uint32_t* __restrict__ tile_circles,
+                            const std::uint32_t* __restrict__ tile_circles, std::uint32_t circle_id_mask,
                             const std::uint32_t* __restrict__ busy_tiles, const std::uint32_t* __restrict__ busy_count,
                             float* __restrict__ image, unsigned long long* blends) {
     __shared__ BusyStaged staged;
@@ -625,8 +625,8 @@ __global__ void __launch_bounds__(32)
         CircleInFlight next[kBusyRounds];  // the next batch's records
 #pragma unroll
         for (int r = 0; r < kBusyRounds; ++r) {
-            if (slot(begin, r) < end) next[r] = fetch_circle(records, tile_circles[slot(begin, r)]);
-            if (slot(begin + kBusyBatch, r) < end) ids[r] = tile_circles[slot(begin + kBusyBatch, r)];
+            if (slot(begin, r) < end) next[r] = fetch_circle(records, tile_circles[slot(begin, r)] & circle_id_mask);
+            if (slot(begin + kBusyBatch, r) < end) ids[r] = tile_circles[slot(begin + kBusyBatch, r)] & circle_id_mask;
         }
         for (std::uint64_t batch = begin; batch < end; batch += kBusyBatch) {
             std::uint32_t covering[kBusyRounds];  // bit l: round r's circle l covers the pixel
@@ -639,7 +639,8 @@ __global__ void __launch_bounds__(32)
                     staged.paint[r * 32 + lane] = mine.paint;
                 }
                 if (slot(batch + kBusyBatch, r) < end) next[r] = fetch_circle(records, ids[r]);
-                if (slot(batch + 2 * kBusyBatch, r) < end) ids[r] = tile_circles[slot(batch + 2 * kBusyBatch, r)];
+                if (slot(batch + 2 * kBusyBatch, r) < end)
+                    ids[r] = tile_circles[slot(batch + 2 * kBusyBatch, r)] & circle_id_mask;
                 covering[r] = __ballot_sync(0xffffffffu, valid && blends_into(mine, column, row, px, py));
             }
             __syncwarp();
@@ -697,18 +698,18 @@ void check_pixels_per_thread(const char* launcher, int pixels_per_thread) {
 
 // Lists the busy tiles and shades them, on busy.stream.
 void launch_shade_busy_tiles(const FrameParams& frame, const CircleRecords& records, const std::uint64_t* tile_offsets,
-                             const std::uint32_t* tile_circles, const BusyTiles& busy, float* image,
-                             unsigned long long* blends) {
+                             const std::uint32_t* tile_circles, std::uint32_t circle_id_mask, const BusyTiles& busy,
+                             float* image, unsigned long long* blends) {
     const BusyTilesOnDevice& lists = busy.on_device;
     list_busy_tiles_kernel<<<1, kListThreads, 0, busy.stream>>>(tile_offsets, band_tile_count(frame), lists);
     TS_CUDA_CHECK_LAUNCH();
     const dim3 grid(kTilePixels, kBusyTilesAtOnce);
     if (frame.shading == kShadingSnow)
-        shade_busy_tiles_kernel<kShadingSnow><<<grid, 32, 0, busy.stream>>>(frame, records, tile_offsets, tile_circles,
-                                                                            lists.tiles, lists.count, image, blends);
+        shade_busy_tiles_kernel<kShadingSnow><<<grid, 32, 0, busy.stream>>>(
+            frame, records, tile_offsets, tile_circles, circle_id_mask, lists.tiles, lists.count, image, blends);
     else
-        shade_busy_tiles_kernel<kShadingFlat><<<grid, 32, 0, busy.stream>>>(frame, records, tile_offsets, tile_circles,
-                                                                            lists.tiles, lists.count, image, blends);
+        shade_busy_tiles_kernel<kShadingFlat><<<grid, 32, 0, busy.stream>>>(
+            frame, records, tile_offsets, tile_circles, circle_id_mask, lists.tiles, lists.count, image, blends);
     TS_CUDA_CHECK_LAUNCH();
 }
 
@@ -718,19 +719,20 @@ void launch_shade_busy_tiles(const FrameParams& frame, const CircleRecords& reco
 // as soon as the main grid's first blocks retire instead of after the whole grid (the frame graph
 // keeps the priority: FrameGraph instantiates with cudaGraphInstantiateFlagUseNodePriority).
 void launch_shade_tiles(const FrameParams& frame, const CircleRecords& records, const std::uint64_t* tile_offsets,
-                        const std::uint32_t* tile_circles, const BusyTiles& busy, int pixels_per_thread, float* image,
-                        unsigned long long* blends, cudaStream_t stream) {
+                        const std::uint32_t* tile_circles, std::uint32_t circle_id_mask, const BusyTiles& busy,
+                        int pixels_per_thread, float* image, unsigned long long* blends, cudaStream_t stream) {
     check_pixels_per_thread("launch_shade_tiles", pixels_per_thread);
     const bool apart = busy.on_device.shade_apart;
     if (apart) {
         TS_CUDA_CHECK(cudaEventRecord(busy.forked, stream));
         TS_CUDA_CHECK(cudaStreamWaitEvent(busy.stream, busy.forked, 0));
-        launch_shade_busy_tiles(frame, records, tile_offsets, tile_circles, busy, image, blends);
+        launch_shade_busy_tiles(frame, records, tile_offsets, tile_circles, circle_id_mask, busy, image, blends);
         TS_CUDA_CHECK(cudaEventRecord(busy.joined, busy.stream));
     }
     const auto shade = [&](auto kernel, int threads) {
         render_detail::launch_after_prior_grid(kernel, band_tile_count(frame), unsigned(threads), stream, frame,
-                                               records, tile_offsets, tile_circles, busy.on_device, image, blends);
+                                               records, tile_offsets, tile_circles, circle_id_mask, busy.on_device,
+                                               image, blends);
     };
     if (pixels_per_thread == kWidePixels)
         shade(shade_tiles_kernel_for<kWidePixels>(frame.shading, blends != nullptr), TileLayout<kWidePixels>::kThreads);

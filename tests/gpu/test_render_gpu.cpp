@@ -6,6 +6,7 @@
 #include <tuple>
 
 #include "kernels/render/cuda_backend.h"
+#include "kernels/render/render_launch.h"
 #include "render_cases.h"
 #include "renderer/cpu_backend.h"
 #include "renderer/errors.h"
@@ -17,11 +18,14 @@ namespace {
 
 const Binning kBinnings[] = {Binning::scan, Binning::sort, Binning::naive};
 
-const ScanBinningPath kScanPaths[] = {ScanBinningPath::pairs, ScanBinningPath::direct, ScanBinningPath::compaction};
+const ScanBinningPath kScanPaths[] = {ScanBinningPath::pairs, ScanBinningPath::packed, ScanBinningPath::direct,
+                                      ScanBinningPath::compaction};
+// The scan binning's paths by (tile, circle) pairs.
+const ScanBinningPath kPairPaths[] = {ScanBinningPath::pairs, ScanBinningPath::packed};
 
 // Renders `scene` once with ref and checks every binning against it, the binned ones with either
 // shading layout (2 and 4 pixels a thread), whichever the frame would choose, and the scan binning
-// by each of its paths (direct and compaction where the frame allows them, else pairs again).
+// by each of its paths (packed, direct and compaction where the frame allows them, else pairs again).
 void check_all_binnings(const Scene& scene, int width, int height, const std::string& name, bool naive = true) {
     Image expected(width, height);
     render_reference(scene, expected);
@@ -88,13 +92,17 @@ TEST_CASE("cuda under a small bin-memory budget renders in bands like ref", "[gp
         for (const Binning binning : {Binning::scan, Binning::sort}) {
             Image actual(width, height);
             const std::uint64_t pairs = CudaBackend(binning).render(scene, actual).pairs;
-            CudaBackend backend(binning, pairs * 10);
-            backend.force_scan_binning_path(ScanBinningPath::pairs);  // pattern would take tile compaction, unbanded
-            const RenderStats stats = backend.render(scene, actual);
-            INFO(name << " " << binning_name(binning) << " bands " << stats.bands << " pairs " << stats.pairs);
-            CHECK(stats.bands > 2);
-            CHECK(stats.pairs == pairs);
-            CHECK(images_match(expected, actual, 0.0f, std::string("bands_") + binning_name(binning) + "_" + name));
+            for (const ScanBinningPath path : kPairPaths) {  // pattern would take tile compaction, unbanded
+                if (binning != Binning::scan && path != ScanBinningPath::pairs) continue;
+                CudaBackend backend(binning, pairs * 10);
+                backend.force_scan_binning_path(path);
+                const RenderStats stats = backend.render(scene, actual);
+                const std::string variant = std::string(binning_name(binning)) + "_" + scan_binning_path_name(path);
+                INFO(name << " " << variant << " bands " << stats.bands << " pairs " << stats.pairs);
+                CHECK(stats.bands > 2);
+                CHECK(stats.pairs == pairs);
+                CHECK(images_match(expected, actual, 0.0f, "bands_" + variant + "_" + name));
+            }
         }
     }
 }
@@ -201,16 +209,21 @@ TEST_CASE("cuda shades busy tiles with many warps like ref", "[gpu][render][busy
         Image expected(c.width, c.height);
         const std::uint64_t ref_blends = render_reference(c.scene, expected);
         for (const Binning binning : {Binning::scan, Binning::sort}) {
-            CudaBackend backend(binning);
-            Image actual(c.width, c.height);
-            // Frame 0's main grid shades the busy tiles and reports them, frame 1 shades them apart,
-            // frame 2 replays frame 1's graph.
-            for (int frame = 0; frame < 3; ++frame) {
-                const RenderStats stats = backend.render(c.scene, actual);
-                INFO(binning_name(binning) << " " << c.width << "x" << c.height << " frame " << frame);
-                CHECK(stats.busy_tiles == (frame == 0 ? 0 : c.busy));
-                CHECK(stats.blends == ref_blends);
-                CHECK(images_match(expected, actual, 0.0f, std::string("cuda_busy_") + binning_name(binning)));
+            for (const ScanBinningPath path : kPairPaths) {
+                if (binning != Binning::scan && path != ScanBinningPath::pairs) continue;
+                CudaBackend backend(binning);
+                backend.force_scan_binning_path(path);
+                Image actual(c.width, c.height);
+                const std::string variant = std::string(binning_name(binning)) + "_" + scan_binning_path_name(path);
+                // Frame 0's main grid shades the busy tiles and reports them, frame 1 shades them
+                // apart, frame 2 replays frame 1's graph.
+                for (int frame = 0; frame < 3; ++frame) {
+                    const RenderStats stats = backend.render(c.scene, actual);
+                    INFO(variant << " " << c.width << "x" << c.height << " frame " << frame);
+                    CHECK(stats.busy_tiles == (frame == 0 ? 0 : c.busy));
+                    CHECK(stats.blends == ref_blends);
+                    CHECK(images_match(expected, actual, 0.0f, "cuda_busy_" + variant));
+                }
             }
         }
     }
@@ -232,6 +245,33 @@ TEST_CASE("cuda shades more busy tiles than its busy-tile grid takes at once lik
         CHECK(stats.busy_tiles == (frame == 0 ? 0u : 80u));
         CHECK(stats.blends == ref_blends);
         CHECK(images_match(expected, actual, 0.0f, "cuda_busy_80_tiles"));
+    }
+}
+
+TEST_CASE("cuda packs pairs up to the last circle id below the padding word", "[gpu][render]") {
+    // 2048 x 2048 pixels are 16384 tiles of 16 x 16 (65536 of 8 x 8), 14 bits, which leave 18 bits
+    // for circle ids: 2^18 - 1 circles pack, the last of them (id 2^18 - 2) in the last tile, so its
+    // word is the padding's minus one; one circle more does not pack, and a frame forced onto
+    // packed pairs takes pairs.
+    constexpr int kSize = 2048;
+    constexpr std::uint32_t kTiles = (kSize / kTileSize) * (kSize / kTileSize);
+    const int tile_bits = 2 * (11 - kTileLog2);
+    REQUIRE(packed_circle_bits(kTiles) == 32 - tile_bits);
+    const std::uint32_t limit = 1u << (32 - tile_bits);
+    for (const std::uint32_t circles : {limit - 1, limit}) {
+        INFO(circles << " circles");
+        CHECK(packed_pairs_fit(circles, kTiles) == (circles < limit));
+        Scene scene;
+        for (std::uint32_t k = 0; k + 1 < circles; ++k) {
+            const float colour = float(k % 11) / 10;
+            scene.push_back({(float(k * 7919 % kSize) + 0.5f) / kSize, (float(k * 104729 % kSize) + 0.3f) / kSize, 0,
+                             (0.4f + float(k % 5) * 0.5f) / kSize, colour, 1 - colour, 0.5f, 0.6f});
+        }
+        // The last circle covers one pixel, in the last row and column: the last tile.
+        scene.push_back({(kSize - 0.5f) / kSize, (kSize - 0.5f) / kSize, 0, 0.6f / kSize, 1, 0, 0, 1});
+        CudaBackend backend;
+        backend.force_scan_binning_path(ScanBinningPath::packed);
+        CHECK(renders_like_ref(backend, scene, kSize, kSize, "packed_limit_" + std::to_string(circles)));
     }
 }
 
