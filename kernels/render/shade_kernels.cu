@@ -39,8 +39,8 @@ struct TileLayout {
     static constexpr int kWarps = kThreads / 32;
     static constexpr int kBatch = kThreads;  // circles staged per batch: one per thread
     // A warp shades an 8-column block of its tile: lane l owns column l % 8 and rows
-    // l / 8 + k * kLaneRows (k < kPixels), so it can skip, as one, a circle whose box misses that
-    // block (kTileSize 16, two pixels per thread: 2 x 2 warps of 8 x 8 pixels; four: 2 x 1 warps
+    // l / 8 + k * kLaneRows (k < kPixels), so it can skip, as one, a circle that cannot cover a
+    // pixel of that block (kTileSize 16, two pixels per thread: 2 x 2 warps of 8 x 8 pixels; four: 2 x 1 warps
     // of 8 x 16).
     static constexpr int kWarpColumns = kTileSize < 8 ? kTileSize : 8;
     static constexpr int kLaneRows = 32 / kWarpColumns;
@@ -70,14 +70,16 @@ struct StagedCircles {
     // The circle's pixel box within this tile: bit c (columns) and bit 16 + r (rows) set when
     // tile column c / tile row r lie inside the box.
     std::uint32_t box_mask[kBatch];
-    // Bit w set when the circle covers every pixel of warp w's block (see blocks_covered), and
-    // kOnlyBoxPixels when it covers no pixel centre outside its box (the cull stage decides:
-    // geometry_record).
+    // Bit w set when the circle covers every pixel of warp w's block, bit kTouchedShift + w when
+    // it may cover one (see block_coverage), and kOnlyBoxPixels when it covers no pixel centre
+    // outside its box (the cull stage decides: geometry_record).
     std::uint32_t flags[kBatch];
 };
 
+// StagedCircles::flags' bits for the blocks a circle may touch start here (TileLayout::kWarps <= 8).
+constexpr int kTouchedShift = 8;
 // StagedCircles::flags' bit for circles whose pixels need no box test: all but those of extreme
-// coordinates. Above any warp's bit (TileLayout::kWarps <= 8).
+// coordinates. Above any warp's bits.
 constexpr std::uint32_t kOnlyBoxPixels = 1u << 31;
 
 // The grid-wide id of the band's first tile (the shading grid counts from it).
@@ -101,7 +103,7 @@ struct TilePixels {
     float py[kPixels];
     bool inside[kPixels];
     std::uint32_t warp_mask;  // the box-mask bits of this warp's columns and rows
-    std::uint32_t warp_bit;   // this warp's bit in StagedCircles::flags
+    std::uint32_t warp_bit;   // this warp's bit in StagedCircles::flags (and << kTouchedShift)
 };
 
 template <int kPixels>
@@ -160,29 +162,45 @@ __device__ __forceinline__ float farther_centre(float a, float b, float centre) 
     return fabsf(a - centre) >= fabsf(b - centre) ? a : b;
 }
 
-// The warp blocks of the tile whose every pixel the circle covers, bit w for warp w: blocks inside
-// the circle's box whose farthest corner pixel centre is covered. Exact, not a bound: the coverage
-// test's rounded dx = px - x grows monotonically with px, and dx * dx, dy * dy and their sum round
-// monotonically, so no pixel centre between the corners is farther than the farthest corner.
+// The warp blocks of the tile inside the circle's box where it may cover a pixel centre
+// (`touched`) and those whose every pixel it covers (`whole`), bit w for warp w. Both exact in
+// the direction that matters, because the coverage test's rounded dx = px - x grows monotonically
+// with px, and dx * dx, dy * dy and their sum round monotonically:
+// - touched: the block's nearest point to the circle's centre, its pixel-centre coordinates
+//   clamped per axis, is covered. On an axis where the centre lies outside the block's span the
+//   nearest centre gives the smallest offset of any; inside it the offset is 0, below any. So no
+//   block with a covered centre is left out (some without one are kept).
+// - whole: the farthest corner pixel centre is covered, so no pixel centre of the block is farther.
+struct BlockCoverage {
+    std::uint32_t touched, whole;
+};
+
 template <int kPixels>
-__device__ __forceinline__ std::uint32_t blocks_covered(const CircleGeometry& g, std::uint32_t box_mask,
+__device__ __forceinline__ BlockCoverage block_coverage(const CircleGeometry& g, std::uint32_t box_mask,
                                                         std::uint32_t tile, const FrameParams& f) {
     using Layout = TileLayout<kPixels>;
     const int tile_x0 = int(tile % std::uint32_t(f.grid.tiles_x)) << kTileLog2;
     const int tile_y0 = int(tile / std::uint32_t(f.grid.tiles_x)) << kTileLog2;
-    std::uint32_t covered = 0;
+    BlockCoverage coverage{0, 0};
 #pragma unroll
     for (int w = 0; w < Layout::kWarps; ++w) {
-        if ((box_mask & Layout::block_mask(w)) != Layout::block_mask(w)) continue;
+        const std::uint32_t block = Layout::block_mask(w);
+        if ((box_mask & block & 0xffffu) == 0 || (box_mask & block) >> 16 == 0) continue;
         const int x0 = tile_x0 + Layout::block_x(w);
         const int y0 = tile_y0 + Layout::block_y(w);
-        const float px = farther_centre(pixel_center(x0, f.inverse_width),
-                                        pixel_center(x0 + Layout::kWarpColumns - 1, f.inverse_width), g.x);
-        const float py = farther_centre(pixel_center(y0, f.inverse_height),
-                                        pixel_center(y0 + Layout::kWarpRows - 1, f.inverse_height), g.y);
-        if (covers_squared(squared_distance(g.x, g.y, px, py), g.squared_radius)) covered |= 1u << w;
+        const float left = pixel_center(x0, f.inverse_width);
+        const float right = pixel_center(x0 + Layout::kWarpColumns - 1, f.inverse_width);
+        const float low = pixel_center(y0, f.inverse_height);
+        const float high = pixel_center(y0 + Layout::kWarpRows - 1, f.inverse_height);
+        const float nearest_x = fminf(fmaxf(g.x, left), right), nearest_y = fminf(fmaxf(g.y, low), high);
+        if (!covers_squared(squared_distance(g.x, g.y, nearest_x, nearest_y), g.squared_radius)) continue;
+        coverage.touched |= 1u << w;
+        if ((box_mask & block) != block) continue;
+        const float farthest_x = farther_centre(left, right, g.x), farthest_y = farther_centre(low, high, g.y);
+        if (covers_squared(squared_distance(g.x, g.y, farthest_x, farthest_y), g.squared_radius))
+            coverage.whole |= 1u << w;
     }
-    return covered;
+    return coverage;
 }
 
 template <ShadingKind kShading, int kPixels>
@@ -193,7 +211,8 @@ __device__ __forceinline__ void stage_circle(StagedCircles<kPixels>& staged, int
     staged.paint[slot] = c.paint;
     staged.box_mask[slot] = box_mask;
     const CircleGeometry& g = c.geometry;
-    staged.flags[slot] = (kShading == kShadingFlat ? blocks_covered<kPixels>(g, box_mask, tile, f) : 0u) |
+    const BlockCoverage coverage = block_coverage<kPixels>(g, box_mask, tile, f);
+    staged.flags[slot] = (kShading == kShadingFlat ? coverage.whole : 0u) | (coverage.touched << kTouchedShift) |
                          (render_detail::record_covers_only_box_pixels(g) ? kOnlyBoxPixels : 0u);
 }
 
@@ -243,8 +262,9 @@ __device__ __forceinline__ std::uint32_t blend_whole_block(const StagedCircles<k
 }
 
 // A round of 32 staged circles [first, first + 32) seen from one warp, bit j for circle first + j:
-// those whose box meets the warp's block, those (flat) covering all of it, and those of the meeting
-// ones that need the box test (not kOnlyBoxPixels). The whole warp calls it, lane j testing circle
+// those that may cover a pixel of the warp's block (its box meets the block and the block's point
+// nearest to its centre is covered: block_coverage), those (flat) covering all of it, and those of
+// the meeting ones that need the box test (not kOnlyBoxPixels). The whole warp calls it, lane j testing circle
 // first + j.
 struct Round {
     std::uint32_t meeting, whole, boxed;
@@ -254,10 +274,9 @@ template <ShadingKind kShading, int kPixels>
 __device__ __forceinline__ Round round_of_circles(const StagedCircles<kPixels>& staged, int first, int count,
                                                   const TilePixels<kPixels>& p) {
     const int k = first + int(threadIdx.x & 31);
-    const std::uint32_t mask = k < count ? staged.box_mask[k] & p.warp_mask : 0u;
-    const bool meets = (mask & 0xffffu) != 0 && (mask >> 16) != 0;
-    const std::uint32_t flags = meets ? staged.flags[k] : 0u;
-    const bool whole = kShading == kShadingFlat && (flags & p.warp_bit) != 0;
+    const std::uint32_t flags = k < count ? staged.flags[k] : 0u;
+    const bool meets = (flags & (p.warp_bit << kTouchedShift)) != 0;
+    const bool whole = kShading == kShadingFlat && (flags & p.warp_bit) != 0;  // implies meets
     const bool boxed = meets && (flags & kOnlyBoxPixels) == 0;
     return {__ballot_sync(0xffffffffu, meets), __ballot_sync(0xffffffffu, whole), __ballot_sync(0xffffffffu, boxed)};
 }
