@@ -39,9 +39,9 @@ struct TileLayout {
     static constexpr int kWarps = kThreads / 32;
     static constexpr int kBatch = kThreads;  // circles staged per batch: one per thread
     // A warp shades an 8-column block of its tile: lane l owns column l % 8 and rows
-    // l / 8 + k * kLaneRows (k < kPixels), so it can skip, as one, a circle that cannot cover a
-    // pixel of that block (kTileSize 16, two pixels per thread: 2 x 2 warps of 8 x 8 pixels; four: 2 x 1 warps
-    // of 8 x 16).
+    // l / 8 + k * kLaneRows (k < kPixels), so it can skip, as one, a circle whose box misses that
+    // block (or, kSkipsUntouchedBlocks, that cannot cover a pixel of it) (kTileSize 16, two pixels per thread: 2 x 2
+    // warps of 8 x 8 pixels; four: 2 x 1 warps of 8 x 16).
     static constexpr int kWarpColumns = kTileSize < 8 ? kTileSize : 8;
     static constexpr int kLaneRows = 32 / kWarpColumns;
     static constexpr int kWarpRows = kLaneRows * kPixels;
@@ -71,8 +71,9 @@ struct StagedCircles {
     // tile column c / tile row r lie inside the box.
     std::uint32_t box_mask[kBatch];
     // Bit w set when the circle covers every pixel of warp w's block, bit kTouchedShift + w when
-    // it may cover one (see block_coverage), and kOnlyBoxPixels when it covers no pixel centre
-    // outside its box (the cull stage decides: geometry_record).
+    // it may cover one (block_coverage; the layouts of kSkipsUntouchedBlocks only), and
+    // kOnlyBoxPixels when it covers no pixel centre outside its box (the cull stage decides:
+    // geometry_record).
     std::uint32_t flags[kBatch];
 };
 
@@ -162,15 +163,44 @@ __device__ __forceinline__ float farther_centre(float a, float b, float centre) 
     return fabsf(a - centre) >= fabsf(b - centre) ? a : b;
 }
 
-// The warp blocks of the tile inside the circle's box where it may cover a pixel centre
-// (`touched`) and those whose every pixel it covers (`whole`), bit w for warp w. Both exact in
-// the direction that matters, because the coverage test's rounded dx = px - x grows monotonically
-// with px, and dx * dx, dy * dy and their sum round monotonically:
-// - touched: the block's nearest point to the circle's centre, its pixel-centre coordinates
-//   clamped per axis, is covered. On an axis where the centre lies outside the block's span the
-//   nearest centre gives the smallest offset of any; inside it the offset is 0, below any. So no
-//   block with a covered centre is left out (some without one are kept).
-// - whole: the farthest corner pixel centre is covered, so no pixel centre of the block is farther.
+// Whether a layout's warps skip the circles whose box meets their block but which cover none of
+// its pixels (StagedCircles::flags' touched bits), instead of walking them to no effect: the
+// narrow layout's 8 x 8 blocks meet many such circles, the wide one's 8 x 16 fewer. Counted on
+// the CPU, share of (warp, circle) meetings that cover no pixel, 8 x 8 / 8 x 16: rand1M 15 / 8 %,
+// micro2M 20 / 11 %, snowsingle 15 / 8 %, rand100k 9 / 5 %. H200, against a425302 in one call
+// (bench/results/2026-12-02-render-h200-touched-blocks.md), frame ms with both layouts skipping:
+// rand1M 0.886 -> 0.822 (shading 0.697 -> 0.634), micro2M 0.338 -> 0.333, snowsingle and rand100k
+// unchanged, but biglittle, compacted with four pixels a thread, 0.851 -> 0.890: its large circles
+// touch nearly every block they meet, so the staging's test is all cost there.
+template <int kPixels>
+constexpr bool kSkipsUntouchedBlocks = kPixels == kNarrowPixels;
+
+// Warp w's block of the tile at (tile_x0, tile_y0): the pixel-centre coordinates of its first
+// and last column and row.
+struct BlockCentres {
+    float left, right, low, high;
+};
+
+template <int kPixels>
+__device__ __forceinline__ BlockCentres block_centres(int tile_x0, int tile_y0, int w, const FrameParams& f) {
+    using Layout = TileLayout<kPixels>;
+    const int x0 = tile_x0 + Layout::block_x(w);
+    const int y0 = tile_y0 + Layout::block_y(w);
+    return {pixel_center(x0, f.inverse_width), pixel_center(x0 + Layout::kWarpColumns - 1, f.inverse_width),
+            pixel_center(y0, f.inverse_height), pixel_center(y0 + Layout::kWarpRows - 1, f.inverse_height)};
+}
+
+// The warp blocks of the tile where the circle may cover a pixel centre (`touched`; the layouts
+// of kSkipsUntouchedBlocks) and those whose every pixel it covers (`whole`), bit w for warp w.
+// Both exact in the direction that matters, because the coverage test's rounded dx = px - x grows
+// monotonically with px, and dx * dx, dy * dy and their sum round monotonically:
+// - touched: the box meets the block, and the block's nearest point to the circle's centre (its
+//   pixel-centre coordinates clamped per axis) is covered. On an axis where the centre lies
+//   outside the block's span the nearest centre gives the smallest offset of any; inside it the
+//   offset is 0, below any. So no block with a covered centre is left out (some without one are
+//   kept).
+// - whole: the box contains the block and its farthest corner pixel centre is covered, so no
+//   pixel centre of the block is farther.
 struct BlockCoverage {
     std::uint32_t touched, whole;
 };
@@ -181,26 +211,28 @@ __device__ __forceinline__ BlockCoverage block_coverage(const CircleGeometry& g,
     using Layout = TileLayout<kPixels>;
     const int tile_x0 = int(tile % std::uint32_t(f.grid.tiles_x)) << kTileLog2;
     const int tile_y0 = int(tile / std::uint32_t(f.grid.tiles_x)) << kTileLog2;
-    BlockCoverage coverage{0, 0};
+    std::uint32_t touched = 0, whole = 0;
+    const auto covers_whole_block = [&](const BlockCentres& c) {
+        const float farthest_x = farther_centre(c.left, c.right, g.x), farthest_y = farther_centre(c.low, c.high, g.y);
+        return covers_squared(squared_distance(g.x, g.y, farthest_x, farthest_y), g.squared_radius);
+    };
 #pragma unroll
     for (int w = 0; w < Layout::kWarps; ++w) {
         const std::uint32_t block = Layout::block_mask(w);
-        if ((box_mask & block & 0xffffu) == 0 || (box_mask & block) >> 16 == 0) continue;
-        const int x0 = tile_x0 + Layout::block_x(w);
-        const int y0 = tile_y0 + Layout::block_y(w);
-        const float left = pixel_center(x0, f.inverse_width);
-        const float right = pixel_center(x0 + Layout::kWarpColumns - 1, f.inverse_width);
-        const float low = pixel_center(y0, f.inverse_height);
-        const float high = pixel_center(y0 + Layout::kWarpRows - 1, f.inverse_height);
-        const float nearest_x = fminf(fmaxf(g.x, left), right), nearest_y = fminf(fmaxf(g.y, low), high);
-        if (!covers_squared(squared_distance(g.x, g.y, nearest_x, nearest_y), g.squared_radius)) continue;
-        coverage.touched |= 1u << w;
-        if ((box_mask & block) != block) continue;
-        const float farthest_x = farther_centre(left, right, g.x), farthest_y = farther_centre(low, high, g.y);
-        if (covers_squared(squared_distance(g.x, g.y, farthest_x, farthest_y), g.squared_radius))
-            coverage.whole |= 1u << w;
+        if constexpr (kSkipsUntouchedBlocks<kPixels>) {
+            if ((box_mask & block & 0xffffu) == 0 || (box_mask & block) >> 16 == 0) continue;
+            const BlockCentres c = block_centres<kPixels>(tile_x0, tile_y0, w, f);
+            const float nearest_x = fminf(fmaxf(g.x, c.left), c.right);
+            const float nearest_y = fminf(fmaxf(g.y, c.low), c.high);
+            if (!covers_squared(squared_distance(g.x, g.y, nearest_x, nearest_y), g.squared_radius)) continue;
+            touched |= 1u << w;
+            if ((box_mask & block) == block && covers_whole_block(c)) whole |= 1u << w;
+        } else {
+            if ((box_mask & block) != block) continue;
+            if (covers_whole_block(block_centres<kPixels>(tile_x0, tile_y0, w, f))) whole |= 1u << w;
+        }
     }
-    return coverage;
+    return {touched, whole};
 }
 
 template <ShadingKind kShading, int kPixels>
@@ -262,10 +294,10 @@ __device__ __forceinline__ std::uint32_t blend_whole_block(const StagedCircles<k
 }
 
 // A round of 32 staged circles [first, first + 32) seen from one warp, bit j for circle first + j:
-// those that may cover a pixel of the warp's block (its box meets the block and the block's point
-// nearest to its centre is covered: block_coverage), those (flat) covering all of it, and those of
-// the meeting ones that need the box test (not kOnlyBoxPixels). The whole warp calls it, lane j testing circle
-// first + j.
+// those that meet the warp's block (may cover a pixel of it, by block_coverage's touched bits, in
+// the layouts of kSkipsUntouchedBlocks; else whose box meets it), those (flat) covering all of
+// it, and those of the meeting ones that need the box test (not kOnlyBoxPixels). The whole warp calls it, lane j
+// testing circle first + j.
 struct Round {
     std::uint32_t meeting, whole, boxed;
 };
@@ -274,8 +306,16 @@ template <ShadingKind kShading, int kPixels>
 __device__ __forceinline__ Round round_of_circles(const StagedCircles<kPixels>& staged, int first, int count,
                                                   const TilePixels<kPixels>& p) {
     const int k = first + int(threadIdx.x & 31);
-    const std::uint32_t flags = k < count ? staged.flags[k] : 0u;
-    const bool meets = (flags & (p.warp_bit << kTouchedShift)) != 0;
+    bool meets;
+    std::uint32_t flags;
+    if constexpr (kSkipsUntouchedBlocks<kPixels>) {
+        flags = k < count ? staged.flags[k] : 0u;
+        meets = (flags & (p.warp_bit << kTouchedShift)) != 0;
+    } else {
+        const std::uint32_t mask = k < count ? staged.box_mask[k] & p.warp_mask : 0u;
+        meets = (mask & 0xffffu) != 0 && (mask >> 16) != 0;
+        flags = meets ? staged.flags[k] : 0u;
+    }
     const bool whole = kShading == kShadingFlat && (flags & p.warp_bit) != 0;  // implies meets
     const bool boxed = meets && (flags & kOnlyBoxPixels) == 0;
     return {__ballot_sync(0xffffffffu, meets), __ballot_sync(0xffffffffu, whole), __ballot_sync(0xffffffffu, boxed)};
