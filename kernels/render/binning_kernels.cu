@@ -389,6 +389,10 @@ int packed_circle_bits(std::uint32_t band_tiles) {
     return 32 - tile_bits;
 }
 
+std::uint32_t packed_circle_id_mask(std::uint32_t band_tiles) {
+    return (std::uint32_t(1) << packed_circle_bits(band_tiles)) - 1;
+}
+
 bool packed_pairs_fit(std::uint32_t circles, std::uint32_t band_tiles) {
     // The largest circle id, circles - 1, must stay below the all-ones circle bits of the padding.
     return std::uint64_t(circles) < (std::uint64_t(1) << packed_circle_bits(band_tiles));

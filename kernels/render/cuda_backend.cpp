@@ -535,8 +535,7 @@ void CudaBackend::enqueue_bin_and_shade(const FrameParams& frame, std::uint64_t 
         enqueue_direct_binning(frame, capacity);
     else
         enqueue_pair_binning(frame, capacity, packed);
-    const std::uint32_t circle_id_mask =
-        packed ? (std::uint32_t(1) << packed_circle_bits(band_tile_count(frame))) - 1 : ~std::uint32_t(0);
+    const std::uint32_t circle_id_mask = packed ? packed_circle_id_mask(band_tile_count(frame)) : ~std::uint32_t(0);
     launch_shade_tiles(frame, d.records(), d.tile_offsets.data(), d.tile_circles.data(), circle_id_mask, d.busy(),
                        shade_pixels, d.image.data(), blends, d.stream);
     d.timer->end_frame("shade");

@@ -112,8 +112,9 @@ void launch_emit_pairs(const FrameParams& frame, const CircleRecords& records, s
 // (packed_pairs_fit), a pair is the word tile << packed_circle_bits | circle, so emission writes
 // one word a pair instead of two and the binning sorts keys alone, over the tile bits, with the
 // primitives' radix sort: stable, so each tile's circles stay in draw order. Padding slots hold
-// kPackedPairPadding, whose tile bits are all ones: it sorts after every real pair, and no real
-// pair equals it, since circle ids stay below the circle bits' all-ones value. H200, radix sort of
+// kPackedPairPadding, whose tile bits are all ones, the largest tile field: it sorts after every
+// real pair (emission puts it after them, and the sort is stable), and no real pair equals it,
+// since circle ids stay below the circle bits' all-ones value. H200, radix sort of
 // 2^24 pairs by a 12-bit range (2026-12-02, the items20 table in bench/results): 0.212 ms for keys
 // against 0.278 for key-value pairs; frames against pairs in one call (2026-12-02, the packed-pairs
 // table), ms: rand1M 0.918 -> 0.886 (bin stage 0.117 -> 0.088), rand100k 0.790 -> 0.764 (0.106 ->
@@ -121,6 +122,8 @@ void launch_emit_pairs(const FrameParams& frame, const CircleRecords& records, s
 // 0.056 -> 0.055): it is bound by the tile tests, not the stores.
 constexpr std::uint32_t kPackedPairPadding = 0xffffffffu;
 int packed_circle_bits(std::uint32_t band_tiles);
+// A packed word's circle id is word & packed_circle_id_mask(band tiles).
+std::uint32_t packed_circle_id_mask(std::uint32_t band_tiles);
 bool packed_pairs_fit(std::uint32_t circles, std::uint32_t band_tiles);
 // launch_emit_pairs' contract, one word a pair in `words` [capacity].
 void launch_emit_packed_pairs(const FrameParams& frame, const CircleRecords& records, std::uint32_t circles,

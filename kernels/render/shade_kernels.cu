@@ -40,8 +40,8 @@ struct TileLayout {
     static constexpr int kBatch = kThreads;  // circles staged per batch: one per thread
     // A warp shades an 8-column block of its tile: lane l owns column l % 8 and rows
     // l / 8 + k * kLaneRows (k < kPixels), so it can skip, as one, a circle whose box misses that
-    // block (or, kSkipsUntouchedBlocks, that cannot cover a pixel of it) (kTileSize 16, two pixels per thread: 2 x 2
-    // warps of 8 x 8 pixels; four: 2 x 1 warps of 8 x 16).
+    // block, or (kSkipsUntouchedBlocks) that cannot cover a pixel of it (kTileSize 16, two pixels
+    // per thread: 2 x 2 warps of 8 x 8 pixels; four: 2 x 1 warps of 8 x 16).
     static constexpr int kWarpColumns = kTileSize < 8 ? kTileSize : 8;
     static constexpr int kLaneRows = 32 / kWarpColumns;
     static constexpr int kWarpRows = kLaneRows * kPixels;
@@ -296,8 +296,8 @@ __device__ __forceinline__ std::uint32_t blend_whole_block(const StagedCircles<k
 // A round of 32 staged circles [first, first + 32) seen from one warp, bit j for circle first + j:
 // those that meet the warp's block (may cover a pixel of it, by block_coverage's touched bits, in
 // the layouts of kSkipsUntouchedBlocks; else whose box meets it), those (flat) covering all of
-// it, and those of the meeting ones that need the box test (not kOnlyBoxPixels). The whole warp calls it, lane j
-// testing circle first + j.
+// it, and those of the meeting ones that need the box test (not kOnlyBoxPixels). The whole warp
+// calls it, lane j testing circle first + j.
 struct Round {
     std::uint32_t meeting, whole, boxed;
 };
