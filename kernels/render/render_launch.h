@@ -132,7 +132,7 @@ void launch_emit_packed_pairs(const FrameParams& frame, const CircleRecords& rec
                               cudaStream_t stream);
 // From packed words sorted by tile: each tile's [begin, end) into tile_offsets [band tiles + 1],
 // the padding cut off by tile_offsets[band tiles]. The sorted words themselves are the tile lists,
-// read through the mask packed_circle_bits gives (launch_shade_tiles' circle_id_mask).
+// read through packed_circle_id_mask (launch_shade_tiles' circle_id_mask).
 void launch_packed_pair_offsets(const std::uint32_t* sorted_words, std::size_t words, const FrameParams& frame,
                                 std::uint64_t* tile_offsets, cudaStream_t stream);
 
