@@ -1,6 +1,7 @@
 // The rules of scene-format.md checked on hand-computed pixels: the edge counts, box clamping,
 // off-screen and zero-radius circles, blend order, the snow ramp, the background, and the
 // portable exp that all backends share.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstring>
@@ -205,4 +206,54 @@ TEST_CASE("covers_only_box_pixels holds exactly when no covered pixel centre lie
     }
     CHECK(unflagged > 100);  // the extreme circles did reach the slow path
     CHECK(flagged > 10000);
+}
+
+TEST_CASE("block tests: may_cover_block never misses a covered centre, covers_whole_block is exact", "[shading]") {
+    // Brute force over every pixel centre of random blocks (up to 16 x 16 pixels of images up to
+    // 64 x 48), for circles of ordinary sizes, circles centred on pixel centres, circles whose edge
+    // runs through a centre of the block, and circles of extreme coordinates. The shading kernels
+    // skip a circle for a warp's block when may_cover_block is false and blend it without tests
+    // when covers_whole_block is true.
+    std::mt19937 rng(11);
+    std::uniform_real_distribution<float> unit(-0.2f, 1.2f), radius(0.0f, 0.2f), magnitude(0.0f, 7.0f);
+    int skipped = 0, whole = 0, partly = 0;
+    for (int k = 0; k < 40000; ++k) {
+        const int width = 1 + k % 64, height = 1 + (k / 64) % 48;
+        const float iw = 1.0f / float(width), ih = 1.0f / float(height);
+        std::uniform_int_distribution<int> column_of(0, width - 1), row_of(0, height - 1), side(1, 16);
+        const int x0 = column_of(rng), y0 = row_of(rng);
+        const int x1 = std::min(width - 1, x0 + side(rng) - 1), y1 = std::min(height - 1, y0 + side(rng) - 1);
+        const CentreSpan block{pixel_center(x0, iw), pixel_center(x1, iw), pixel_center(y0, ih), pixel_center(y1, ih)};
+        float x = unit(rng), y = unit(rng), r = radius(rng);
+        if (k % 5 == 1) {  // centred on a pixel centre
+            x = pixel_center(column_of(rng), iw);
+            y = pixel_center(row_of(rng), ih);
+        }
+        if (k % 5 == 2) {  // the edge through one of the block's centres
+            const float px = pixel_center(x0 + (x1 - x0) / 2, iw), py = pixel_center(y1, ih);
+            r = std::sqrt(squared_distance(x, y, px, py));
+        }
+        if (k % 5 == 3) {  // huge: centre far out, edge across the image
+            const float far = std::pow(10.0f, magnitude(rng));
+            x = k % 10 == 3 ? -far : 1.0f + far;
+            r = far + unit(rng) * 0.5f;
+        }
+        const float r2 = covered_squared_radius(r);
+        int covered = 0;
+        for (int row = y0; row <= y1; ++row)
+            for (int column = x0; column <= x1; ++column)
+                covered += covers_squared(squared_distance(x, y, pixel_center(column, iw), pixel_center(row, ih)), r2);
+        const int pixels = (x1 - x0 + 1) * (y1 - y0 + 1);
+        INFO("circle (" << x << ", " << y << ") r " << r << ", block [" << x0 << ", " << x1 << "] x [" << y0 << ", "
+                        << y1 << "] of " << width << "x" << height << ", " << covered << " covered");
+        if (covered > 0) CHECK(may_cover_block(x, y, r2, block));
+        CHECK(covers_whole_block(x, y, r2, block) == (covered == pixels));
+        skipped += !may_cover_block(x, y, r2, block);
+        whole += covered == pixels;
+        partly += covered > 0 && covered < pixels;
+    }
+    INFO(skipped << " skipped, " << whole << " whole, " << partly << " partly covered");
+    CHECK(skipped > 5000);  // the test does rule blocks out
+    CHECK(whole > 1000);
+    CHECK(partly > 5000);
 }

@@ -157,12 +157,6 @@ __device__ __forceinline__ CircleInFlight fetch_circle(const CircleRecords& reco
     return {records.geometry[circle], records.paint[circle], records.box[circle]};
 }
 
-// Of two pixel-centre coordinates, the one farther from the circle's centre coordinate `centre`,
-// by the same difference the coverage test computes.
-__device__ __forceinline__ float farther_centre(float a, float b, float centre) {
-    return fabsf(a - centre) >= fabsf(b - centre) ? a : b;
-}
-
 // Whether a layout's warps skip the circles whose box meets their block but which cover none of
 // its pixels (StagedCircles::flags' touched bits), instead of walking them to no effect: the
 // narrow layout's 8 x 8 blocks meet many such circles, the wide one's 8 x 16 fewer. Counted on
@@ -175,14 +169,9 @@ __device__ __forceinline__ float farther_centre(float a, float b, float centre) 
 template <int kPixels>
 constexpr bool kSkipsUntouchedBlocks = kPixels == kNarrowPixels;
 
-// Warp w's block of the tile at (tile_x0, tile_y0): the pixel-centre coordinates of its first
-// and last column and row.
-struct BlockCentres {
-    float left, right, low, high;
-};
-
+// Warp w's block of the tile at (tile_x0, tile_y0), by its pixel centres.
 template <int kPixels>
-__device__ __forceinline__ BlockCentres block_centres(int tile_x0, int tile_y0, int w, const FrameParams& f) {
+__device__ __forceinline__ CentreSpan block_centres(int tile_x0, int tile_y0, int w, const FrameParams& f) {
     using Layout = TileLayout<kPixels>;
     const int x0 = tile_x0 + Layout::block_x(w);
     const int y0 = tile_y0 + Layout::block_y(w);
@@ -190,17 +179,11 @@ __device__ __forceinline__ BlockCentres block_centres(int tile_x0, int tile_y0, 
             pixel_center(y0, f.inverse_height), pixel_center(y0 + Layout::kWarpRows - 1, f.inverse_height)};
 }
 
-// The warp blocks of the tile where the circle may cover a pixel centre (`touched`; the layouts
-// of kSkipsUntouchedBlocks) and those whose every pixel it covers (`whole`), bit w for warp w.
-// Both exact in the direction that matters, because the coverage test's rounded dx = px - x grows
-// monotonically with px, and dx * dx, dy * dy and their sum round monotonically:
-// - touched: the box meets the block, and the block's nearest point to the circle's centre (its
-//   pixel-centre coordinates clamped per axis) is covered. On an axis where the centre lies
-//   outside the block's span the nearest centre gives the smallest offset of any; inside it the
-//   offset is 0, below any. So no block with a covered centre is left out (some without one are
-//   kept).
-// - whole: the box contains the block and its farthest corner pixel centre is covered, so no
-//   pixel centre of the block is farther.
+// The warp blocks of the tile where the circle may cover a pixel centre (`touched`: its box meets
+// the block and may_cover_block; the layouts of kSkipsUntouchedBlocks only) and those whose every
+// pixel it covers (`whole`: its box contains the block and covers_whole_block), bit w for warp w.
+// Both exact in the direction that matters (renderer/shared/circle_math.h): no block with a
+// covered centre is left out of `touched`, and `whole` holds exactly.
 struct BlockCoverage {
     std::uint32_t touched, whole;
 };
@@ -212,24 +195,20 @@ __device__ __forceinline__ BlockCoverage block_coverage(const CircleGeometry& g,
     const int tile_x0 = int(tile % std::uint32_t(f.grid.tiles_x)) << kTileLog2;
     const int tile_y0 = int(tile / std::uint32_t(f.grid.tiles_x)) << kTileLog2;
     std::uint32_t touched = 0, whole = 0;
-    const auto covers_whole_block = [&](const BlockCentres& c) {
-        const float farthest_x = farther_centre(c.left, c.right, g.x), farthest_y = farther_centre(c.low, c.high, g.y);
-        return covers_squared(squared_distance(g.x, g.y, farthest_x, farthest_y), g.squared_radius);
-    };
 #pragma unroll
     for (int w = 0; w < Layout::kWarps; ++w) {
         const std::uint32_t block = Layout::block_mask(w);
         if constexpr (kSkipsUntouchedBlocks<kPixels>) {
             if ((box_mask & block & 0xffffu) == 0 || (box_mask & block) >> 16 == 0) continue;
-            const BlockCentres c = block_centres<kPixels>(tile_x0, tile_y0, w, f);
-            const float nearest_x = fminf(fmaxf(g.x, c.left), c.right);
-            const float nearest_y = fminf(fmaxf(g.y, c.low), c.high);
-            if (!covers_squared(squared_distance(g.x, g.y, nearest_x, nearest_y), g.squared_radius)) continue;
+            const CentreSpan centres = block_centres<kPixels>(tile_x0, tile_y0, w, f);
+            if (!may_cover_block(g.x, g.y, g.squared_radius, centres)) continue;
             touched |= 1u << w;
-            if ((box_mask & block) == block && covers_whole_block(c)) whole |= 1u << w;
+            if ((box_mask & block) == block && covers_whole_block(g.x, g.y, g.squared_radius, centres))
+                whole |= 1u << w;
         } else {
             if ((box_mask & block) != block) continue;
-            if (covers_whole_block(block_centres<kPixels>(tile_x0, tile_y0, w, f))) whole |= 1u << w;
+            if (covers_whole_block(g.x, g.y, g.squared_radius, block_centres<kPixels>(tile_x0, tile_y0, w, f)))
+                whole |= 1u << w;
         }
     }
     return {touched, whole};

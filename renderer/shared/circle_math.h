@@ -80,6 +80,39 @@ TS_HD inline bool covers(float squared_dist, float radius) {
     return covers_squared(squared_dist, covered_squared_radius(radius));
 }
 
+// A block of pixels, by the centre coordinates of its first and last column and row.
+struct CentreSpan {
+    float left, right, low, high;
+};
+
+// Block tests for renderers that blend a circle into a block of pixels at once. Both rest on the
+// coverage test's rounding being monotone: the rounded offset pixel - c grows in magnitude with the
+// pixel's distance from c on each axis, and dx * dx, dy * dy and their sum round monotonically.
+//
+// Whether the circle may cover a pixel centre of the block: the block's point nearest to its
+// centre, the centre coordinates clamped to the span on each axis, is covered. Never false for a
+// block with a covered centre (on an axis where c lies outside the span the nearest centre gives
+// the smallest offset of any, inside it the offset 0 is below any); true for some blocks without.
+TS_HD inline bool may_cover_block(float x, float y, float squared_radius, const CentreSpan& block) {
+    const float nearest_x = fminf(fmaxf(x, block.left), block.right);
+    const float nearest_y = fminf(fmaxf(y, block.low), block.high);
+    return covers_squared(squared_distance(x, y, nearest_x, nearest_y), squared_radius);
+}
+
+// Of two pixel-centre coordinates, the one farther from the circle's centre coordinate `centre`,
+// by the same difference the coverage test computes.
+TS_HD inline float farther_centre(float a, float b, float centre) {
+    return fabsf(a - centre) >= fabsf(b - centre) ? a : b;
+}
+
+// Whether the circle covers every pixel centre of the block: its farthest corner centre is
+// covered. Exact: no centre of the block is farther on either axis.
+TS_HD inline bool covers_whole_block(float x, float y, float squared_radius, const CentreSpan& block) {
+    const float farthest_x = farther_centre(block.left, block.right, x);
+    const float farthest_y = farther_centre(block.low, block.high, y);
+    return covers_squared(squared_distance(x, y, farthest_x, farthest_y), squared_radius);
+}
+
 // Whether no pixel centre from `edge` (the centre coordinate of the first column or row beside a
 // pixel box) outwards is covered, whatever its other coordinate: the circle's centre coordinate c
 // lies on the box's side of `edge` (`greater`: the pixels beyond the box have greater
