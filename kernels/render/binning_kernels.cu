@@ -12,6 +12,7 @@
 
 #include "kernels/cuda_check.h"
 #include "kernels/primitives/lower_bound.cuh"
+#include "kernels/primitives/ordered_binning.h"
 #include "kernels/render/circle_records.cuh"
 #include "kernels/render/programmatic_launch.cuh"
 #include "kernels/render/render_launch.h"
@@ -384,9 +385,8 @@ struct SortedPackedTile {
 }  // namespace
 
 int packed_circle_bits(std::uint32_t band_tiles) {
-    int tile_bits = 1;  // at least one, so that the padding's tile bits are never empty
-    while (tile_bits < 32 && (std::uint64_t(1) << tile_bits) < band_tiles) ++tile_bits;
-    return 32 - tile_bits;
+    // At least one tile bit, so that the padding's tile bits are never empty.
+    return 32 - std::max(1, ordered_binning_bin_bits(band_tiles));
 }
 
 std::uint32_t packed_circle_id_mask(std::uint32_t band_tiles) {

@@ -470,8 +470,8 @@ ScanBinningPath CudaBackend::binning_path(const FrameParams& frame, std::uint64_
 
 // Stages 1-4 by pairs: counts, their scan, emission of (tile, circle) pairs in circle order into
 // `capacity` slots, then their binning by tile (ordered binning, a keys-only radix sort of packed
-// pairs, or the sort peer's radix sort).
-void CudaBackend::enqueue_pair_binning(const FrameParams& frame, std::uint64_t capacity, bool packed) {
+// pairs, or the sort peer's radix sort), by `path` (pairs or packed).
+void CudaBackend::enqueue_pair_binning(const FrameParams& frame, std::uint64_t capacity, ScanBinningPath path) {
     Buffers& d = *buffers_;
     const std::uint32_t band_tiles = band_tile_count(frame);
     const std::uint32_t bins = band_tiles + 1;  // the band's tiles and the padding's sentinel
@@ -482,7 +482,7 @@ void CudaBackend::enqueue_pair_binning(const FrameParams& frame, std::uint64_t c
     exclusive_scan(d.pair_counts.data(), d.pair_offsets.data(), d.circles, Sum<std::uint64_t>{}, d.scan_workspace,
                    d.stream, d.pair_total.data());
     timer.end_stage("scan");
-    if (packed) {
+    if (path == ScanBinningPath::packed) {
         launch_emit_packed_pairs(frame, d.records(), d.circles, d.big(), d.pair_offsets.data(), d.pair_total.data(),
                                  d.host_total_on_device, capacity, d.packed_pairs.data(), d.stream);
         timer.end_stage("emit");
@@ -530,12 +530,12 @@ void CudaBackend::enqueue_bin_and_shade(const FrameParams& frame, std::uint64_t 
                                         FrameTiming timing, int shade_pixels, ScanBinningPath path) {
     Buffers& d = *buffers_;
     d.timer->start(timing);
-    const bool packed = path == ScanBinningPath::packed;
     if (path == ScanBinningPath::direct)
         enqueue_direct_binning(frame, capacity);
     else
-        enqueue_pair_binning(frame, capacity, packed);
-    const std::uint32_t circle_id_mask = packed ? packed_circle_id_mask(band_tile_count(frame)) : ~std::uint32_t(0);
+        enqueue_pair_binning(frame, capacity, path);
+    const std::uint32_t circle_id_mask =
+        path == ScanBinningPath::packed ? packed_circle_id_mask(band_tile_count(frame)) : ~std::uint32_t(0);
     launch_shade_tiles(frame, d.records(), d.tile_offsets.data(), d.tile_circles.data(), circle_id_mask, d.busy(),
                        shade_pixels, d.image.data(), blends, d.stream);
     d.timer->end_frame("shade");

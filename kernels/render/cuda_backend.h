@@ -77,7 +77,7 @@ private:
     ScanBinningPath binning_path(const FrameParams& frame, std::uint64_t capacity) const;
     bool compacts_tiles(const FrameParams& frame) const;
     RenderStats compact_and_shade(const FrameParams& frame, unsigned long long* blends, FrameTiming timing);
-    void enqueue_pair_binning(const FrameParams& frame, std::uint64_t capacity, bool packed);
+    void enqueue_pair_binning(const FrameParams& frame, std::uint64_t capacity, ScanBinningPath path);
     void enqueue_direct_binning(const FrameParams& frame, std::uint64_t capacity);
     void enqueue_bin_and_shade(const FrameParams& frame, std::uint64_t capacity, unsigned long long* blends,
                                FrameTiming timing, int shade_pixels, ScanBinningPath path);
