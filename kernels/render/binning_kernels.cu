@@ -24,8 +24,10 @@ namespace {
 using render_detail::band_tile_index;
 using render_detail::clip_to_band;
 using render_detail::footprint_of;
-using render_detail::for_each_touched_tile;
+using render_detail::for_each_masked_tile;
 using render_detail::launch_after_prior_grid;
+using render_detail::touched_tile_mask;
+using render_detail::unpack_box;
 using render_detail::wait_for_prior_grid;
 
 constexpr int kThreads = 256;
@@ -33,11 +35,13 @@ constexpr int kThreads = 256;
 unsigned blocks_for(std::size_t n) { return static_cast<unsigned>((n + kThreads - 1) / kThreads); }
 
 // Circles of large tile rectangles would serialize the count and emit stages on their threads:
-// those of more than kSmallRectTiles tiles are counted and emitted by a warp each, 32 tiles at a
+// those of more than kSmallRectTiles tiles (all others fit a tile mask: kMaskedRectTiles) are
+// counted and emitted by a warp each, 32 tiles at a
 // time, and those of more than kHugeRectTiles by a block each, kThreads tiles at a time (a warp took
 // 18 us to count rgb's three circles of ~1300 tiles; a block for every circle of 17+ tiles left most
 // of its threads idle on rand100k and made its count and emit stages twice as slow).
 constexpr int kSmallRectTiles = 16;
+static_assert(kSmallRectTiles <= render_detail::kMaskedRectTiles, "a small circle's tiles fit its tile mask");
 constexpr int kHugeRectTiles = 256;
 constexpr unsigned kBigCircleBlocks = 1056;  // 8 per SM of an H200; grid-stride loops cover any count
 constexpr int kWarpsPerBlock = kThreads / 32;
@@ -60,8 +64,6 @@ __device__ __forceinline__ int rect_tiles(const TileRect& r) {
 __device__ __forceinline__ int box_rect_tiles(const CircleFootprint& c) {
     return box_is_empty(c.box) ? 0 : rect_tiles(tile_rect_of_box(c.box));
 }
-
-__device__ __forceinline__ bool is_big(const CircleFootprint& c) { return box_rect_tiles(c) > kSmallRectTiles; }
 
 // Tile t (row-major inside the rectangle) of a circle's tile rectangle, as a band tile id.
 __device__ __forceinline__ std::uint32_t tile_in_rect(const TileRect& r, int t, const FrameParams& f, int* tx,
@@ -90,10 +92,12 @@ __device__ __forceinline__ std::uint32_t touched_rect_tiles(const CircleFootprin
 }
 
 // Packs circle i's records and, with kCount (the pairs path; direct binning counts by itself),
-// counts its tiles or lists it for count_big_circles_kernel.
+// counts its tiles and keeps their mask for the emission, or lists it for count_big_circles_kernel
+// (its mask 0: emit_big_circles_kernel emits its pairs).
 template <bool kCount>
 __global__ void cull_and_count_kernel(DeviceCircles circles, FrameParams frame, CircleRecords records,
-                                      std::uint32_t* __restrict__ pair_counts, BigCircles big) {
+                                      std::uint32_t* __restrict__ pair_counts, std::uint16_t* __restrict__ tile_masks,
+                                      BigCircles big) {
     const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= circles.count) return;
     const float radius = circles.radius[i];
@@ -108,17 +112,17 @@ __global__ void cull_and_count_kernel(DeviceCircles circles, FrameParams frame, 
     records.box[i] = render_detail::pack_box(c.box);
     if (!kCount) return;
     const int tiles = box_rect_tiles(c);
-    if (tiles > kHugeRectTiles) {  // counted by count_big_circles_kernel; the lists' order does not matter
-        big.circles[big.capacity - 1 - atomicAdd(&big.count[1], 1u)] = i;
+    if (tiles > kSmallRectTiles) {  // counted by count_big_circles_kernel; the lists' order does not matter
+        tile_masks[i] = 0;
+        if (tiles > kHugeRectTiles)
+            big.circles[big.capacity - 1 - atomicAdd(&big.count[1], 1u)] = i;
+        else
+            big.circles[atomicAdd(&big.count[0], 1u)] = i;
         return;
     }
-    if (tiles > kSmallRectTiles) {
-        big.circles[atomicAdd(&big.count[0], 1u)] = i;
-        return;
-    }
-    std::uint32_t count = 0;
-    for_each_touched_tile(c, frame, [&](std::uint32_t) { ++count; });
-    pair_counts[i] = count;
+    const std::uint32_t mask = touched_tile_mask(c, frame);
+    pair_counts[i] = __popc(mask);
+    tile_masks[i] = std::uint16_t(mask);
 }
 
 // The block's sum of one value per thread; every thread gets it. `warp_sums` is reused by the next
@@ -222,7 +226,8 @@ struct StagedPairs {
     std::uint32_t circles[kEmitWindow];
 };
 
-// Thread i emits circle i's pairs unless the circle is big, and every thread pads some of the slots
+// Thread i emits circle i's pairs (from the count stage's tile mask: no tile tests again; big
+// circles have none), and every thread pads some of the slots
 // [*total, capacity) with the sentinel tile (the band's tile count); the first also copies the
 // total to *host_total, mapped pinned memory, where a copy node would cost the frame microseconds.
 // One kernel for the three, since each launch costs a small frame microseconds too. A warp with
@@ -231,6 +236,7 @@ struct StagedPairs {
 template <typename Output>
 __global__ void __launch_bounds__(kThreads)
     emit_small_circles_kernel(FrameParams frame, CircleRecords records, std::uint32_t circles,
+                              const std::uint16_t* __restrict__ tile_masks,
                               const std::uint64_t* __restrict__ pair_offsets, const std::uint64_t* __restrict__ total,
                               std::uint64_t* host_total, std::uint32_t sentinel_tile, Output output) {
     wait_for_prior_grid();  // the scan's offsets and total
@@ -242,14 +248,17 @@ __global__ void __launch_bounds__(kThreads)
     const int lane = int(threadIdx.x & 31);
     const std::uint64_t warp_first = thread - std::uint64_t(lane);
     if (warp_first >= circles) return;  // the whole warp: only padding was left for it
-    // This lane's circle and first slot, and the end of the warp's run of slots (the next warp's
-    // first circle's offset), all loaded before any is used; the run begins at lane 0's slot.
+    // This lane's circle's box, tile mask and first slot, and the end of the warp's run of slots
+    // (the next warp's first circle's offset), all loaded before any is used; the run begins at
+    // lane 0's slot.
     const bool has_circle = thread < circles;
     const std::uint32_t i = std::uint32_t(thread);
-    CircleFootprint c{};
+    PixelBox box{};
+    std::uint32_t tile_mask = 0;
     std::uint64_t slot = 0;
     if (has_circle) {
-        c = footprint_of(records.geometry[i], records.box[i]);
+        box = unpack_box(records.box[i]);
+        tile_mask = tile_masks[i];
         slot = pair_offsets[i];
     }
     const std::uint64_t run_end = warp_first + 32 < circles ? pair_offsets[warp_first + 32] : *total;
@@ -261,17 +270,16 @@ __global__ void __launch_bounds__(kThreads)
     StagedPairs& pairs = staged[threadIdx.x >> 5];
     for (int k = lane; k < window; k += 32) pairs.tiles[k] = kUnstaged;
     __syncwarp();
-    if (has_circle && !is_big(c))
-        for_each_touched_tile(c, frame, [&](std::uint32_t tile) {
-            const std::uint64_t k = slot - run_begin;
-            if (k < std::uint64_t(window)) {
-                pairs.tiles[k] = tile;
-                pairs.circles[k] = i;
-            } else {
-                output.write(slot, tile, i);
-            }
-            ++slot;
-        });
+    for_each_masked_tile(box, tile_mask, frame, [&](std::uint32_t tile) {
+        const std::uint64_t k = slot - run_begin;
+        if (k < std::uint64_t(window)) {
+            pairs.tiles[k] = tile;
+            pairs.circles[k] = i;
+        } else {
+            output.write(slot, tile, i);
+        }
+        ++slot;
+    });
     __syncwarp();
     for (int k = lane; k < window; k += 32)
         if (pairs.tiles[k] != kUnstaged) output.write(run_begin + std::uint64_t(k), pairs.tiles[k], pairs.circles[k]);
@@ -330,11 +338,11 @@ __global__ void __launch_bounds__(kThreads)
 
 template <typename Output>
 void launch_emit(const FrameParams& frame, const CircleRecords& records, std::uint32_t circles, const BigCircles& big,
-                 const std::uint64_t* pair_offsets, const std::uint64_t* pair_total, std::uint64_t* host_total,
-                 Output output, cudaStream_t stream) {
+                 const std::uint16_t* tile_masks, const std::uint64_t* pair_offsets, const std::uint64_t* pair_total,
+                 std::uint64_t* host_total, Output output, cudaStream_t stream) {
     launch_after_prior_grid(emit_small_circles_kernel<Output>, emit_blocks(circles, output.capacity), kThreads, stream,
-                            frame, records, circles, pair_offsets, pair_total, host_total, band_tile_count(frame),
-                            output);
+                            frame, records, circles, tile_masks, pair_offsets, pair_total, host_total,
+                            band_tile_count(frame), output);
     if (circles == 0) return;
     launch_after_prior_grid(emit_big_circles_kernel<Output>, big_circle_blocks(circles), kThreads, stream, frame,
                             records, big, pair_offsets, output);
@@ -399,11 +407,12 @@ bool packed_pairs_fit(std::uint32_t circles, std::uint32_t band_tiles) {
 }
 
 void launch_cull_and_count(const DeviceCircles& circles, const FrameParams& frame, const CircleRecords& records,
-                           const BigCircles& big, std::uint32_t* pair_counts, cudaStream_t stream) {
+                           const BigCircles& big, std::uint32_t* pair_counts, std::uint16_t* tile_masks,
+                           cudaStream_t stream) {
     TS_CUDA_CHECK(cudaMemsetAsync(big.count, 0, 2 * sizeof(std::uint32_t), stream));
     if (circles.count == 0) return;
     cull_and_count_kernel<true>
-        <<<blocks_for(circles.count), kThreads, 0, stream>>>(circles, frame, records, pair_counts, big);
+        <<<blocks_for(circles.count), kThreads, 0, stream>>>(circles, frame, records, pair_counts, tile_masks, big);
     TS_CUDA_CHECK_LAUNCH();
     launch_after_prior_grid(count_big_circles_kernel, big_circle_blocks(circles.count), kThreads, stream, frame,
                             records, big, pair_counts);
@@ -413,23 +422,23 @@ void launch_cull(const DeviceCircles& circles, const FrameParams& frame, const C
                  cudaStream_t stream) {
     if (circles.count == 0) return;
     cull_and_count_kernel<false>
-        <<<blocks_for(circles.count), kThreads, 0, stream>>>(circles, frame, records, nullptr, BigCircles{});
+        <<<blocks_for(circles.count), kThreads, 0, stream>>>(circles, frame, records, nullptr, nullptr, BigCircles{});
     TS_CUDA_CHECK_LAUNCH();
 }
 
 void launch_emit_pairs(const FrameParams& frame, const CircleRecords& records, std::uint32_t circles,
-                       const BigCircles& big, const std::uint64_t* pair_offsets, const std::uint64_t* pair_total,
-                       std::uint64_t* host_total, std::uint64_t capacity, std::uint32_t* pair_tiles,
-                       std::uint32_t* pair_circles, cudaStream_t stream) {
-    launch_emit(frame, records, circles, big, pair_offsets, pair_total, host_total,
+                       const BigCircles& big, const std::uint16_t* tile_masks, const std::uint64_t* pair_offsets,
+                       const std::uint64_t* pair_total, std::uint64_t* host_total, std::uint64_t capacity,
+                       std::uint32_t* pair_tiles, std::uint32_t* pair_circles, cudaStream_t stream) {
+    launch_emit(frame, records, circles, big, tile_masks, pair_offsets, pair_total, host_total,
                 PairArrays{pair_tiles, pair_circles, capacity}, stream);
 }
 
 void launch_emit_packed_pairs(const FrameParams& frame, const CircleRecords& records, std::uint32_t circles,
-                              const BigCircles& big, const std::uint64_t* pair_offsets, const std::uint64_t* pair_total,
-                              std::uint64_t* host_total, std::uint64_t capacity, std::uint32_t* words,
-                              cudaStream_t stream) {
-    launch_emit(frame, records, circles, big, pair_offsets, pair_total, host_total,
+                              const BigCircles& big, const std::uint16_t* tile_masks, const std::uint64_t* pair_offsets,
+                              const std::uint64_t* pair_total, std::uint64_t* host_total, std::uint64_t capacity,
+                              std::uint32_t* words, cudaStream_t stream) {
+    launch_emit(frame, records, circles, big, tile_masks, pair_offsets, pair_total, host_total,
                 PackedPairs{words, packed_circle_bits(band_tile_count(frame)), capacity}, stream);
 }
 
@@ -441,11 +450,11 @@ void launch_packed_pair_offsets(const std::uint32_t* sorted_words, std::size_t w
 }
 
 void launch_emit_sort_keys(const FrameParams& frame, const CircleRecords& records, std::uint32_t circles,
-                           const BigCircles& big, const std::uint64_t* pair_offsets, const std::uint64_t* pair_total,
-                           std::uint64_t* host_total, std::uint64_t capacity, std::uint64_t* pair_keys,
-                           cudaStream_t stream) {
-    launch_emit(frame, records, circles, big, pair_offsets, pair_total, host_total, SortKeys{pair_keys, capacity},
-                stream);
+                           const BigCircles& big, const std::uint16_t* tile_masks, const std::uint64_t* pair_offsets,
+                           const std::uint64_t* pair_total, std::uint64_t* host_total, std::uint64_t capacity,
+                           std::uint64_t* pair_keys, cudaStream_t stream) {
+    launch_emit(frame, records, circles, big, tile_masks, pair_offsets, pair_total, host_total,
+                SortKeys{pair_keys, capacity}, stream);
 }
 
 void launch_count_row_pairs(const FrameParams& frame, const CircleRecords& records, std::uint32_t circles,

@@ -49,16 +49,32 @@ __device__ __forceinline__ std::uint32_t band_tile_index(int tx, int ty, const F
     return std::uint32_t(ty - f.band_first_row) * std::uint32_t(f.grid.tiles_x) + std::uint32_t(tx);
 }
 
-// Calls visit(band tile id) for every tile of the band the circle touches, row-major (the order
-// pairs are emitted in).
-template <typename Visit>
-__device__ __forceinline__ void for_each_touched_tile(const CircleFootprint& c, const FrameParams& f, Visit visit) {
-    if (box_is_empty(c.box)) return;
+// The tiles of the band the circle touches, bit t for tile t of its band-clipped tile rectangle in
+// row-major order (the order pairs are emitted in), for rectangles of at most kMaskedRectTiles.
+constexpr int kMaskedRectTiles = 16;
+
+__device__ __forceinline__ std::uint32_t touched_tile_mask(const CircleFootprint& c, const FrameParams& f) {
+    if (box_is_empty(c.box)) return 0;
     const TileRect rect = clip_to_band(tile_rect_of_box(c.box), f);
+    std::uint32_t mask = 0, bit = 1;
     for (int ty = rect.ty0; ty < rect.ty1; ++ty)
-        for (int tx = rect.tx0; tx < rect.tx1; ++tx)
-            if (circle_touches_tile(c, tx, ty, f.width, f.height, f.inverse_width, f.inverse_height))
-                visit(band_tile_index(tx, ty, f));
+        for (int tx = rect.tx0; tx < rect.tx1; ++tx, bit <<= 1)
+            if (circle_touches_tile(c, tx, ty, f.width, f.height, f.inverse_width, f.inverse_height)) mask |= bit;
+    return mask;
+}
+
+// Calls visit(band tile id) for every tile of touched_tile_mask's `mask` of the circle with pixel
+// box `box`, row-major.
+template <typename Visit>
+__device__ __forceinline__ void for_each_masked_tile(const PixelBox& box, std::uint32_t mask, const FrameParams& f,
+                                                     Visit visit) {
+    if (mask == 0) return;
+    const TileRect rect = clip_to_band(tile_rect_of_box(box), f);
+    const int width = rect.tx1 - rect.tx0;
+    const std::uint32_t row_bits = (1u << width) - 1;
+    for (int ty = rect.ty0; mask != 0; ++ty, mask >>= width)
+        for (std::uint32_t row = mask & row_bits; row != 0; row &= row - 1)
+            visit(band_tile_index(rect.tx0 + __ffs(row) - 1, ty, f));
 }
 
 }  // namespace tilescan::render_detail

@@ -181,6 +181,7 @@ struct CudaBackend::Buffers {
     DeviceBuffer<CirclePaint> paint;
     DeviceBuffer<CircleBox> box;
     DeviceBuffer<std::uint32_t> pair_counts;
+    DeviceBuffer<std::uint16_t> tile_masks;  // the count stage's, for the emission
     DeviceBuffer<std::uint32_t> big_circles, big_count;
     DeviceBuffer<std::uint64_t> pair_offsets;
     DeviceBuffer<std::uint64_t> pair_total;
@@ -282,6 +283,7 @@ struct CudaBackend::Buffers {
                 paint.data(),
                 box.data(),
                 pair_counts.data(),
+                tile_masks.data(),
                 big_circles.data(),
                 big_count.data(),
                 pair_offsets.data(),
@@ -323,10 +325,10 @@ struct CudaBackend::Buffers {
                 frame_pointers()};
     }
     std::uint64_t bin_bytes() const {
-        return bytes_of(pair_counts) + bytes_of(pair_offsets) + bytes_of(pair_tiles) + bytes_of(pair_circles) +
-               bytes_of(packed_pairs) + bytes_of(tile_circles) + bytes_of(tile_offsets) + bytes_of(sort_keys) +
-               bytes_of(sorted_keys) + bytes_of(temp) + scan_workspace.bytes() + bytes_of(row_pairs) +
-               bytes_of(busy_tiles) + bytes_of(busy_count);
+        return bytes_of(pair_counts) + bytes_of(tile_masks) + bytes_of(pair_offsets) + bytes_of(pair_tiles) +
+               bytes_of(pair_circles) + bytes_of(packed_pairs) + bytes_of(tile_circles) + bytes_of(tile_offsets) +
+               bytes_of(sort_keys) + bytes_of(sorted_keys) + bytes_of(temp) + scan_workspace.bytes() +
+               bytes_of(row_pairs) + bytes_of(busy_tiles) + bytes_of(busy_count);
     }
 };
 
@@ -390,6 +392,7 @@ void CudaBackend::upload(const Scene& scene) {
         d.paint.reserve(n);
         d.box.reserve(n);
         d.pair_counts.reserve(n);
+        d.tile_masks.reserve(n);
         d.big_circles.reserve(n);
         d.pair_offsets.reserve(n);
     });
@@ -477,29 +480,32 @@ void CudaBackend::enqueue_pair_binning(const FrameParams& frame, std::uint64_t c
     const std::uint32_t bins = band_tiles + 1;  // the band's tiles and the padding's sentinel
     StageTimer& timer = *d.timer;
     // The total goes to the host after the frame, never in between.
-    launch_cull_and_count(d.device_circles(), frame, d.records(), d.big(), d.pair_counts.data(), d.stream);
+    launch_cull_and_count(d.device_circles(), frame, d.records(), d.big(), d.pair_counts.data(), d.tile_masks.data(),
+                          d.stream);
     timer.end_stage("cull+count");
     exclusive_scan(d.pair_counts.data(), d.pair_offsets.data(), d.circles, Sum<std::uint64_t>{}, d.scan_workspace,
                    d.stream, d.pair_total.data());
     timer.end_stage("scan");
     if (path == ScanBinningPath::packed) {
-        launch_emit_packed_pairs(frame, d.records(), d.circles, d.big(), d.pair_offsets.data(), d.pair_total.data(),
-                                 d.host_total_on_device, capacity, d.packed_pairs.data(), d.stream);
+        launch_emit_packed_pairs(frame, d.records(), d.circles, d.big(), d.tile_masks.data(), d.pair_offsets.data(),
+                                 d.pair_total.data(), d.host_total_on_device, capacity, d.packed_pairs.data(),
+                                 d.stream);
         timer.end_stage("emit");
         radix_sort_keys(d.packed_pairs.data(), d.tile_circles.data(), capacity, d.temp.data(), d.temp.bytes(), d.stream,
                         packed_circle_bits(band_tiles), 32);
         launch_packed_pair_offsets(d.tile_circles.data(), capacity, frame, d.tile_offsets.data(), d.stream);
         timer.end_stage("bin");
     } else if (binning_ == Binning::scan) {
-        launch_emit_pairs(frame, d.records(), d.circles, d.big(), d.pair_offsets.data(), d.pair_total.data(),
-                          d.host_total_on_device, capacity, d.pair_tiles.data(), d.pair_circles.data(), d.stream);
+        launch_emit_pairs(frame, d.records(), d.circles, d.big(), d.tile_masks.data(), d.pair_offsets.data(),
+                          d.pair_total.data(), d.host_total_on_device, capacity, d.pair_tiles.data(),
+                          d.pair_circles.data(), d.stream);
         timer.end_stage("emit");
         ordered_binning(d.pair_tiles.data(), d.pair_circles.data(), capacity, bins, d.tile_circles.data(),
                         d.tile_offsets.data(), d.temp.data(), d.temp.bytes(), d.stream);
         timer.end_stage("bin");
     } else {
-        launch_emit_sort_keys(frame, d.records(), d.circles, d.big(), d.pair_offsets.data(), d.pair_total.data(),
-                              d.host_total_on_device, capacity, d.sort_keys.data(), d.stream);
+        launch_emit_sort_keys(frame, d.records(), d.circles, d.big(), d.tile_masks.data(), d.pair_offsets.data(),
+                              d.pair_total.data(), d.host_total_on_device, capacity, d.sort_keys.data(), d.stream);
         timer.end_stage("emit");
         sort_pair_keys(d.sort_keys.data(), d.sorted_keys.data(), capacity, sort_key_bits(bins), d.temp.data(),
                        d.temp.bytes(), d.stream);

@@ -40,10 +40,13 @@ struct BusyTiles {
 };
 
 // Packs every circle's records and counts the tiles of the frame's band it really touches (0 when
-// culled). Circles whose tile rectangle is large are listed in `big` and counted a warp per circle.
+// culled), keeping which ones in tile_masks for the emission (bit t: tile t of the circle's
+// band-clipped tile rectangle, row-major), so that it does not test them again. Circles whose tile
+// rectangle is large are listed in `big` and counted a warp or block per circle (mask 0).
 void launch_cull_and_count(const DeviceCircles& circles, const FrameParams& frame, const CircleRecords& records,
                            const BigCircles& big,
                            std::uint32_t* pair_counts,  // [circles]
+                           std::uint16_t* tile_masks,   // [circles]
                            cudaStream_t stream);
 
 // Packs every circle's records only: the direct binning's first stage.
@@ -94,12 +97,14 @@ void launch_direct_scatter(const FrameParams& frame, const CircleRecords& record
                            std::uint64_t* host_total, cudaStream_t stream);
 
 // Writes circle i's (band tile, circle) pairs from slot pair_offsets[i] on, tiles in row-major
-// order, into `capacity` slots: pairs past the capacity are dropped (the caller compares the total
-// with it after the frame: *pair_total is copied to *host_total, mapped pinned memory), slots
+// order (small circles' from launch_cull_and_count's tile_masks), into `capacity` slots: pairs past the capacity are
+// dropped (the caller compares the total with it after the frame: *pair_total is copied to *host_total, mapped pinned
+// memory), slots
 // [*pair_total, capacity) get the sentinel tile band_tile_count(frame), which bins after every
 // real tile.
 void launch_emit_pairs(const FrameParams& frame, const CircleRecords& records, std::uint32_t circles,
                        const BigCircles& big,
+                       const std::uint16_t* tile_masks,    // [circles]
                        const std::uint64_t* pair_offsets,  // [circles]
                        const std::uint64_t* pair_total,    // [1], on the device
                        std::uint64_t* host_total,          // [1], the device's alias of mapped pinned memory
@@ -127,9 +132,9 @@ std::uint32_t packed_circle_id_mask(std::uint32_t band_tiles);
 bool packed_pairs_fit(std::uint32_t circles, std::uint32_t band_tiles);
 // launch_emit_pairs' contract, one word a pair in `words` [capacity].
 void launch_emit_packed_pairs(const FrameParams& frame, const CircleRecords& records, std::uint32_t circles,
-                              const BigCircles& big, const std::uint64_t* pair_offsets, const std::uint64_t* pair_total,
-                              std::uint64_t* host_total, std::uint64_t capacity, std::uint32_t* words,
-                              cudaStream_t stream);
+                              const BigCircles& big, const std::uint16_t* tile_masks, const std::uint64_t* pair_offsets,
+                              const std::uint64_t* pair_total, std::uint64_t* host_total, std::uint64_t capacity,
+                              std::uint32_t* words, cudaStream_t stream);
 // From packed words sorted by tile: each tile's [begin, end) into tile_offsets [band tiles + 1],
 // the padding cut off by tile_offsets[band tiles]. The sorted words themselves are the tile lists,
 // read through packed_circle_id_mask (launch_shade_tiles' circle_id_mask).
@@ -139,9 +144,9 @@ void launch_packed_pair_offsets(const std::uint32_t* sorted_words, std::size_t w
 // The sort peer's emission: one 64-bit key (tile << 32 | circle) per pair, the same capacity rule
 // (padding keys: sentinel tile << 32).
 void launch_emit_sort_keys(const FrameParams& frame, const CircleRecords& records, std::uint32_t circles,
-                           const BigCircles& big, const std::uint64_t* pair_offsets, const std::uint64_t* pair_total,
-                           std::uint64_t* host_total, std::uint64_t capacity, std::uint64_t* pair_keys,
-                           cudaStream_t stream);
+                           const BigCircles& big, const std::uint16_t* tile_masks, const std::uint64_t* pair_offsets,
+                           const std::uint64_t* pair_total, std::uint64_t* host_total, std::uint64_t capacity,
+                           std::uint64_t* pair_keys, cudaStream_t stream);
 
 // row_pairs[ty] = the (tile, circle) pairs of tile row ty over the whole grid, for the band
 // planner (renderer/tile_bands.h). Needs the records of launch_cull_and_count.
