@@ -33,6 +33,12 @@ __device__ __forceinline__ bool record_covers_only_box_pixels(const CircleGeomet
     return !signbit(g.flagged_radius);
 }
 
+// The box the cull stage stored for a circle (records.box), recomputed from its geometry record:
+// the same function of the same x, y and radius.
+__device__ __forceinline__ CircleBox record_box(const CircleGeometry& g, const FrameParams& f) {
+    return pack_box(circle_pixel_box(g.x, g.y, record_radius(g), f.width, f.height));
+}
+
 __device__ __forceinline__ CircleFootprint footprint_of(const CircleGeometry& g, const CircleBox& box) {
     return {g.x, g.y, g.squared_radius, unpack_box(box)};
 }

@@ -103,6 +103,7 @@ struct FrameGraphKey {
     std::uint32_t circles;
     const unsigned long long* blends;
     int shade_pixels;
+    bool boxes_from_geometry;
     bool shade_busy_apart;
     std::vector<const void*> buffers;
 
@@ -111,8 +112,8 @@ struct FrameGraphKey {
                band_first_row == o.band_first_row && band_end_row == o.band_end_row && shading == o.shading &&
                background.kind == o.background.kind && background.r == o.background.r &&
                background.g == o.background.g && background.b == o.background.b && capacity == o.capacity &&
-               shade_pixels == o.shade_pixels && circles == o.circles && blends == o.blends &&
-               shade_busy_apart == o.shade_busy_apart && buffers == o.buffers;
+               shade_pixels == o.shade_pixels && boxes_from_geometry == o.boxes_from_geometry && circles == o.circles &&
+               blends == o.blends && shade_busy_apart == o.shade_busy_apart && buffers == o.buffers;
     }
 };
 
@@ -307,7 +308,8 @@ struct CudaBackend::Buffers {
     }
     // The key of a frame's graph (FrameGraphKey): what its launches are given.
     FrameGraphKey graph_key(Binning binning, ScanBinningPath path, FrameTiming timing, const FrameParams& frame,
-                            std::uint64_t capacity, const unsigned long long* blends, int shade_pixels) const {
+                            std::uint64_t capacity, const unsigned long long* blends, int shade_pixels,
+                            bool boxes_from_geometry) const {
         return {binning,
                 path,
                 timing,
@@ -321,6 +323,7 @@ struct CudaBackend::Buffers {
                 circles,
                 blends,
                 shade_pixels,
+                boxes_from_geometry,
                 shade_busy_apart,
                 frame_pointers()};
     }
@@ -343,10 +346,21 @@ std::uint64_t bin_budget(std::uint64_t max_bin_bytes) {
     return default_bin_budget(memory.free_bytes);
 }
 
+// The current device's L2 cache, for shading_recomputes_boxes.
+std::size_t device_l2_cache_bytes() {
+    int device = 0, bytes = 0;
+    TS_CUDA_CHECK(cudaGetDevice(&device));
+    TS_CUDA_CHECK(cudaDeviceGetAttribute(&bytes, cudaDevAttrL2CacheSize, device));
+    return std::size_t(bytes);
+}
+
 }  // namespace
 
 CudaBackend::CudaBackend(Binning binning, std::uint64_t max_bin_bytes)
-    : binning_(binning), bin_budget_(bin_budget(max_bin_bytes)), buffers_(std::make_unique<Buffers>()) {}
+    : binning_(binning),
+      bin_budget_(bin_budget(max_bin_bytes)),
+      l2_cache_bytes_(device_l2_cache_bytes()),
+      buffers_(std::make_unique<Buffers>()) {}
 CudaBackend::~CudaBackend() = default;
 
 namespace {
@@ -447,6 +461,10 @@ int CudaBackend::shade_pixels_for(std::uint64_t capacity) const {
     return forced_shade_pixels_ ? forced_shade_pixels_ : shade_pixels_per_thread(capacity, buffers_->circles);
 }
 
+bool CudaBackend::boxes_from_geometry() const {
+    return forced_boxes_from_geometry_.value_or(shading_recomputes_boxes(buffers_->circles, l2_cache_bytes_));
+}
+
 // The pair buffers' capacity for frames of `pairs`: an eighth more, for scenes that grow frame by
 // frame, within what one band may hold.
 std::uint64_t CudaBackend::padded_pair_capacity(std::uint64_t pairs) const {
@@ -533,7 +551,8 @@ void CudaBackend::enqueue_direct_binning(const FrameParams& frame, std::uint64_t
 
 // Stages 1-5 over the frame's band, onto the stream (bin_and_shade captures them as a graph).
 void CudaBackend::enqueue_bin_and_shade(const FrameParams& frame, std::uint64_t capacity, unsigned long long* blends,
-                                        FrameTiming timing, int shade_pixels, ScanBinningPath path) {
+                                        FrameTiming timing, int shade_pixels, bool boxes_from_geometry,
+                                        ScanBinningPath path) {
     Buffers& d = *buffers_;
     d.timer->start(timing);
     if (path == ScanBinningPath::direct)
@@ -543,7 +562,7 @@ void CudaBackend::enqueue_bin_and_shade(const FrameParams& frame, std::uint64_t 
     const std::uint32_t circle_id_mask =
         path == ScanBinningPath::packed ? packed_circle_id_mask(band_tile_count(frame)) : ~std::uint32_t(0);
     launch_shade_tiles(frame, d.records(), d.tile_offsets.data(), d.tile_circles.data(), circle_id_mask, d.busy(),
-                       shade_pixels, d.image.data(), blends, d.stream);
+                       shade_pixels, boxes_from_geometry, d.image.data(), blends, d.stream);
     d.timer->end_frame("shade");
 }
 
@@ -575,10 +594,11 @@ RenderStats CudaBackend::bin_and_shade(const FrameParams& frame, std::uint64_t c
         }
     });
     const int shade_pixels = shade_pixels_for(capacity);
-    const FrameGraphKey key = d.graph_key(binning_, path, timing, frame, capacity, blends, shade_pixels);
+    const bool boxes = boxes_from_geometry();
+    const FrameGraphKey key = d.graph_key(binning_, path, timing, frame, capacity, blends, shade_pixels, boxes);
     *d.host_busy_seen = 0;  // before the launch, so the frame's kernels see it
     d.frame_graph.run(d.stream, key,
-                      [&] { enqueue_bin_and_shade(frame, capacity, blends, timing, shade_pixels, path); });
+                      [&] { enqueue_bin_and_shade(frame, capacity, blends, timing, shade_pixels, boxes, path); });
     RenderStats stats;
     stats.stages = d.timer->stages();
     stats.pairs = d.circles ? *d.host_total : 0;
@@ -607,7 +627,7 @@ RenderStats CudaBackend::compact_and_shade(const FrameParams& frame, unsigned lo
     Buffers& d = *buffers_;
     const int shade_pixels = shade_pixels_for(d.pair_capacity);
     const FrameGraphKey key =
-        d.graph_key(binning_, ScanBinningPath::compaction, timing, frame, 0, blends, shade_pixels);
+        d.graph_key(binning_, ScanBinningPath::compaction, timing, frame, 0, blends, shade_pixels, false);
     d.frame_graph.run(d.stream, key, [&] {
         d.timer->start(timing);
         launch_cull(d.device_circles(), frame, d.records(), d.stream);

@@ -28,6 +28,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "renderer/backend.h"
@@ -69,6 +70,9 @@ public:
     // For tests and tuning: the scan binning's path; `packed`, `direct` or `compaction` wherever the
     // frame fits it (packed_pairs_fit, direct_binning_fits, tile_compaction_fits), else pairs.
     void force_scan_binning_path(ScanBinningPath path) { scan_path_ = path; }
+    // For tests and tuning: whether binned frames' tile blocks recompute the circles' boxes instead
+    // of reading them (shading_recomputes_boxes in render_launch.h decides); nullopt restores the choice.
+    void force_boxes_from_geometry(std::optional<bool> recompute) { forced_boxes_from_geometry_ = recompute; }
 
 private:
     struct Buffers;
@@ -80,16 +84,19 @@ private:
     void enqueue_pair_binning(const FrameParams& frame, std::uint64_t capacity, ScanBinningPath path);
     void enqueue_direct_binning(const FrameParams& frame, std::uint64_t capacity);
     void enqueue_bin_and_shade(const FrameParams& frame, std::uint64_t capacity, unsigned long long* blends,
-                               FrameTiming timing, int shade_pixels, ScanBinningPath path);
+                               FrameTiming timing, int shade_pixels, bool boxes_from_geometry, ScanBinningPath path);
     RenderStats bin_and_shade_in_bands(const FrameParams& frame, unsigned long long* blends, FrameTiming timing);
     std::uint64_t max_band_pairs() const;
     std::uint64_t padded_pair_capacity(std::uint64_t pairs) const;
     int shade_pixels_for(std::uint64_t capacity) const;
+    bool boxes_from_geometry() const;
 
     Binning binning_;
     int forced_shade_pixels_ = 0;
+    std::optional<bool> forced_boxes_from_geometry_;
     ScanBinningPath scan_path_ = ScanBinningPath::automatic;
     std::uint64_t bin_budget_;
+    std::size_t l2_cache_bytes_;
     std::unique_ptr<Buffers> buffers_;
 };
 

@@ -167,8 +167,21 @@ void launch_split_sort_keys(const std::uint64_t* sorted_keys, std::size_t pairs,
 // (46 pairs a circle) 0.80 -> 0.67 ms and biglittle 0.87 -> 0.74 ms, but rand10M (1.9) 2.15 -> 2.39 ms.
 int shade_pixels_per_thread(std::uint64_t pairs, std::uint32_t circles);
 
+// Whether the shading stage recomputes each staged circle's pixel box from its geometry record
+// (the cull stage's own function of x, y and radius) instead of reading records.box. A tile's
+// circles are scattered over the records, so each record a tile block reads is a 32-byte sector
+// gathered per (tile, circle) pair. Where the frame's records (geometry, paint and box: 40 bytes a
+// circle) fit in the L2 cache, those gathers hit it and the recomputation (about 30 instructions a
+// staged circle) is pure cost; where they overflow it, each gather is a memory access and the box
+// is a third of them. H200 (60 MB of L2), every tile block recomputing against none, frame ms
+// (bench/results/2026-12-02-render-h200-box-from-geometry.md): micro2M (2M circles, 80 MB of
+// records) 0.311 -> 0.301, rand10M (400 MB) 2.276 -> 2.269, but rand1M (40 MB) 0.792 -> 0.801 and
+// biglittle (0.4 MB, compacted) 0.851 -> 0.876.
+bool shading_recomputes_boxes(std::uint32_t circles, std::size_t l2_cache_bytes);
+
 // One block per tile of the frame's band: clears, blends the tile's circles in list order, writes
-// each pixel once, pixels_per_thread (shade_pixels_per_thread) pixels a thread. With
+// each pixel once, pixels_per_thread (shade_pixels_per_thread) pixels a thread, recomputing the
+// circles' boxes with boxes_from_geometry (shading_recomputes_boxes). With
 // busy.shade_apart, busy tiles are listed into `busy` and shaded by a warp per pixel on
 // busy.stream, forked from `stream` and joined back before this returns (in stream order);
 // without, the main grid shades them and reports them in *busy.host_seen. `blends`, when not
@@ -178,6 +191,7 @@ void launch_shade_tiles(const FrameParams& frame, const CircleRecords& records,
                         const std::uint64_t* tile_offsets,  // [band tiles + 1]
                         const std::uint32_t* tile_circles,  // [pairs]
                         std::uint32_t circle_id_mask, const BusyTiles& busy, int pixels_per_thread,
+                        bool boxes_from_geometry,
                         float* image,  // [height][width][4], row 0 = bottom
                         unsigned long long* blends, cudaStream_t stream);
 

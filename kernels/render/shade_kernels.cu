@@ -146,15 +146,29 @@ __device__ __forceinline__ std::uint32_t tile_box_mask(const CircleBox& box, std
            (span_bits(box.y0 - tile_y0, box.y_last - tile_y0) << 16);
 }
 
-// One circle's records, read from global memory ahead of the batch that uses them.
+// One circle's records, read from global memory ahead of the batch that uses them; with
+// kBoxFromGeometry (shading_recomputes_boxes) all but the box, which the block recomputes from the
+// geometry when it stages the circle (box_of).
 struct CircleInFlight {
     CircleGeometry geometry;
     CirclePaint paint;
     CircleBox box;
 };
 
+template <bool kBoxFromGeometry = false>
 __device__ __forceinline__ CircleInFlight fetch_circle(const CircleRecords& records, std::uint32_t circle) {
-    return {records.geometry[circle], records.paint[circle], records.box[circle]};
+    if constexpr (kBoxFromGeometry)
+        return {records.geometry[circle], records.paint[circle], CircleBox{}};
+    else
+        return {records.geometry[circle], records.paint[circle], records.box[circle]};
+}
+
+template <bool kBoxFromGeometry>
+__device__ __forceinline__ CircleBox box_of(const CircleInFlight& c, const FrameParams& f) {
+    if constexpr (kBoxFromGeometry)
+        return render_detail::record_box(c.geometry, f);
+    else
+        return c.box;
 }
 
 // Whether a layout's warps skip the circles whose box meets their block but which cover none of
@@ -214,10 +228,10 @@ __device__ __forceinline__ BlockCoverage block_coverage(const CircleGeometry& g,
     return {touched, whole};
 }
 
-template <ShadingKind kShading, int kPixels>
+template <ShadingKind kShading, bool kBoxFromGeometry, int kPixels>
 __device__ __forceinline__ void stage_circle(StagedCircles<kPixels>& staged, int slot, const CircleInFlight& c,
                                              std::uint32_t tile, const FrameParams& f) {
-    const std::uint32_t box_mask = tile_box_mask(c.box, tile, f);
+    const std::uint32_t box_mask = tile_box_mask(box_of<kBoxFromGeometry>(c, f), tile, f);
     staged.geometry[slot] = c.geometry;
     staged.paint[slot] = c.paint;
     staged.box_mask[slot] = box_mask;
@@ -392,8 +406,9 @@ constexpr int shade_blocks_per_sm() {
 // Batches are double-buffered: while the block blends batch b from shared memory, each thread's
 // records of batch b + 1 are already on their way from global memory, so one barrier per batch
 // suffices and the loads' latency hides behind the blending. Frames that do not count their blends
-// (kCountBlends false, `blends` null: every timed frame) leave the counting out of the loop.
-template <ShadingKind kShading, int kPixels, bool kCountBlends>
+// (kCountBlends false, `blends` null: every timed frame) leave the counting out of the loop. With
+// kBoxFromGeometry the block reads two records a circle instead of three (shading_recomputes_boxes).
+template <ShadingKind kShading, int kPixels, bool kCountBlends, bool kBoxFromGeometry>
 __global__ void __launch_bounds__(TileLayout<kPixels>::kThreads, shade_blocks_per_sm<kShading, kPixels>())
     shade_tiles_kernel(FrameParams f, CircleRecords records, const std::uint64_t* __restrict__ tile_offsets,
                        const std::uint32_t* __restrict__ tile_circles, std::uint32_t circle_id_mask,
@@ -413,29 +428,38 @@ __global__ void __launch_bounds__(TileLayout<kPixels>::kThreads, shade_blocks_pe
     clear_pixels(f, p, pixels);
     const auto batch_size = [&](std::uint64_t first) { return end - first < kBatch ? int(end - first) : kBatch; };
     CircleInFlight next{};
-    if (begin + threadIdx.x < end) next = fetch_circle(records, tile_circles[begin + threadIdx.x] & circle_id_mask);
+    if (begin + threadIdx.x < end)
+        next = fetch_circle<kBoxFromGeometry>(records, tile_circles[begin + threadIdx.x] & circle_id_mask);
     std::uint32_t my_blends = 0;
     int buffer = 0;
     for (std::uint64_t batch = begin; batch < end; batch += kBatch, buffer ^= 1) {
         const int count = batch_size(batch);
-        if (int(threadIdx.x) < count) stage_circle<kShading>(staged[buffer], threadIdx.x, next, tile, f);
+        if (int(threadIdx.x) < count)
+            stage_circle<kShading, kBoxFromGeometry>(staged[buffer], threadIdx.x, next, tile, f);
         __syncthreads();
         const std::uint64_t following = batch + kBatch + threadIdx.x;
-        if (following < end) next = fetch_circle(records, tile_circles[following] & circle_id_mask);
+        if (following < end) next = fetch_circle<kBoxFromGeometry>(records, tile_circles[following] & circle_id_mask);
         my_blends += blend_staged<kShading>(staged[buffer], count, p, pixels);
     }
     write_pixels(image, f, p, pixels);
     if constexpr (kCountBlends) add_blends(blends, my_blends);
 }
 
-// The main grid's kernel for a layout, a shading kind, and whether the frame counts blends.
+// The main grid's kernel for a layout, a shading kind, whether the frame counts blends and whether
+// it recomputes the boxes.
+template <ShadingKind kShading, int kPixels>
+auto shade_tiles_kernel_for(bool count_blends, bool boxes_from_geometry) {
+    if (count_blends)
+        return boxes_from_geometry ? shade_tiles_kernel<kShading, kPixels, true, true>
+                                   : shade_tiles_kernel<kShading, kPixels, true, false>;
+    return boxes_from_geometry ? shade_tiles_kernel<kShading, kPixels, false, true>
+                               : shade_tiles_kernel<kShading, kPixels, false, false>;
+}
+
 template <int kPixels>
-auto shade_tiles_kernel_for(ShadingKind shading, bool count_blends) {
-    if (shading == kShadingSnow)
-        return count_blends ? shade_tiles_kernel<kShadingSnow, kPixels, true>
-                            : shade_tiles_kernel<kShadingSnow, kPixels, false>;
-    return count_blends ? shade_tiles_kernel<kShadingFlat, kPixels, true>
-                        : shade_tiles_kernel<kShadingFlat, kPixels, false>;
+auto shade_tiles_kernel_for(ShadingKind shading, bool count_blends, bool boxes_from_geometry) {
+    return shading == kShadingSnow ? shade_tiles_kernel_for<kShadingSnow, kPixels>(count_blends, boxes_from_geometry)
+                                   : shade_tiles_kernel_for<kShadingFlat, kPixels>(count_blends, boxes_from_geometry);
 }
 
 // Whether a circle's pixel box meets tile (tx, ty). Tile compaction tests every circle against
@@ -543,8 +567,8 @@ __global__ void __launch_bounds__(TileLayout<kPixels>::kThreads)
         for (int first = 0; first < count; first += Layout::kBatch) {
             const int batch = count - first < Layout::kBatch ? count - first : Layout::kBatch;
             if (int(threadIdx.x) < batch)
-                stage_circle<kShading>(staged, threadIdx.x,
-                                       fetch_circle(records, compacted.circles[first + threadIdx.x]), tile, f);
+                stage_circle<kShading, false>(staged, threadIdx.x,
+                                              fetch_circle(records, compacted.circles[first + threadIdx.x]), tile, f);
             __syncthreads();
             my_blends += blend_staged<kShading>(staged, batch, p, pixels);
             __syncthreads();  // before the next batch or round rewrites the staged records, the list, the sums
@@ -758,7 +782,8 @@ void launch_shade_busy_tiles(const FrameParams& frame, const CircleRecords& reco
 // keeps the priority: FrameGraph instantiates with cudaGraphInstantiateFlagUseNodePriority).
 void launch_shade_tiles(const FrameParams& frame, const CircleRecords& records, const std::uint64_t* tile_offsets,
                         const std::uint32_t* tile_circles, std::uint32_t circle_id_mask, const BusyTiles& busy,
-                        int pixels_per_thread, float* image, unsigned long long* blends, cudaStream_t stream) {
+                        int pixels_per_thread, bool boxes_from_geometry, float* image, unsigned long long* blends,
+                        cudaStream_t stream) {
     check_pixels_per_thread("launch_shade_tiles", pixels_per_thread);
     const bool apart = busy.on_device.shade_apart;
     if (apart) {
@@ -773,9 +798,10 @@ void launch_shade_tiles(const FrameParams& frame, const CircleRecords& records, 
                                                image, blends);
     };
     if (pixels_per_thread == kWidePixels)
-        shade(shade_tiles_kernel_for<kWidePixels>(frame.shading, blends != nullptr), TileLayout<kWidePixels>::kThreads);
+        shade(shade_tiles_kernel_for<kWidePixels>(frame.shading, blends != nullptr, boxes_from_geometry),
+              TileLayout<kWidePixels>::kThreads);
     else
-        shade(shade_tiles_kernel_for<kNarrowPixels>(frame.shading, blends != nullptr),
+        shade(shade_tiles_kernel_for<kNarrowPixels>(frame.shading, blends != nullptr, boxes_from_geometry),
               TileLayout<kNarrowPixels>::kThreads);
     if (apart) TS_CUDA_CHECK(cudaStreamWaitEvent(stream, busy.joined, 0));
 }
@@ -794,6 +820,11 @@ void launch_compact_and_shade_tiles(const FrameParams& frame, const CircleRecord
     else
         shade(compact_and_shade_tiles_kernel_for<kNarrowPixels>(frame.shading, blends != nullptr),
               TileLayout<kNarrowPixels>::kThreads);
+}
+
+bool shading_recomputes_boxes(std::uint32_t circles, std::size_t l2_cache_bytes) {
+    constexpr std::uint64_t kRecordBytes = sizeof(CircleGeometry) + sizeof(CirclePaint) + sizeof(CircleBox);
+    return std::uint64_t(circles) * kRecordBytes > l2_cache_bytes;
 }
 
 int shade_pixels_per_thread(std::uint64_t pairs, std::uint32_t circles) {

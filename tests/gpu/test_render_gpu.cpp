@@ -26,6 +26,8 @@ const ScanBinningPath kPairPaths[] = {ScanBinningPath::pairs, ScanBinningPath::p
 // Renders `scene` once with ref and checks every binning against it, the binned ones with either
 // shading layout (2 and 4 pixels a thread), whichever the frame would choose, and the scan binning
 // by each of its paths (packed, direct and compaction where the frame allows them, else pairs again).
+// Each layout reads the circles' boxes with one binning and recomputes them with the other
+// (force_boxes_from_geometry), so every scene meets all four tile kernels of its shading kind.
 void check_all_binnings(const Scene& scene, int width, int height, const std::string& name, bool naive = true) {
     Image expected(width, height);
     render_reference(scene, expected);
@@ -37,10 +39,13 @@ void check_all_binnings(const Scene& scene, int width, int height, const std::st
                 CudaBackend backend(binning);
                 backend.force_shade_pixels_per_thread(pixels);
                 backend.force_scan_binning_path(path);
+                const bool boxes_from_geometry = (pixels == 2) == (binning == Binning::scan);
+                backend.force_boxes_from_geometry(boxes_from_geometry);
                 Image actual(width, height);
                 backend.render(scene, actual);
                 const std::string variant =
-                    binning == Binning::scan ? std::string(scan_binning_path_name(path)) + "_" : "";
+                    (binning == Binning::scan ? std::string(scan_binning_path_name(path)) + "_" : "") +
+                    (boxes_from_geometry ? "boxes_" : "");
                 CHECK(images_match(expected, actual, 0.0f,
                                    std::string("cuda_") + binning_name(binning) + "_" + variant +
                                        std::to_string(pixels) + "px_" + name));
