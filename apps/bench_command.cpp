@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <functional>
 #include <iostream>
+#include <optional>
 #include <sstream>
 
 #include "apps/command_line.h"
@@ -40,6 +41,9 @@ const std::vector<OptionSpec> kBenchOptions = {
     {"--quick", "", false, "", "3 timed frames, no cpu/ref timing beyond the oracle"},
     {"--max-bin-memory", "", true, "BYTES", "bin-memory budget, e.g. 512M or 2G (default: half the free memory)"},
     {"--shade-pixels", "", true, "N", "cuda: shade N pixels a thread, 2 or 4 (default: each frame's choice)"},
+    {"--shade-boxes", "", true, "HOW",
+     "cuda: shading reads the circles' boxes or recomputes them, read or recompute (default: recompute where the "
+     "circles' records overflow the L2 cache)"},
     {"--scan-path", "", true, "NAME",
      "cuda: the scan binning's path, pairs, packed, direct or compaction (default: each frame's choice)"},
     {"--commit", "", true, "HASH", "the commit the binary was built from, for the table's header"},
@@ -57,6 +61,7 @@ struct BenchSettings {
     bool quick = false;                                      // no cpu timing
     std::uint64_t max_bin_bytes = 0;                         // 0: the backends' default budget
     int shade_pixels = 0;                                    // pixels a shading thread takes; 0: each frame's choice
+    std::optional<bool> shade_boxes_from_geometry;           // nullopt: each frame's choice
     ScanBinningPath scan_path = ScanBinningPath::automatic;  // automatic: each frame's choice
 };
 
@@ -179,6 +184,7 @@ SceneResult run_case(const BenchCase& c, const BenchSettings& settings) {
         const int repeats = settings.repeats;
         CudaBackend backend(Binning::scan, settings.max_bin_bytes);
         backend.force_shade_pixels_per_thread(settings.shade_pixels);
+        backend.force_boxes_from_geometry(settings.shade_boxes_from_geometry);
         backend.force_scan_binning_path(settings.scan_path);
         backend.upload(scene);
         result.scan = time_cuda(backend, Binning::scan, c, oracle, repeats, &result.stages);
@@ -279,6 +285,10 @@ std::string header(const std::string& commit, const BenchSettings& settings) {
          << (settings.shade_pixels
                  ? "; shading forced to " + std::to_string(settings.shade_pixels) + " pixels a thread (--shade-pixels)"
                  : std::string())
+         << (settings.shade_boxes_from_geometry
+                 ? std::string("; shading forced to ") + (*settings.shade_boxes_from_geometry ? "recompute" : "read") +
+                       " the circles' boxes (--shade-boxes)"
+                 : std::string())
          << (settings.scan_path == ScanBinningPath::automatic
                  ? std::string()
                  : "; scan binning forced to its " + std::string(scan_binning_path_name(settings.scan_path)) +
@@ -310,6 +320,12 @@ int run_bench_command(const std::vector<std::string>& arguments) {
     if (parsed.has("--shade-pixels")) {
         settings.shade_pixels = static_cast<int>(parse_integer(parsed.value("--shade-pixels"), "--shade-pixels", 2, 4));
         if (settings.shade_pixels == 3) throw InputError("--shade-pixels: must be 2 or 4");
+    }
+    if (parsed.has("--shade-boxes")) {
+        const std::string how = parsed.value("--shade-boxes");
+        if (how != "read" && how != "recompute")
+            throw InputError("--shade-boxes: unknown choice '" + how + "' (read or recompute)");
+        settings.shade_boxes_from_geometry = how == "recompute";
     }
     if (parsed.has("--scan-path")) {
         try {

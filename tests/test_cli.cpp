@@ -192,6 +192,8 @@ TEST_CASE("--max-bin-memory: banded renders are exact, bad budgets are one line 
     check_rejected("bench --max-bin-memory 7X", "--max-bin-memory");
     for (const char* bad : {"3", "8", "0", "x"})
         check_rejected("bench --shade-pixels " + std::string(bad), "--shade-pixels");
+    for (const char* bad : {"recomputed", "READ", ""})
+        check_rejected("bench --shade-boxes " + std::string(bad), "--shade-boxes");
     for (const char* bad : {"automatic", "sort", "PAIRS"})
         check_rejected("bench --scan-path " + std::string(bad),
                        "--scan-path: unknown scan binning path '" + std::string(bad) + "'");
