@@ -36,10 +36,10 @@ unsigned blocks_for(std::size_t n) { return static_cast<unsigned>((n + kThreads 
 
 // Circles of large tile rectangles would serialize the count and emit stages on their threads:
 // those of more than kSmallRectTiles tiles (all others fit a tile mask: kMaskedRectTiles) are
-// counted and emitted by a warp each, 32 tiles at a
-// time, and those of more than kHugeRectTiles by a block each, kThreads tiles at a time (a warp took
-// 18 us to count rgb's three circles of ~1300 tiles; a block for every circle of 17+ tiles left most
-// of its threads idle on rand100k and made its count and emit stages twice as slow).
+// counted and emitted by a warp each, 32 tiles at a time, and those of more than kHugeRectTiles by
+// a block each, kThreads tiles at a time (a warp took 18 us to count rgb's three circles of ~1300
+// tiles; a block for every circle of 17+ tiles left most of its threads idle on rand100k and made
+// its count and emit stages twice as slow).
 constexpr int kSmallRectTiles = 16;
 static_assert(kSmallRectTiles <= render_detail::kMaskedRectTiles, "a small circle's tiles fit its tile mask");
 constexpr int kHugeRectTiles = 256;
