@@ -75,8 +75,8 @@ struct BackendOptions {
 /// from the circles chunk by chunk (kernels/render/render_launch.h: launch_direct_count ...),
 /// which frames of large circles take by default; `compaction`, in each tile's shading block by
 /// compacting the circles that touch the tile (launch_compact_and_shade_tiles), which frames of
-/// few circles take by default; `automatic`, each frame's choice. Declared in the host library so that commands built
-/// without CUDA check the names too.
+/// few circles take by default; `automatic`, each frame's choice. Declared in the host library so
+/// that commands built without CUDA check the names too.
 enum class ScanBinningPath { automatic, pairs, packed, direct, compaction };
 /// "pairs" | "packed" | "direct" | "compaction", else InputError naming the known ones.
 ScanBinningPath parse_scan_binning_path(const std::string& name);

@@ -97,11 +97,10 @@ void launch_direct_scatter(const FrameParams& frame, const CircleRecords& record
                            std::uint64_t* host_total, cudaStream_t stream);
 
 // Writes circle i's (band tile, circle) pairs from slot pair_offsets[i] on, tiles in row-major
-// order (small circles' from launch_cull_and_count's tile_masks), into `capacity` slots: pairs past the capacity are
-// dropped (the caller compares the total with it after the frame: *pair_total is copied to *host_total, mapped pinned
-// memory), slots
-// [*pair_total, capacity) get the sentinel tile band_tile_count(frame), which bins after every
-// real tile.
+// order (small circles' from launch_cull_and_count's tile_masks), into `capacity` slots: pairs
+// past the capacity are dropped (the caller compares the total with it after the frame:
+// *pair_total is copied to *host_total, mapped pinned memory), slots [*pair_total, capacity) get
+// the sentinel tile band_tile_count(frame), which bins after every real tile.
 void launch_emit_pairs(const FrameParams& frame, const CircleRecords& records, std::uint32_t circles,
                        const BigCircles& big,
                        const std::uint16_t* tile_masks,    // [circles]
