@@ -102,13 +102,14 @@ __global__ void cull_and_count_kernel(DeviceCircles circles, FrameParams frame, 
     if (i >= circles.count) return;
     const float radius = circles.radius[i];
     const CircleFootprint c = circle_footprint(circles.x[i], circles.y[i], radius, frame.width, frame.height);
-    records.geometry[i] = render_detail::geometry_record(c, radius, frame);
+    CirclePaint paint;
     if (frame.shading == kShadingSnow) {
-        records.paint[i] = {snow_max_alpha(circles.z[i]), 0.0f, 0.0f, 0.0f};
+        paint = {snow_max_alpha(circles.z[i]), 0.0f, 0.0f, 0.0f};
     } else {
         const PremultipliedColour c = premultiply(circles.r[i], circles.g[i], circles.b[i], circles.a[i]);
-        records.paint[i] = {c.r, c.g, c.b, c.alpha};
+        paint = {c.r, c.g, c.b, c.alpha};
     }
+    records.shading[i] = {render_detail::geometry_record(c, radius, frame), paint};
     records.box[i] = render_detail::pack_box(c.box);
     if (!kCount) return;
     const int tiles = box_rect_tiles(c);
@@ -156,7 +157,7 @@ __global__ void __launch_bounds__(kThreads)
     const std::uint32_t huge_count = big.count[1];
     for (std::uint32_t k = blockIdx.x; k < huge_count; k += gridDim.x) {
         const std::uint32_t i = huge_circle(big, k);
-        const CircleFootprint c = footprint_of(records.geometry[i], records.box[i]);
+        const CircleFootprint c = footprint_of(records, i);
         const std::uint32_t count =
             block_sum(touched_rect_tiles(c, band_rect(c, f), threadIdx.x, kThreads, f), warp_sums);
         if (threadIdx.x == 0) pair_counts[i] = count;
@@ -166,7 +167,7 @@ __global__ void __launch_bounds__(kThreads)
     const int lane = threadIdx.x & 31;
     for (std::uint32_t k = (blockIdx.x * blockDim.x + threadIdx.x) / 32; k < big_count; k += warps) {
         const std::uint32_t i = big_circle(big, k);
-        const CircleFootprint c = footprint_of(records.geometry[i], records.box[i]);
+        const CircleFootprint c = footprint_of(records, i);
         const std::uint32_t count = __reduce_add_sync(0xffffffffu, touched_rect_tiles(c, band_rect(c, f), lane, 32, f));
         if (lane == 0) pair_counts[i] = count;
     }
@@ -300,7 +301,7 @@ __global__ void __launch_bounds__(kThreads)
     const std::uint32_t huge_count = big.count[1];
     for (std::uint32_t k = blockIdx.x; k < huge_count; k += gridDim.x) {
         const std::uint32_t i = huge_circle(big, k);
-        const CircleFootprint c = footprint_of(records.geometry[i], records.box[i]);
+        const CircleFootprint c = footprint_of(records, i);
         const TileRect rect = band_rect(c, f);
         std::uint64_t slot = pair_offsets[i];
         for (int first = 0; first < rect_tiles(rect); first += kThreads) {
@@ -323,7 +324,7 @@ __global__ void __launch_bounds__(kThreads)
     const std::uint32_t warps = gridDim.x * kWarpsPerBlock;
     for (std::uint32_t k = (blockIdx.x * blockDim.x + threadIdx.x) / 32; k < big_count; k += warps) {
         const std::uint32_t i = big_circle(big, k);
-        const CircleFootprint c = footprint_of(records.geometry[i], records.box[i]);
+        const CircleFootprint c = footprint_of(records, i);
         const TileRect rect = band_rect(c, f);
         std::uint64_t slot = pair_offsets[i];
         for (int first = 0; first < rect_tiles(rect); first += 32) {
@@ -354,7 +355,7 @@ __global__ void count_row_pairs_kernel(FrameParams frame, CircleRecords records,
                                        unsigned long long* __restrict__ row_pairs) {
     const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= circles) return;
-    const CircleFootprint c = footprint_of(records.geometry[i], records.box[i]);
+    const CircleFootprint c = footprint_of(records, i);
     if (box_is_empty(c.box)) return;
     const TileRect rect = tile_rect_of_box(c.box);
     for (int ty = rect.ty0; ty < rect.ty1; ++ty) {

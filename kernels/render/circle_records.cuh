@@ -43,6 +43,11 @@ __device__ __forceinline__ CircleFootprint footprint_of(const CircleGeometry& g,
     return {g.x, g.y, g.squared_radius, unpack_box(box)};
 }
 
+// Circle i's footprint from its records (its geometry and box).
+__device__ __forceinline__ CircleFootprint footprint_of(const CircleRecords& records, std::uint32_t i) {
+    return footprint_of(records.shading[i].geometry, records.box[i]);
+}
+
 // The part of a tile rectangle inside the frame's band of tile rows (possibly empty: ty0 >= ty1).
 __device__ __forceinline__ TileRect clip_to_band(TileRect r, const FrameParams& f) {
     r.ty0 = r.ty0 > f.band_first_row ? r.ty0 : f.band_first_row;

@@ -178,8 +178,7 @@ struct CudaBackend::Buffers {
     ShadingKind shading = kShadingFlat;
     BackgroundParams background{};
     DeviceBuffer<float> x, y, z, radius, r, g, b, a;
-    DeviceBuffer<CircleGeometry> geometry;
-    DeviceBuffer<CirclePaint> paint;
+    DeviceBuffer<CircleShadingRecord> shading_records;
     DeviceBuffer<CircleBox> box;
     DeviceBuffer<std::uint32_t> pair_counts;
     DeviceBuffer<std::uint16_t> tile_masks;  // the count stage's, for the emission
@@ -253,7 +252,7 @@ struct CudaBackend::Buffers {
     DeviceCircles device_circles() const {
         return {x.data(), y.data(), z.data(), radius.data(), r.data(), g.data(), b.data(), a.data(), circles};
     }
-    CircleRecords records() { return {geometry.data(), paint.data(), box.data()}; }
+    CircleRecords records() { return {shading_records.data(), box.data()}; }
     BigCircles big() { return {big_circles.data(), big_count.data(), circles}; }
     CompactionTotals compaction_totals() {
         return {compaction_tallies.data(), compaction_tallies.data() + 1, host_total_on_device};
@@ -280,8 +279,7 @@ struct CudaBackend::Buffers {
                 g.data(),
                 b.data(),
                 a.data(),
-                geometry.data(),
-                paint.data(),
+                shading_records.data(),
                 box.data(),
                 pair_counts.data(),
                 tile_masks.data(),
@@ -402,8 +400,7 @@ void CudaBackend::upload(const Scene& scene) {
                 TS_CUDA_CHECK(cudaMemcpyAsync(device[k]->data(), host[k]->data(), n * sizeof(float),
                                               cudaMemcpyHostToDevice, d.stream));
         }
-        d.geometry.reserve(n);
-        d.paint.reserve(n);
+        d.shading_records.reserve(n);
         d.box.reserve(n);
         d.pair_counts.reserve(n);
         d.tile_masks.reserve(n);

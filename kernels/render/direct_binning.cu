@@ -46,8 +46,7 @@ __device__ __forceinline__ void stage_chunk(StagedChunk& chunk, const CircleReco
                                             std::uint32_t chunk_circles) {
     const std::uint32_t first = blockIdx.x * chunk_circles;
     const std::uint32_t i = first + threadIdx.x;
-    if (threadIdx.x < chunk_circles && i < circles)
-        chunk.circles[threadIdx.x] = footprint_of(records.geometry[i], records.box[i]);
+    if (threadIdx.x < chunk_circles && i < circles) chunk.circles[threadIdx.x] = footprint_of(records, i);
     if (threadIdx.x == 0) chunk.count = int(min(circles - first, chunk_circles));
 }
 

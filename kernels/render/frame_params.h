@@ -51,8 +51,8 @@ struct DeviceCircles {
 };
 
 // Per circle, written by the cull stage so that later stages read one 16-byte record instead of
-// gathering from eight arrays. flagged_radius is the radius, its sign bit set when the circle may
-// cover a pixel centre outside its pixel box; read it through circle_records.cuh.
+// gathering from eight arrays (kept with the paint in a CircleShadingRecord). flagged_radius is the radius, its sign
+// bit set when the circle may cover a pixel centre outside its pixel box; read it through circle_records.cuh.
 struct alignas(16) CircleGeometry {
     float x, y, squared_radius, flagged_radius;
 };
@@ -76,10 +76,17 @@ struct BigCircles {
     std::uint32_t capacity;  // the scene's circle count
 };
 
+// What the shading stage reads of a circle: its geometry and paint side by side in one record of
+// one 32-byte sector. A tile's circles are scattered over the records, so each record a tile block
+// reads is a sector gathered per (tile, circle) pair: one, rather than one from each of two arrays.
+struct alignas(32) CircleShadingRecord {
+    CircleGeometry geometry;
+    CirclePaint paint;
+};
+
 // The device buffers of the packed records, [circles] each.
 struct CircleRecords {
-    CircleGeometry* geometry;
-    CirclePaint* paint;
+    CircleShadingRecord* shading;
     CircleBox* box;
 };
 

@@ -169,7 +169,7 @@ int shade_pixels_per_thread(std::uint64_t pairs, std::uint32_t circles);
 // Whether the shading stage recomputes each staged circle's pixel box from its geometry record
 // (the cull stage's own function of x, y and radius) instead of reading records.box. A tile's
 // circles are scattered over the records, so each record a tile block reads is a 32-byte sector
-// gathered per (tile, circle) pair. Where the frame's records (geometry, paint and box: 40 bytes a
+// gathered per (tile, circle) pair. Where the frame's records (shading record and box: 40 bytes a
 // circle) fit in the L2 cache, those gathers hit it and the recomputation (about 30 instructions a
 // staged circle) is pure cost; where they overflow it, each gather is a memory access and the box
 // is a third of them. H200 (60 MB of L2), every tile block recomputing against none, frame ms

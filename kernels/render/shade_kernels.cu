@@ -158,9 +158,9 @@ struct CircleInFlight {
 template <bool kBoxFromGeometry = false>
 __device__ __forceinline__ CircleInFlight fetch_circle(const CircleRecords& records, std::uint32_t circle) {
     if constexpr (kBoxFromGeometry)
-        return {records.geometry[circle], records.paint[circle], CircleBox{}};
+        return {records.shading[circle].geometry, records.shading[circle].paint, CircleBox{}};
     else
-        return {records.geometry[circle], records.paint[circle], records.box[circle]};
+        return {records.shading[circle].geometry, records.shading[circle].paint, records.box[circle]};
 }
 
 template <bool kBoxFromGeometry>
@@ -407,7 +407,7 @@ constexpr int shade_blocks_per_sm() {
 // records of batch b + 1 are already on their way from global memory, so one barrier per batch
 // suffices and the loads' latency hides behind the blending. Frames that do not count their blends
 // (kCountBlends false, `blends` null: every timed frame) leave the counting out of the loop. With
-// kBoxFromGeometry the block reads two records a circle instead of three (shading_recomputes_boxes).
+// kBoxFromGeometry the block reads one record a circle instead of two (shading_recomputes_boxes).
 template <ShadingKind kShading, int kPixels, bool kCountBlends, bool kBoxFromGeometry>
 __global__ void __launch_bounds__(TileLayout<kPixels>::kThreads, shade_blocks_per_sm<kShading, kPixels>())
     shade_tiles_kernel(FrameParams f, CircleRecords records, const std::uint64_t* __restrict__ tile_offsets,
@@ -514,8 +514,8 @@ __device__ __forceinline__ std::uint32_t touching_circles(const CircleRecords& r
     std::uint32_t hits = 0;
     for (std::uint32_t rest = meeting; rest != 0; rest &= rest - 1) {
         const std::uint32_t circle = first + 32 * (__ffs(rest) - 1);
-        if (circle_touches_tile(footprint_of(records.geometry[circle], records.box[circle]), tx, ty, f.width, f.height,
-                                f.inverse_width, f.inverse_height))
+        if (circle_touches_tile(footprint_of(records, circle), tx, ty, f.width, f.height, f.inverse_width,
+                                f.inverse_height))
             hits |= rest & ~(rest - 1);
     }
     return hits;
@@ -823,7 +823,7 @@ void launch_compact_and_shade_tiles(const FrameParams& frame, const CircleRecord
 }
 
 bool shading_recomputes_boxes(std::uint32_t circles, std::size_t l2_cache_bytes) {
-    constexpr std::uint64_t kRecordBytes = sizeof(CircleGeometry) + sizeof(CirclePaint) + sizeof(CircleBox);
+    constexpr std::uint64_t kRecordBytes = sizeof(CircleShadingRecord) + sizeof(CircleBox);
     return std::uint64_t(circles) * kRecordBytes > l2_cache_bytes;
 }
 
