@@ -51,8 +51,9 @@ struct DeviceCircles {
 };
 
 // Per circle, written by the cull stage so that later stages read one 16-byte record instead of
-// gathering from eight arrays (kept with the paint in a CircleShadingRecord). flagged_radius is the radius, its sign
-// bit set when the circle may cover a pixel centre outside its pixel box; read it through circle_records.cuh.
+// gathering from eight arrays (kept with the paint in a CircleShadingRecord). flagged_radius is
+// the radius, its sign bit set when the circle may cover a pixel centre outside its pixel box;
+// read it through circle_records.cuh.
 struct alignas(16) CircleGeometry {
     float x, y, squared_radius, flagged_radius;
 };
