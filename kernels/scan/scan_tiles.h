@@ -56,8 +56,9 @@ constexpr std::size_t kFastHeldBytes = TILESCAN_SCAN_HELD_BYTES;
 #endif
 constexpr int kFastBlocksPerSM = TILESCAN_SCAN_BLOCKS_PER_SM;
 // Inputs of at least this many bytes take the single pass with held rounds. Measured on the H200
-// (int32 sums): slower at 2^24 elements (63.8 against 58.7 us), faster at 2^28 (0.629 against
-// 0.667 ms) and 2^30; the crossover in between was not measured, 2^26 int32 was chosen.
+// (int32 sums, bench/results/2026-12-02-scan-h200-held-threshold.md): slower up to 2^25 elements
+// (102 against 95 us), as fast at 2^26 (177 against 176 us), faster from 2^27 (327 against 337 us;
+// 2^28: 623 against 658 us), so the threshold is 2^26 int32, where the two tie.
 constexpr std::size_t kHeldMinInputBytes = TILESCAN_SCAN_HELD_MIN_BYTES;
 // Widening scans (Out wider than In: the renderer's uint32 counts -> uint64 offsets) hold rounds
 // from far smaller inputs (2 MiB: 512K uint32 counts): their staged tile is half an int32 sum's
