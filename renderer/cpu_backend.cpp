@@ -44,7 +44,7 @@ void grow_within(std::vector<T>& buffer, std::size_t n, std::size_t limit) {
     buffer.resize(n);
 }
 
-// A tile's pixels as four planes (row-major inside the tile), so the flat-shading loop vectorizes.
+// A tile's pixels as four planes (row-major inside the tile): its clearing and write-out vectorize.
 struct TilePlanes {
     float r[kTilePixels], g[kTilePixels], b[kTilePixels], a[kTilePixels];
 };
