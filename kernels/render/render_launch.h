@@ -172,10 +172,11 @@ int shade_pixels_per_thread(std::uint64_t pairs, std::uint32_t circles);
 // gathered per (tile, circle) pair. Where the frame's records (shading record and box: 40 bytes a
 // circle) fit in the L2 cache, those gathers hit it and the recomputation (about 30 instructions a
 // staged circle) is pure cost; where they overflow it, each gather is a memory access and the box
-// is a third of them. H200 (60 MB of L2), every tile block recomputing against none, frame ms
+// is one of the two. H200 (60 MB of L2), every tile block recomputing against none, frame ms,
+// measured when geometry and paint were still two arrays, the box one gather of three
 // (bench/results/2026-12-02-render-h200-box-from-geometry.md): micro2M (2M circles, 80 MB of
 // records) 0.311 -> 0.301, rand10M (400 MB) 2.276 -> 2.269, but rand1M (40 MB) 0.792 -> 0.801 and
-// biglittle (0.4 MB, compacted) 0.851 -> 0.876.
+// biglittle (0.4 MB, compacted) 0.851 -> 0.876. Not measured again since the two became one record.
 bool shading_recomputes_boxes(std::uint32_t circles, std::size_t l2_cache_bytes);
 
 // One block per tile of the frame's band: clears, blends the tile's circles in list order, writes
