@@ -157,10 +157,11 @@ struct CircleInFlight {
 
 template <bool kBoxFromGeometry = false>
 __device__ __forceinline__ CircleInFlight fetch_circle(const CircleRecords& records, std::uint32_t circle) {
+    const CircleShadingRecord& record = records.shading[circle];
     if constexpr (kBoxFromGeometry)
-        return {records.shading[circle].geometry, records.shading[circle].paint, CircleBox{}};
+        return {record.geometry, record.paint, CircleBox{}};
     else
-        return {records.shading[circle].geometry, records.shading[circle].paint, records.box[circle]};
+        return {record.geometry, record.paint, records.box[circle]};
 }
 
 template <bool kBoxFromGeometry>
