@@ -50,3 +50,15 @@ private:
         if (ts_cuda_result_ != cudaSuccess)                                                                          \
             std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #expr, cudaGetErrorString(ts_cuda_result_)); \
     } while (0)
+
+namespace tilescan {
+
+/// `attribute` of the current device (cudaDeviceGetAttribute); throws CudaError on failure.
+inline int current_device_attribute(cudaDeviceAttr attribute) {
+    int device = 0, value = 0;
+    TS_CUDA_CHECK(cudaGetDevice(&device));
+    TS_CUDA_CHECK(cudaDeviceGetAttribute(&value, attribute, device));
+    return value;
+}
+
+}  // namespace tilescan

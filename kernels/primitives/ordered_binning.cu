@@ -149,9 +149,7 @@ __global__ void __launch_bounds__(kSmallBinningThreads, 1)
 // kSmallBinningMaxBins bins, or all the device offers when that is less. Fixed per device, so
 // concurrent and captured calls all set the same limit.
 std::size_t small_binning_shared_limit() {
-    int device = 0, opt_in = 0;
-    TS_CUDA_CHECK(cudaGetDevice(&device));
-    TS_CUDA_CHECK(cudaDeviceGetAttribute(&opt_in, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+    const int opt_in = current_device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin);
     return std::min(small_binning_shared_bytes(kSmallBinningMaxBins), std::size_t(opt_in));
 }
 

@@ -440,10 +440,8 @@ std::size_t sort_temp_bytes(std::size_t n, int digit_bits) {
 }
 
 inline unsigned histogram_blocks(std::size_t tiles) {
-    int device = 0, sms = 0;
-    TS_CUDA_CHECK(cudaGetDevice(&device));
-    TS_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    const std::size_t most = std::size_t(sms) * kHistogramBlocksPerSm;
+    const std::size_t sms = std::size_t(current_device_attribute(cudaDevAttrMultiProcessorCount));
+    const std::size_t most = sms * kHistogramBlocksPerSm;
     return unsigned(tiles < most ? tiles : most);
 }
 

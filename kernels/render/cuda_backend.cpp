@@ -345,12 +345,7 @@ std::uint64_t bin_budget(std::uint64_t max_bin_bytes) {
 }
 
 // The current device's L2 cache, for shading_recomputes_boxes.
-std::size_t device_l2_cache_bytes() {
-    int device = 0, bytes = 0;
-    TS_CUDA_CHECK(cudaGetDevice(&device));
-    TS_CUDA_CHECK(cudaDeviceGetAttribute(&bytes, cudaDevAttrL2CacheSize, device));
-    return std::size_t(bytes);
-}
+std::size_t device_l2_cache_bytes() { return std::size_t(current_device_attribute(cudaDevAttrL2CacheSize)); }
 
 }  // namespace
 
