@@ -618,8 +618,10 @@ bool CudaBackend::compacts_tiles(const FrameParams& frame) const {
 RenderStats CudaBackend::compact_and_shade(const FrameParams& frame, unsigned long long* blends, FrameTiming timing) {
     Buffers& d = *buffers_;
     const int shade_pixels = shade_pixels_for(d.pair_capacity);
-    const FrameGraphKey key =
-        d.graph_key(binning_, ScanBinningPath::compaction, timing, frame, 0, blends, shade_pixels, false);
+    // The compaction kernel reads the boxes the cull stores; it never recomputes them.
+    const bool boxes_from_geometry = false;
+    const FrameGraphKey key = d.graph_key(binning_, ScanBinningPath::compaction, timing, frame, 0, blends,
+                                          shade_pixels, boxes_from_geometry);
     d.frame_graph.run(d.stream, key, [&] {
         d.timer->start(timing);
         launch_cull(d.device_circles(), frame, d.records(), d.stream);
