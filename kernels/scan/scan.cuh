@@ -6,8 +6,11 @@
 // emits both scans for plain C++ callers (see scan_instantiate_*.cu).
 #pragma once
 
+#include <cooperative_groups.h>
 #include <cuda_runtime.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <stdexcept>
@@ -119,6 +122,36 @@ __global__ void __launch_bounds__(kFastThreads, kFastBlocksPerSM)
     if (call_tag == kLastTag) clear_slots_after_last_tag(counters);
 }
 
+// The single pass over temporary storage when every tile fits on the GPU at once (single_pass
+// decides): each block reduces its tile and writes the aggregate, the grid synchronizes (a
+// cooperative launch), and each block combines its predecessors' aggregates in the look-back's
+// order (resident_prefix) and finishes its tile. One launch with nothing to clear, where the
+// look-back over temporary storage needs a clearing launch first; the bits are the look-back's.
+template <typename In, typename Out, typename Op>
+__global__ void __launch_bounds__(kFastThreads, kFastBlocksPerSM)
+    resident_scan_kernel(const In* in, Out* out, std::size_t n, Out* aggregates, Op op, bool exclusive, Out* total) {
+    using Agent = FastTileAgent<In, Out, Op>;
+    __shared__ typename Agent::Shared shared;
+    typename Agent::Held held;
+    const std::size_t tile = blockIdx.x;
+    const Agent agent(tile, n);
+    const bool aligned = (reinterpret_cast<std::uintptr_t>(in) | reinterpret_cast<std::uintptr_t>(out)) % 16 == 0;
+    typename Agent::RoundPrefixes prefixes;
+    agent.stage_and_prepare(shared, held, in, aligned, op, prefixes);
+    const Out aggregate = Agent::warp_prefix(shared, op, kFastWarps);
+    if (threadIdx.x == 0) aggregates[tile] = aggregate;
+    cooperative_groups::this_grid().sync();
+    if (agent.warp == 0) {
+        const Out tile_prefix = resident_prefix(aggregates, tile, op, agent.lane);
+        if (agent.lane == 0) {
+            shared.tile_prefix[0] = tile_prefix;
+            if (total != nullptr && (tile + 1) * Agent::kTile >= n) *total = op(tile_prefix, aggregate);
+        }
+    }
+    __syncthreads();
+    agent.finish(shared, held, op, prefixes, shared.tile_prefix[0], exclusive, out, aligned);
+}
+
 template <typename Out>
 __global__ void write_value_kernel(Out* where, Out value) {
     *where = value;
@@ -215,7 +248,51 @@ LookbackStorage<Out> lookback_storage(unsigned char* storage, std::size_t bytes,
 
 // The single pass over `storage` (see lookback_storage): temporary storage, cleared first by a
 // second launch (clear_first) or by a kernel the caller ran just before (clear_lookback_status),
-// or a ScanWorkspace's, which needs no clearing (scan_lookback.cuh).
+// or a ScanWorkspace's, which needs no clearing (scan_lookback.cuh). Temporary storage for no more
+// tiles than the GPU holds at once takes the resident scan instead: one launch, nothing to clear.
+// Tiles of resident_scan_kernel<In, Out, Op> the current device holds at once (its SMs times the
+// blocks an SM fits), at most the kSuperblock^2 resident_prefix handles; 0 where the device cannot
+// launch cooperatively. Asked once per device (the first 16), since a scan of a few tiles costs
+// microseconds.
+template <typename In, typename Out, typename Op>
+std::size_t resident_tile_capacity() {
+    constexpr int kCachedDevices = 16;
+    static std::atomic<long long> cached[kCachedDevices];  // capacity + 1; 0 until asked
+    int device = 0;
+    TS_CUDA_CHECK(cudaGetDevice(&device));
+    if (device < kCachedDevices) {
+        const long long known = cached[device].load(std::memory_order_relaxed);
+        if (known > 0) return std::size_t(known - 1);
+    }
+    std::size_t capacity = 0;
+    if (current_device_attribute(cudaDevAttrCooperativeLaunch) != 0) {
+        int blocks_per_sm = 0;
+        TS_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, resident_scan_kernel<In, Out, Op>,
+                                                                    kFastThreads, 0));
+        capacity = std::min<std::size_t>(
+            std::size_t(blocks_per_sm) * std::size_t(current_device_attribute(cudaDevAttrMultiProcessorCount)),
+            std::size_t(kSuperblock) * kSuperblock);
+    }
+    if (device < kCachedDevices) cached[device].store((long long)capacity + 1, std::memory_order_relaxed);
+    return capacity;
+}
+
+template <typename In, typename Out, typename Op>
+void launch_resident_scan(const In* in, Out* out, std::size_t n, std::size_t tiles, Out* aggregates, Op op,
+                          bool exclusive, Out* total, cudaStream_t stream) {
+    cudaLaunchAttribute cooperative{};
+    cooperative.id = cudaLaunchAttributeCooperative;
+    cooperative.val.cooperative = 1;
+    cudaLaunchConfig_t config{};
+    config.gridDim = dim3(grid_for(tiles));
+    config.blockDim = dim3(kFastThreads);
+    config.stream = stream;
+    config.attrs = &cooperative;
+    config.numAttrs = 1;
+    TS_CUDA_CHECK(
+        cudaLaunchKernelEx(&config, resident_scan_kernel<In, Out, Op>, in, out, n, aggregates, op, exclusive, total));
+}
+
 template <typename In, typename Out, typename Op>
 void single_pass(const In* in, Out* out, std::size_t n, Op op, bool exclusive, Out* total, unsigned char* storage,
                  std::size_t bytes, bool clear_first, cudaStream_t stream) {
@@ -225,6 +302,14 @@ void single_pass(const In* in, Out* out, std::size_t n, Op op, bool exclusive, O
         launch_tile_scan(ScanAlgorithm::decoupled_lookback, in, out, n, 1, static_cast<const Out*>(nullptr), op,
                          exclusive, total, stream);
         return;
+    }
+    if (clear_first) {  // temporary storage: one launch instead of two where every tile fits at once
+        const std::size_t resident_tiles = (n + FastTile<In, Out>::tile - 1) / FastTile<In, Out>::tile;
+        if (resident_tiles * sizeof(Out) <= bytes - kLookbackCounterBytes &&
+            resident_tiles <= resident_tile_capacity<In, Out, Op>()) {
+            Out* aggregates = reinterpret_cast<Out*>(storage + kLookbackCounterBytes);
+            return launch_resident_scan(in, out, n, resident_tiles, aggregates, op, exclusive, total, stream);
+        }
     }
     const LookbackCounters& counters = view.counters;
     const TileStatus<Out>& status = view.status;

@@ -235,6 +235,27 @@ __device__ T look_back(const TileStatus<T>& status, std::size_t tile, const T& a
     return prefix;
 }
 
+// The exclusive prefix of tile `tile` (identity for tile 0) when every tile's aggregate is already
+// written to aggregates[] (the resident scan: its grid synchronizes instead of publishing), combined
+// in look_back's order so both give the same bits: S_k = A_32k op ... op A_32k+31 for each
+// superblock k before the tile's superblock s, SP_(s-1) = S_0 op ... op S_(s-1), then
+// SP_(s-1) op A_32s op ... op A_(tile-1), each left to right from the identity. Called by all 32
+// lanes of one warp; tile < kSuperblock * kSuperblock (lane k combines superblock k).
+template <typename T, typename Op>
+__device__ T resident_prefix(const T* aggregates, std::size_t tile, Op op, int lane) {
+    const int superblock = int(tile / kSuperblock);
+    const int position = int(tile % kSuperblock);
+    T closed = op.identity();
+    if (lane < superblock) {
+        const T* first = aggregates + std::size_t(lane) * kSuperblock;
+#pragma unroll 8
+        for (int i = 0; i < kSuperblock; ++i) closed = op(closed, first[i]);
+    }
+    const T earlier = lane < position ? aggregates[std::size_t(superblock) * kSuperblock + lane] : op.identity();
+    const T before = chain_lanes(op.identity(), closed, superblock, false, op);
+    return chain_lanes(before, earlier, position, false, op);
+}
+
 // The single-level look-back, for operators that regroup exactly (the result does not depend on
 // which predecessor's prefix a tile happens to find). Called by all 32 lanes of one warp of tile
 // `tile` once its aggregate is known; publishes the aggregate at once and the inclusive prefix

@@ -19,11 +19,7 @@
 #include "kernels/scan/scan.h"
 #include "kernels/scan/scan_cpu.h"
 #include "kernels/scan/scan_example_ops.h"
-
-namespace tilescan::testing {
-std::uint8_t scan_test_flag(std::uint64_t i);
-void scan_test_fill_flags(std::uint8_t* d_flags, std::size_t n);
-}  // namespace tilescan::testing
+#include "scan_test_kernels.h"
 
 using namespace tilescan;
 using tilescan::testing::download;
@@ -318,6 +314,46 @@ TEST_CASE("GPU float scans are identical run to run", "[gpu][scan]") {
     }
 }
 
+// Scans the first n of `in` (inclusive, into `out`) from temporary storage and from a workspace
+// and checks that both give the same bits; `path` names the one temporary storage takes.
+template <typename T, typename Op>
+void check_same_bits(const std::vector<T>& in, std::size_t n, Op op, const std::string& what, const char* path) {
+    DeviceBuffer<T> d_in(n), from_temp(n), from_workspace(n);
+    upload(d_in.data(), std::vector<T>(in.begin(), in.begin() + std::ptrdiff_t(n)));
+    const std::size_t bytes = scan_temp_bytes<T>(n);
+    DeviceBuffer<unsigned char> temp(bytes);
+    inclusive_scan(d_in.data(), from_temp.data(), n, op, temp.data(), bytes);
+    ScanWorkspace& workspace = shared_workspace();
+    workspace.reserve<T>(n);
+    inclusive_scan(d_in.data(), from_workspace.data(), n, op, workspace);
+    const std::vector<T> a = download(from_temp.data(), n), b = download(from_workspace.data(), n);
+    INFO(what << ", n = " << n << ", temporary storage takes " << path);
+    CHECK(std::memcmp(a.data(), b.data(), n * sizeof(T)) == 0);
+}
+
+// Temporary storage for no more tiles than the GPU holds at once takes the resident scan (one
+// launch, a grid-wide barrier instead of status words), for more the look-back; a workspace always
+// looks back. The resident scan combines the tiles' aggregates in the look-back's order, so they
+// must give the same bits: float sums and a non-commutative float operator at the most tiles the
+// device holds (on the H200 792, 24 superblocks) and at one tile more. Every algorithm's results
+// against the serial reference, the resident scan's included, are checked above at 10^6 + 3.
+TEST_CASE("GPU single pass: the resident scan gives the look-back's bits", "[gpu][scan]") {
+    const testing::ResidentScanShape sums = testing::scan_test_resident_shape_float_sum();
+    const testing::ResidentScanShape maps = testing::scan_test_resident_shape_affine();
+    REQUIRE(sums.capacity > 1);  // every GPU this project runs on launches cooperatively
+    REQUIRE(maps.capacity > 1);
+    const std::size_t most_sums = sums.capacity * sums.tile, most_maps = maps.capacity * maps.tile;
+    const auto reals = random_reals<float>(most_sums + sums.tile, 17);
+    std::mt19937_64 rng(18);
+    std::vector<Affine> affine(most_maps + maps.tile);  // inexact compositions: the grouping shows in the bits
+    for (auto& f : affine) f = {float(0.5 + 0.5 * (rng() % 1000) / 1000.0), float(int(rng() % 2001) - 1000) / 997.0f};
+    check_same_bits(reals, most_sums, Sum<float>{}, "float sum", "the resident scan");
+    check_same_bits(reals, most_sums + 1, Sum<float>{}, "float sum", "the look-back");
+    check_same_bits(reals, most_sums - sums.tile / 2, Sum<float>{}, "float sum", "the resident scan");
+    check_same_bits(affine, most_maps, AffineCompose{}, "affine compose", "the resident scan");
+    check_same_bits(affine, most_maps + 1, AffineCompose{}, "affine compose", "the look-back");
+}
+
 // The status words of a workspace reserved for `bytes`, as the test reads and writes them.
 std::size_t workspace_status_words(const ScanWorkspace& workspace) {
     return (workspace.bytes() - scan_detail::kLookbackCounterBytes) / sizeof(unsigned long long);
@@ -341,7 +377,7 @@ void check_workspace_sum(ScanWorkspace& workspace, std::size_t n, std::uint64_t 
     CHECK(download(d_out.data(), n) == expected);
 }
 
-TEST_CASE("GPU scans with a workspace: tags wrap, graphs replay", "[gpu][scan][sanitize]") {
+TEST_CASE("GPU scans with a workspace: tags wrap, graphs replay (temporary storage too)", "[gpu][scan][sanitize]") {
     const std::size_t n = 5 * scan_detail::FastTile<std::int32_t, std::int32_t>::tile + 17;
     ScanWorkspace workspace;
     workspace.reserve<std::int64_t>(3 * n);  // more slots than n int32 use: the clear must reach them all
@@ -381,6 +417,33 @@ TEST_CASE("GPU scans with a workspace: tags wrap, graphs replay", "[gpu][scan][s
         TS_CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
         for (int replay = 0; replay < 4; ++replay) {
             const auto in = random_ints<std::int32_t>(n, 200 + replay, -1000, 1000);
+            std::vector<std::int32_t> expected(n);
+            serial_exclusive_scan(in.data(), expected.data(), n, Sum<std::int32_t>{});
+            upload(d_in.data(), in);
+            TS_CUDA_CHECK(cudaGraphLaunch(exec, stream));
+            TS_CUDA_CHECK(cudaStreamSynchronize(stream));
+            INFO("replay " << replay);
+            CHECK(download(d_out.data(), n) == expected);
+        }
+        TS_CUDA_CHECK(cudaGraphExecDestroy(exec));
+        TS_CUDA_CHECK(cudaGraphDestroy(graph));
+        TS_CUDA_CHECK(cudaStreamDestroy(stream));
+    }
+
+    SECTION("a captured scan over temporary storage (the resident scan, a cooperative launch) replays right") {
+        DeviceBuffer<std::int32_t> d_in(n), d_out(n);
+        const std::size_t bytes = scan_temp_bytes<std::int32_t>(n);
+        DeviceBuffer<unsigned char> temp(bytes);
+        cudaStream_t stream;
+        TS_CUDA_CHECK(cudaStreamCreate(&stream));
+        cudaGraph_t graph;
+        TS_CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+        exclusive_scan(d_in.data(), d_out.data(), n, Sum<std::int32_t>{}, temp.data(), bytes, stream);
+        TS_CUDA_CHECK(cudaStreamEndCapture(stream, &graph));
+        cudaGraphExec_t exec;
+        TS_CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
+        for (int replay = 0; replay < 3; ++replay) {
+            const auto in = random_ints<std::int32_t>(n, 300 + replay, -1000, 1000);
             std::vector<std::int32_t> expected(n);
             serial_exclusive_scan(in.data(), expected.data(), n, Sum<std::int32_t>{});
             upload(d_in.data(), in);

@@ -1,12 +1,13 @@
 // Device-side pieces of the GPU scan tests (test_scan_gpu.cpp), kept out of the Catch2 file so
 // that it stays plain C++: the scans of the user-defined operators, instantiated the way a user
-// would (include scan.cuh, TS_SCAN_INSTANTIATE), and a kernel that fills billions of flags for the
-// test above 2^31 elements without a host upload.
+// would (include scan.cuh, TS_SCAN_INSTANTIATE), a kernel that fills billions of flags for the
+// test above 2^31 elements without a host upload, and the resident scan's shape on this device.
 #include <cstdint>
 
 #include "kernels/cuda_check.h"
 #include "kernels/scan/scan.cuh"
 #include "kernels/scan/scan_example_ops.h"
+#include "scan_test_kernels.h"
 
 TS_SCAN_INSTANTIATE(tilescan::Mat2, tilescan::Mat2, tilescan::Mat2Product);
 TS_SCAN_INSTANTIATE(tilescan::Affine, tilescan::Affine, tilescan::AffineCompose);
@@ -32,6 +33,15 @@ __global__ void fill_flags_kernel(std::uint8_t* flags, std::size_t n) {
 void scan_test_fill_flags(std::uint8_t* d_flags, std::size_t n) {
     fill_flags_kernel<<<4096, 256>>>(d_flags, n);
     TS_CUDA_CHECK_LAUNCH();
+}
+
+ResidentScanShape scan_test_resident_shape_float_sum() {
+    return {scan_detail::FastTile<float, float>::tile, scan_detail::resident_tile_capacity<float, float, Sum<float>>()};
+}
+
+ResidentScanShape scan_test_resident_shape_affine() {
+    return {scan_detail::FastTile<Affine, Affine>::tile,
+            scan_detail::resident_tile_capacity<Affine, Affine, AffineCompose>()};
 }
 
 }  // namespace tilescan::testing
