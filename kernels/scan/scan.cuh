@@ -122,14 +122,16 @@ __global__ void __launch_bounds__(kFastThreads, kFastBlocksPerSM)
     if (call_tag == kLastTag) clear_slots_after_last_tag(counters);
 }
 
-// The single pass over temporary storage when every tile fits on the GPU at once (single_pass
-// decides): each block reduces its tile and writes the aggregate, the grid synchronizes (a
-// cooperative launch), and each block combines its predecessors' aggregates in the look-back's
-// order (resident_prefix) and finishes its tile. One launch with nothing to clear, where the
-// look-back over temporary storage needs a clearing launch first; the bits are the look-back's.
+// The single pass when every tile fits on the GPU at once (single_pass decides): each block
+// reduces its tile and keeps the aggregate in the tile's status slot (StatusSlots::keep, words any
+// look-back reads as empty), the grid synchronizes (a cooperative launch), and each block combines
+// its predecessors' aggregates in the look-back's order (resident_prefix) and finishes its tile.
+// One launch with nothing to clear, and no tile waits for a superblock; the bits are the
+// look-back's.
 template <typename In, typename Out, typename Op>
 __global__ void __launch_bounds__(kFastThreads, kFastBlocksPerSM)
-    resident_scan_kernel(const In* in, Out* out, std::size_t n, Out* aggregates, Op op, bool exclusive, Out* total) {
+    resident_scan_kernel(const In* in, Out* out, std::size_t n, StatusSlots<Out> aggregates, Op op, bool exclusive,
+                         Out* total) {
     using Agent = FastTileAgent<In, Out, Op>;
     __shared__ typename Agent::Shared shared;
     typename Agent::Held held;
@@ -139,7 +141,7 @@ __global__ void __launch_bounds__(kFastThreads, kFastBlocksPerSM)
     typename Agent::RoundPrefixes prefixes;
     agent.stage_and_prepare(shared, held, in, aligned, op, prefixes);
     const Out aggregate = Agent::warp_prefix(shared, op, kFastWarps);
-    if (threadIdx.x == 0) aggregates[tile] = aggregate;
+    if (threadIdx.x == 0) aggregates.keep(tile, aggregate);
     cooperative_groups::this_grid().sync();
     if (agent.warp == 0) {
         const Out tile_prefix = resident_prefix(aggregates, tile, op, agent.lane);
@@ -246,10 +248,6 @@ LookbackStorage<Out> lookback_storage(unsigned char* storage, std::size_t bytes,
     return view;
 }
 
-// The single pass over `storage` (see lookback_storage): temporary storage, cleared first by a
-// second launch (clear_first) or by a kernel the caller ran just before (clear_lookback_status),
-// or a ScanWorkspace's, which needs no clearing (scan_lookback.cuh). Temporary storage for no more
-// tiles than the GPU holds at once takes the resident scan instead: one launch, nothing to clear.
 // Tiles of resident_scan_kernel<In, Out, Op> the current device holds at once (its SMs times the
 // blocks an SM fits), at most the kSuperblock^2 resident_prefix handles; 0 where the device cannot
 // launch cooperatively. Asked once per device (the first 16), since a scan of a few tiles costs
@@ -277,9 +275,22 @@ std::size_t resident_tile_capacity() {
     return capacity;
 }
 
+// Whether a single pass whose tiles all fit at once runs faster resident. Measured on the H200
+// (2026-12-02, scan bench from 2^16 to 2^22, two rounds, us): over temporary storage always, one
+// launch instead of two (int32 sums at 2^20 11.5-11.9 against 14.1-17.3, float max 11.7-12.4
+// against 18.3-18.5); over storage that needs no clearing (a workspace) where the look-back is the
+// two-level one, whose tiles wait for superblocks to close (affine composition at 2^20 12.7-14.2
+// against 15.9-16.8, float max 11.7-12.4 against 12.7-13.8), but not where it is the single-level
+// one (int32 sums at 2^20 11.5-11.9 against 10.4-11.6, int64 13.8 against 13.6-14.1). So the
+// binning's own scans of counts (cleared by the caller, integer sums) stay as they were.
+template <typename Out, typename Op>
+bool resident_scan_pays(bool clear_first) {
+    return clear_first || !regroups_exactly<Out, Op>::value;
+}
+
 template <typename In, typename Out, typename Op>
-void launch_resident_scan(const In* in, Out* out, std::size_t n, std::size_t tiles, Out* aggregates, Op op,
-                          bool exclusive, Out* total, cudaStream_t stream) {
+void launch_resident_scan(const In* in, Out* out, std::size_t n, std::size_t tiles, StatusSlots<Out> aggregates,
+                          Op op, bool exclusive, Out* total, cudaStream_t stream) {
     cudaLaunchAttribute cooperative{};
     cooperative.id = cudaLaunchAttributeCooperative;
     cooperative.val.cooperative = 1;
@@ -293,24 +304,11 @@ void launch_resident_scan(const In* in, Out* out, std::size_t n, std::size_t til
         cudaLaunchKernelEx(&config, resident_scan_kernel<In, Out, Op>, in, out, n, aggregates, op, exclusive, total));
 }
 
+// The decoupled look-back over `view`'s storage, cleared first when clear_first.
 template <typename In, typename Out, typename Op>
-void single_pass(const In* in, Out* out, std::size_t n, Op op, bool exclusive, Out* total, unsigned char* storage,
-                 std::size_t bytes, bool clear_first, cudaStream_t stream) {
-    const LookbackStorage<Out> view = lookback_storage<In, Out>(storage, bytes, n);
+void launch_lookback(const In* in, Out* out, std::size_t n, Op op, bool exclusive, Out* total,
+                     const LookbackStorage<Out>& view, bool clear_first, cudaStream_t stream) {
     const std::size_t tiles = view.tiles;
-    if (tiles == 1) {  // nothing to look back on: one launch instead of two (small frames count them)
-        launch_tile_scan(ScanAlgorithm::decoupled_lookback, in, out, n, 1, static_cast<const Out*>(nullptr), op,
-                         exclusive, total, stream);
-        return;
-    }
-    if (clear_first) {  // temporary storage: one launch instead of two where every tile fits at once
-        const std::size_t resident_tiles = (n + FastTile<In, Out>::tile - 1) / FastTile<In, Out>::tile;
-        if (resident_tiles * sizeof(Out) <= bytes - kLookbackCounterBytes &&
-            resident_tiles <= resident_tile_capacity<In, Out, Op>()) {
-            Out* aggregates = reinterpret_cast<Out*>(storage + kLookbackCounterBytes);
-            return launch_resident_scan(in, out, n, resident_tiles, aggregates, op, exclusive, total, stream);
-        }
-    }
     const LookbackCounters& counters = view.counters;
     const TileStatus<Out>& status = view.status;
     if (clear_first) {
@@ -325,6 +323,31 @@ void single_pass(const In* in, Out* out, std::size_t n, Op op, bool exclusive, O
         lookback_scan_kernel<In, Out, Op, 0>
             <<<grid_for(tiles), kFastThreads, 0, stream>>>(in, out, n, status, counters, op, exclusive, total);
     TS_CUDA_CHECK_LAUNCH();
+}
+
+// The single pass over `storage` (see lookback_storage): temporary storage, cleared first by a
+// second launch (clear_first) or by a kernel the caller ran just before (clear_lookback_status),
+// or a ScanWorkspace's, which needs no clearing (scan_lookback.cuh). No more tiles than the GPU
+// holds at once take the resident scan instead, where it pays (resident_scan_pays).
+template <typename In, typename Out, typename Op>
+void single_pass(const In* in, Out* out, std::size_t n, Op op, bool exclusive, Out* total, unsigned char* storage,
+                 std::size_t bytes, bool clear_first, cudaStream_t stream) {
+    const LookbackStorage<Out> view = lookback_storage<In, Out>(storage, bytes, n);
+    const std::size_t tiles = view.tiles;
+    if (tiles == 1) {  // nothing to look back on: one launch instead of two (small frames count them)
+        launch_tile_scan(ScanAlgorithm::decoupled_lookback, in, out, n, 1, static_cast<const Out*>(nullptr), op,
+                         exclusive, total, stream);
+        return;
+    }
+    const std::size_t resident_tiles = (n + FastTile<In, Out>::tile - 1) / FastTile<In, Out>::tile;
+    if (resident_scan_pays<Out, Op>(clear_first) &&
+        kLookbackCounterBytes + StatusSlots<Out>::bytes(resident_tiles) <= bytes &&
+        resident_tiles <= resident_tile_capacity<In, Out, Op>()) {
+        StatusSlots<Out> aggregates;
+        aggregates.carve(storage + kLookbackCounterBytes);
+        return launch_resident_scan(in, out, n, resident_tiles, aggregates, op, exclusive, total, stream);
+    }
+    launch_lookback(in, out, n, op, exclusive, total, view, clear_first, stream);
 }
 
 template <typename Out, typename Op>

@@ -76,6 +76,23 @@ struct StatusSlots {
                 .store((static_cast<unsigned long long>(tag << kFlagBits | flag) << 32) | pieces[w],
                        cuda::memory_order_relaxed);
     }
+    // The resident scan's use of slot i (it looks nothing back): the value under a zero flag and
+    // tag, as a cleared slot's words, so any look-back of any later call, whatever its layout,
+    // reads the slot as empty.
+    __device__ __forceinline__ void keep(std::size_t i, const T& value) const {
+        std::uint32_t pieces[kWords] = {};
+        memcpy(pieces, &value, sizeof(T));
+#pragma unroll
+        for (int w = 0; w < kWords; ++w) words[i * kWords + w] = pieces[w];
+    }
+    __device__ __forceinline__ T kept(std::size_t i) const {
+        std::uint32_t pieces[kWords];
+#pragma unroll
+        for (int w = 0; w < kWords; ++w) pieces[w] = std::uint32_t(words[i * kWords + w]);
+        T value;
+        memcpy(&value, pieces, sizeof(T));
+        return value;
+    }
     // The slot's flag, 0 while empty, while a publication is only partly visible, or when it was
     // published by another call; the value is written only for a non-zero flag.
     __device__ __forceinline__ unsigned read(std::size_t i, T& value) const {
@@ -235,23 +252,23 @@ __device__ T look_back(const TileStatus<T>& status, std::size_t tile, const T& a
     return prefix;
 }
 
-// The exclusive prefix of tile `tile` (identity for tile 0) when every tile's aggregate is already
-// written to aggregates[] (the resident scan: its grid synchronizes instead of publishing), combined
-// in look_back's order so both give the same bits: S_k = A_32k op ... op A_32k+31 for each
+// The exclusive prefix of tile `tile` (identity for tile 0) once every tile's aggregate is kept in
+// its slot (the resident scan: its grid synchronizes instead of publishing), combined in
+// look_back's order so both give the same bits: S_k = A_32k op ... op A_32k+31 for each
 // superblock k before the tile's superblock s, SP_(s-1) = S_0 op ... op S_(s-1), then
 // SP_(s-1) op A_32s op ... op A_(tile-1), each left to right from the identity. Called by all 32
 // lanes of one warp; tile < kSuperblock * kSuperblock (lane k combines superblock k).
 template <typename T, typename Op>
-__device__ T resident_prefix(const T* aggregates, std::size_t tile, Op op, int lane) {
+__device__ T resident_prefix(const StatusSlots<T>& aggregates, std::size_t tile, Op op, int lane) {
     const int superblock = int(tile / kSuperblock);
     const int position = int(tile % kSuperblock);
     T closed = op.identity();
     if (lane < superblock) {
-        const T* first = aggregates + std::size_t(lane) * kSuperblock;
+        const std::size_t first = std::size_t(lane) * kSuperblock;
 #pragma unroll 8
-        for (int i = 0; i < kSuperblock; ++i) closed = op(closed, first[i]);
+        for (int i = 0; i < kSuperblock; ++i) closed = op(closed, aggregates.kept(first + i));
     }
-    const T earlier = lane < position ? aggregates[std::size_t(superblock) * kSuperblock + lane] : op.identity();
+    const T earlier = lane < position ? aggregates.kept(std::size_t(superblock) * kSuperblock + lane) : op.identity();
     const T before = chain_lanes(op.identity(), closed, superblock, false, op);
     return chain_lanes(before, earlier, position, false, op);
 }

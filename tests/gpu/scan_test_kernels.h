@@ -4,6 +4,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "kernels/scan/scan_example_ops.h"
+
 namespace tilescan::testing {
 
 // Flag i of the test above 2^31 elements, as the host computes it.
@@ -18,5 +20,8 @@ struct ResidentScanShape {
 };
 ResidentScanShape scan_test_resident_shape_float_sum();
 ResidentScanShape scan_test_resident_shape_affine();
+// Inclusive scans of n device values by the decoupled look-back alone (never the resident scan).
+void scan_test_look_back_float_sum(const float* d_in, float* d_out, std::size_t n);
+void scan_test_look_back_affine(const Affine* d_in, Affine* d_out, std::size_t n);
 
 }  // namespace tilescan::testing

@@ -314,11 +314,13 @@ TEST_CASE("GPU float scans are identical run to run", "[gpu][scan]") {
     }
 }
 
-// Scans the first n of `in` (inclusive, into `out`) from temporary storage and from a workspace
-// and checks that both give the same bits; `path` names the one temporary storage takes.
+// Scans the first n of `in` (inclusive) from temporary storage, from a workspace and by the
+// look-back alone (`look_back`), and checks that all three give the same bits; `path` names the
+// one temporary storage takes.
 template <typename T, typename Op>
-void check_same_bits(const std::vector<T>& in, std::size_t n, Op op, const std::string& what, const char* path) {
-    DeviceBuffer<T> d_in(n), from_temp(n), from_workspace(n);
+void check_same_bits(const std::vector<T>& in, std::size_t n, Op op,
+                     void (*look_back)(const T*, T*, std::size_t), const std::string& what, const char* path) {
+    DeviceBuffer<T> d_in(n), from_temp(n), from_workspace(n), looked_back(n);
     upload(d_in.data(), std::vector<T>(in.begin(), in.begin() + std::ptrdiff_t(n)));
     const std::size_t bytes = scan_temp_bytes<T>(n);
     DeviceBuffer<unsigned char> temp(bytes);
@@ -326,32 +328,39 @@ void check_same_bits(const std::vector<T>& in, std::size_t n, Op op, const std::
     ScanWorkspace& workspace = shared_workspace();
     workspace.reserve<T>(n);
     inclusive_scan(d_in.data(), from_workspace.data(), n, op, workspace);
-    const std::vector<T> a = download(from_temp.data(), n), b = download(from_workspace.data(), n);
+    look_back(d_in.data(), looked_back.data(), n);
+    const std::vector<T> expected = download(looked_back.data(), n);
     INFO(what << ", n = " << n << ", temporary storage takes " << path);
-    CHECK(std::memcmp(a.data(), b.data(), n * sizeof(T)) == 0);
+    CHECK(std::memcmp(download(from_temp.data(), n).data(), expected.data(), n * sizeof(T)) == 0);
+    CHECK(std::memcmp(download(from_workspace.data(), n).data(), expected.data(), n * sizeof(T)) == 0);
 }
 
-// Temporary storage for no more tiles than the GPU holds at once takes the resident scan (one
-// launch, a grid-wide barrier instead of status words), for more the look-back; a workspace always
-// looks back. The resident scan combines the tiles' aggregates in the look-back's order, so they
-// must give the same bits: float sums and a non-commutative float operator at the most tiles the
-// device holds (on the H200 792, 24 superblocks) and at one tile more. Every algorithm's results
-// against the serial reference, the resident scan's included, are checked above at 10^6 + 3.
+// No more tiles than the GPU holds at once take the resident scan (one launch, a grid-wide barrier
+// instead of status words) from temporary storage, and from a workspace for operators that do not
+// regroup exactly; more tiles, the look-back. The resident scan combines the tiles' aggregates in
+// the look-back's order, so both must give the same bits: float sums and a non-commutative float
+// operator from a few tiles to the most the device holds (on the H200 792, 24 superblocks), and one
+// tile more. Every algorithm's results against the serial reference, the resident scan's included,
+// are checked above (boundary sizes, 10^6 + 3).
 TEST_CASE("GPU single pass: the resident scan gives the look-back's bits", "[gpu][scan]") {
     const testing::ResidentScanShape sums = testing::scan_test_resident_shape_float_sum();
     const testing::ResidentScanShape maps = testing::scan_test_resident_shape_affine();
     REQUIRE(sums.capacity > 1);  // every GPU this project runs on launches cooperatively
     REQUIRE(maps.capacity > 1);
     const std::size_t most_sums = sums.capacity * sums.tile, most_maps = maps.capacity * maps.tile;
-    const auto reals = random_reals<float>(most_sums + sums.tile, 17);
+    const auto reals = random_reals<float>(most_sums + 1, 17);
     std::mt19937_64 rng(18);
-    std::vector<Affine> affine(most_maps + maps.tile);  // inexact compositions: the grouping shows in the bits
+    std::vector<Affine> affine(most_maps + 1);  // inexact compositions: the grouping shows in the bits
     for (auto& f : affine) f = {float(0.5 + 0.5 * (rng() % 1000) / 1000.0), float(int(rng() % 2001) - 1000) / 997.0f};
-    check_same_bits(reals, most_sums, Sum<float>{}, "float sum", "the resident scan");
-    check_same_bits(reals, most_sums + 1, Sum<float>{}, "float sum", "the look-back");
-    check_same_bits(reals, most_sums - sums.tile / 2, Sum<float>{}, "float sum", "the resident scan");
-    check_same_bits(affine, most_maps, AffineCompose{}, "affine compose", "the resident scan");
-    check_same_bits(affine, most_maps + 1, AffineCompose{}, "affine compose", "the look-back");
+    for (std::size_t n : {3 * sums.tile + 5, 100 * sums.tile - 1, most_sums})
+        check_same_bits(reals, n, Sum<float>{}, testing::scan_test_look_back_float_sum, "float sum", "the resident scan");
+    check_same_bits(reals, most_sums + 1, Sum<float>{}, testing::scan_test_look_back_float_sum, "float sum",
+                    "the look-back");
+    for (std::size_t n : {3 * maps.tile + 5, 100 * maps.tile - 1, most_maps})
+        check_same_bits(affine, n, AffineCompose{}, testing::scan_test_look_back_affine, "affine compose",
+                        "the resident scan");
+    check_same_bits(affine, most_maps + 1, AffineCompose{}, testing::scan_test_look_back_affine, "affine compose",
+                    "the look-back");
 }
 
 // The status words of a workspace reserved for `bytes`, as the test reads and writes them.

@@ -1,10 +1,12 @@
 // Device-side pieces of the GPU scan tests (test_scan_gpu.cpp), kept out of the Catch2 file so
 // that it stays plain C++: the scans of the user-defined operators, instantiated the way a user
 // would (include scan.cuh, TS_SCAN_INSTANTIATE), a kernel that fills billions of flags for the
-// test above 2^31 elements without a host upload, and the resident scan's shape on this device.
+// test above 2^31 elements without a host upload, and the resident scan's shape on this device
+// with the look-back run on its own to compare it with.
 #include <cstdint>
 
 #include "kernels/cuda_check.h"
+#include "kernels/device_buffer.h"
 #include "kernels/scan/scan.cuh"
 #include "kernels/scan/scan_example_ops.h"
 #include "scan_test_kernels.h"
@@ -42,6 +44,29 @@ ResidentScanShape scan_test_resident_shape_float_sum() {
 ResidentScanShape scan_test_resident_shape_affine() {
     return {scan_detail::FastTile<Affine, Affine>::tile,
             scan_detail::resident_tile_capacity<Affine, Affine, AffineCompose>()};
+}
+
+namespace {
+
+// An inclusive scan by the decoupled look-back over fresh temporary storage, where single_pass would
+// take the resident scan.
+template <typename T, typename Op>
+void look_back_alone(const T* d_in, T* d_out, std::size_t n, Op op) {
+    const std::size_t bytes = scan_detail::single_pass_bytes<T, T>(n);
+    DeviceBuffer<unsigned char> temp(bytes);
+    scan_detail::launch_lookback(d_in, d_out, n, op, false, static_cast<T*>(nullptr),
+                                 scan_detail::lookback_storage<T, T>(temp.data(), bytes, n), true, nullptr);
+    TS_CUDA_CHECK(cudaDeviceSynchronize());
+}
+
+}  // namespace
+
+void scan_test_look_back_float_sum(const float* d_in, float* d_out, std::size_t n) {
+    look_back_alone(d_in, d_out, n, Sum<float>{});
+}
+
+void scan_test_look_back_affine(const Affine* d_in, Affine* d_out, std::size_t n) {
+    look_back_alone(d_in, d_out, n, AffineCompose{});
 }
 
 }  // namespace tilescan::testing
