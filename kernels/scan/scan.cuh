@@ -276,7 +276,7 @@ std::size_t resident_tile_capacity() {
 }
 
 // Whether a single pass whose tiles all fit at once runs faster resident. Measured on the H200
-// (2026-12-02, scan bench from 2^16 to 2^22, two rounds, us): over temporary storage always, one
+// (2026-12-02, scan bench from 2^16 to 2^23, two rounds, us): over temporary storage always, one
 // launch instead of two (int32 sums at 2^20 11.5-11.9 against 14.1-17.3, float max 11.7-12.4
 // against 18.3-18.5); over storage that needs no clearing (a workspace) where the look-back is the
 // two-level one, whose tiles wait for superblocks to close (affine composition at 2^20 12.7-14.2
