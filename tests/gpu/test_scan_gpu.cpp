@@ -386,6 +386,34 @@ void check_workspace_sum(ScanWorkspace& workspace, std::size_t n, std::uint64_t 
     CHECK(download(d_out.data(), n) == expected);
 }
 
+// Captures `scan` (an exclusive int32 sum of n elements from `in` into `out` on `stream`) in a CUDA
+// graph and replays it four times, with new input each time, checking every result.
+template <typename Scan>
+void check_graph_replays(std::size_t n, const Scan& scan) {
+    DeviceBuffer<std::int32_t> d_in(n), d_out(n);
+    cudaStream_t stream;  // a blocking stream: its launches wait for upload's copies on the legacy stream
+    TS_CUDA_CHECK(cudaStreamCreate(&stream));
+    cudaGraph_t graph;
+    TS_CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+    scan(d_in.data(), d_out.data(), stream);
+    TS_CUDA_CHECK(cudaStreamEndCapture(stream, &graph));
+    cudaGraphExec_t exec;
+    TS_CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
+    for (int replay = 0; replay < 4; ++replay) {
+        const auto in = random_ints<std::int32_t>(n, 200 + replay, -1000, 1000);
+        std::vector<std::int32_t> expected(n);
+        serial_exclusive_scan(in.data(), expected.data(), n, Sum<std::int32_t>{});
+        upload(d_in.data(), in);
+        TS_CUDA_CHECK(cudaGraphLaunch(exec, stream));
+        TS_CUDA_CHECK(cudaStreamSynchronize(stream));
+        INFO("replay " << replay);
+        CHECK(download(d_out.data(), n) == expected);
+    }
+    TS_CUDA_CHECK(cudaGraphExecDestroy(exec));
+    TS_CUDA_CHECK(cudaGraphDestroy(graph));
+    TS_CUDA_CHECK(cudaStreamDestroy(stream));
+}
+
 TEST_CASE("GPU scans with a workspace: tags wrap, graphs replay (temporary storage too)", "[gpu][scan][sanitize]") {
     const std::size_t n = 5 * scan_detail::FastTile<std::int32_t, std::int32_t>::tile + 17;
     ScanWorkspace workspace;
@@ -415,55 +443,17 @@ TEST_CASE("GPU scans with a workspace: tags wrap, graphs replay (temporary stora
     }
 
     SECTION("a captured scan replays right with new input each time") {
-        DeviceBuffer<std::int32_t> d_in(n), d_out(n);
-        cudaStream_t stream;  // a blocking stream: its launches wait for upload's copies on the legacy stream
-        TS_CUDA_CHECK(cudaStreamCreate(&stream));
-        cudaGraph_t graph;
-        TS_CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
-        exclusive_scan(d_in.data(), d_out.data(), n, Sum<std::int32_t>{}, workspace, stream);
-        TS_CUDA_CHECK(cudaStreamEndCapture(stream, &graph));
-        cudaGraphExec_t exec;
-        TS_CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
-        for (int replay = 0; replay < 4; ++replay) {
-            const auto in = random_ints<std::int32_t>(n, 200 + replay, -1000, 1000);
-            std::vector<std::int32_t> expected(n);
-            serial_exclusive_scan(in.data(), expected.data(), n, Sum<std::int32_t>{});
-            upload(d_in.data(), in);
-            TS_CUDA_CHECK(cudaGraphLaunch(exec, stream));
-            TS_CUDA_CHECK(cudaStreamSynchronize(stream));
-            INFO("replay " << replay);
-            CHECK(download(d_out.data(), n) == expected);
-        }
-        TS_CUDA_CHECK(cudaGraphExecDestroy(exec));
-        TS_CUDA_CHECK(cudaGraphDestroy(graph));
-        TS_CUDA_CHECK(cudaStreamDestroy(stream));
+        check_graph_replays(n, [&](const std::int32_t* in, std::int32_t* out, cudaStream_t stream) {
+            exclusive_scan(in, out, n, Sum<std::int32_t>{}, workspace, stream);
+        });
     }
 
     SECTION("a captured scan over temporary storage (the resident scan, a cooperative launch) replays right") {
-        DeviceBuffer<std::int32_t> d_in(n), d_out(n);
         const std::size_t bytes = scan_temp_bytes<std::int32_t>(n);
         DeviceBuffer<unsigned char> temp(bytes);
-        cudaStream_t stream;
-        TS_CUDA_CHECK(cudaStreamCreate(&stream));
-        cudaGraph_t graph;
-        TS_CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
-        exclusive_scan(d_in.data(), d_out.data(), n, Sum<std::int32_t>{}, temp.data(), bytes, stream);
-        TS_CUDA_CHECK(cudaStreamEndCapture(stream, &graph));
-        cudaGraphExec_t exec;
-        TS_CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
-        for (int replay = 0; replay < 3; ++replay) {
-            const auto in = random_ints<std::int32_t>(n, 300 + replay, -1000, 1000);
-            std::vector<std::int32_t> expected(n);
-            serial_exclusive_scan(in.data(), expected.data(), n, Sum<std::int32_t>{});
-            upload(d_in.data(), in);
-            TS_CUDA_CHECK(cudaGraphLaunch(exec, stream));
-            TS_CUDA_CHECK(cudaStreamSynchronize(stream));
-            INFO("replay " << replay);
-            CHECK(download(d_out.data(), n) == expected);
-        }
-        TS_CUDA_CHECK(cudaGraphExecDestroy(exec));
-        TS_CUDA_CHECK(cudaGraphDestroy(graph));
-        TS_CUDA_CHECK(cudaStreamDestroy(stream));
+        check_graph_replays(n, [&](const std::int32_t* in, std::int32_t* out, cudaStream_t stream) {
+            exclusive_scan(in, out, n, Sum<std::int32_t>{}, temp.data(), bytes, stream);
+        });
     }
 
     SECTION("too small a workspace is refused") {
