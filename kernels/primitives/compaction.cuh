@@ -10,6 +10,10 @@
 //   scatter_two_level     tile prefix from the scan library's two-level decoupled look-back
 //   scatter_single_level  tile prefix from the scan library's single-level look-back (single pass,
 //                         the default; counts are integers, so any grouping gives the same offsets)
+//   scatter_resident      the single pass when every tile fits on the GPU at once: a cooperative
+//                         launch whose blocks keep their counts, meet at a grid-wide barrier and
+//                         add up their predecessors' (the scan library's resident scan), so one
+//                         launch instead of the look-back's clearing launch and kernel
 // Ranks: each kept element's rank in its warp's part of the tile is the kept elements of earlier
 // rounds, of earlier lanes in its round and of its own vector before it; the per-lane counts of all
 // rounds are packed into 32-bit words and scanned across the warp together.
@@ -30,8 +34,10 @@
 // whose latency they are made of (held at 2^20: 0.0178 against CUB's 0.0154 ms).
 #pragma once
 
+#include <cooperative_groups.h>
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cuda/atomic>
@@ -39,6 +45,7 @@
 #include <string>
 
 #include "kernels/cuda_check.h"
+#include "kernels/launch_attributes.cuh"
 #include "kernels/primitives/compaction.h"
 #include "kernels/primitives/find_repeats.h"
 #include "kernels/scan/scan.h"
@@ -82,7 +89,7 @@ struct SelectShape {
     }
 };
 
-enum class SelectMode { count, scatter_offsets, scatter_two_level, scatter_single_level };
+enum class SelectMode { count, scatter_offsets, scatter_two_level, scatter_single_level, scatter_resident };
 
 // Sources: what a tile loads (Load), what it writes (Value) and which elements it keeps.
 template <typename T, typename Pred>
@@ -126,7 +133,7 @@ struct SelectParams {
     bool aligned;                         // src.in is 16-byte aligned
     TileStatus<std::uint32_t> two_level;  // [tiles + superblocks] two-level look-back status
     unsigned* tile_counter;
-    scan_detail::StatusSlots<std::uint32_t> single_level;  // [tiles] single-level look-back status
+    scan_detail::StatusSlots<std::uint32_t> single_level;  // [tiles] single-level look-back status (resident: counts)
     std::uint32_t* tile_counts;                            // [tiles] counts (count mode) or their exclusive scan
     const std::uint32_t* kept_total;                       // partition: total kept (scan's total)
     unsigned long long* num_selected;                      // receives the kept count
@@ -143,7 +150,8 @@ __device__ __forceinline__ void select_tile(const Source& src, typename Source::
     using Tile = typename Shape::Tile;
     constexpr int V = Shape::V, R = Shape::R, kTile = Tile::kTile;
     static_assert(sizeof(Value) <= sizeof(Load), "kept values are compacted in place over the staged elements");
-    static_assert(!kPartition || kMode == SelectMode::scatter_offsets, "partition needs the kept total first");
+    static_assert(!kPartition || kMode == SelectMode::scatter_offsets || kMode == SelectMode::scatter_resident,
+                  "partition needs the kept total first");
     typename Tile::Held held;
     const Tile agent(tile, p.load_n);  // find_repeats stages the element after its last as well
     const int lane = agent.lane, warp = agent.warp;
@@ -196,11 +204,23 @@ __device__ __forceinline__ void select_tile(const Source& src, typename Source::
         if (threadIdx.x == 0) p.tile_counts[tile] = tile_kept;
         return;
     } else {
+        std::uint32_t resident_offset = 0, resident_kept = 0;  // scatter_resident: this tile's offset, all kept
         if constexpr (kMode == SelectMode::scatter_single_level) {
             if (warp == 0) {
                 const std::uint32_t prefix =
                     scan_detail::look_back_regrouping(p.single_level, tile, tile_kept, Sum<std::uint32_t>{}, lane);
                 if (lane == 0) shared.tile_prefix[0] = prefix;
+            }
+        } else if constexpr (kMode == SelectMode::scatter_resident) {
+            if (threadIdx.x == 0) p.single_level.keep(tile, tile_kept);
+            cooperative_groups::this_grid().sync();
+            // Warp 0 adds up the counts while the others compact; with partition every warp does,
+            // since its rejected elements leave before the block's next barrier.
+            if (kPartition || warp == 0) {
+                resident_offset = scan_detail::resident_prefix(p.single_level, tile, Sum<std::uint32_t>{}, lane);
+                if (kPartition)
+                    resident_kept = scan_detail::resident_prefix(p.single_level, gridDim.x, Sum<std::uint32_t>{}, lane);
+                if (threadIdx.x == 0) shared.tile_prefix[0] = resident_offset;
             }
         } else if constexpr (kMode == SelectMode::scatter_two_level) {
             if (warp == 0) {
@@ -213,7 +233,11 @@ __device__ __forceinline__ void select_tile(const Source& src, typename Source::
         }
         // Partition: rejected elements of the tiles before this one, after all kept elements.
         const std::size_t base = tile * kTile;
-        const std::size_t rejected_base = kPartition ? std::size_t(*p.kept_total) + base - p.tile_counts[tile] : 0;
+        std::size_t rejected_base = 0;
+        if constexpr (kPartition && kMode == SelectMode::scatter_resident)
+            rejected_base = std::size_t(resident_kept) + base - resident_offset;
+        else if constexpr (kPartition)
+            rejected_base = std::size_t(*p.kept_total) + base - p.tile_counts[tile];
         const std::uint32_t valid = std::uint32_t(p.n - base < std::size_t(kTile) ? p.n - base : kTile);
 
         // Kept elements of the staged rounds to the front of this warp's part of the staged tile,
@@ -271,7 +295,7 @@ __device__ __forceinline__ void select_tile(const Source& src, typename Source::
 template <typename Source, SelectMode kMode, bool kPartition, bool kHeld>
 __global__ void __launch_bounds__(scan_detail::kFastThreads, scan_detail::kFastBlocksPerSM)
     select_kernel(Source src, typename Source::Value* out, SelectParams p) {
-    static_assert(!kHeld || kMode == SelectMode::scatter_single_level, "only the single pass holds rounds");
+    static_assert(!kHeld || kMode == SelectMode::scatter_single_level, "only the look-back over large inputs holds rounds");
     __shared__ typename SelectTile<typename Source::Load, kHeld>::Shared shared;
     std::size_t tile = blockIdx.x;
     if constexpr (kMode == SelectMode::scatter_two_level || kMode == SelectMode::scatter_single_level) {
@@ -283,6 +307,15 @@ __global__ void __launch_bounds__(scan_detail::kFastThreads, scan_detail::kFastB
 }
 
 __global__ inline void write_zero_kernel(unsigned long long* where) { *where = 0; }
+
+// Tiles the resident single pass (kKernel) runs at once on the current device, at most the
+// kSuperblock^2 resident_prefix handles. On the H200 792, 6.5M uint32: select_if of 2^20 took
+// ... (docs/primitives.md).
+template <auto kKernel>
+std::size_t resident_select_capacity() {
+    return std::min<std::size_t>(co_resident_blocks<kKernel, scan_detail::kFastThreads>(),
+                                 std::size_t(scan_detail::kSuperblock) * scan_detail::kSuperblock);
+}
 
 // The single-level look-back's counterpart of the scan library's lookback_init_kernel.
 __global__ inline void single_level_init_kernel(scan_detail::StatusSlots<std::uint32_t> status, unsigned* tile_counter,
@@ -318,8 +351,8 @@ std::size_t compact_temp_bytes(std::size_t n, SelectAlgorithm algorithm) {
             return single_level_select_bytes(tiles);
         case SelectAlgorithm::single_pass_two_level:
             return two_level_select_bytes(tiles);
-        default:
-            return offsets_select_bytes(tiles);
+        default:  // partition's resident kernel keeps its counts in single-level slots
+            return std::max(offsets_select_bytes(tiles), single_level_select_bytes(tiles));
     }
 }
 
@@ -334,7 +367,7 @@ void compact(const char* what, Source src, std::size_t n, std::size_t load_n, ty
              std::uint64_t* d_num_selected, void* d_temp, std::size_t temp_bytes, cudaStream_t stream,
              SelectAlgorithm algorithm) {
     using Load = typename Source::Load;
-    if (kPartition) algorithm = SelectAlgorithm::reduce_then_scan;
+    if (kPartition) algorithm = SelectAlgorithm::reduce_then_scan;  // resident where its tiles fit (below)
     const std::size_t needed = compact_temp_bytes<Load>(n, algorithm);
     if (temp_bytes < needed || (needed > 0 && d_temp == nullptr))
         throw std::invalid_argument(std::string(what) + ": temporary storage of " + std::to_string(temp_bytes) +
@@ -358,6 +391,16 @@ void compact(const char* what, Source src, std::size_t n, std::size_t load_n, ty
     p.aligned = reinterpret_cast<std::uintptr_t>(src.in) % 16 == 0;
     p.num_selected = num;
     const unsigned init_grid = unsigned(tiles < 256 * 1024 ? (tiles + 255) / 256 : 1024);
+    // The single pass and partition run resident where every tile fits at once: one launch, no
+    // clearing (single pass) or one instead of three (partition's counts, scan and scatter).
+    if (algorithm == SelectAlgorithm::single_pass || kPartition) {
+        constexpr auto resident_kernel = select_kernel<Source, SelectMode::scatter_resident, kPartition, false>;
+        if (!held && tiles <= resident_select_capacity<resident_kernel>()) {
+            p.single_level.carve(temp);
+            launch_cooperative(resident_kernel, grid, scan_detail::kFastThreads, stream, src, out, p);
+            return;
+        }
+    }
     if (algorithm == SelectAlgorithm::single_pass) {
         p.tile_counter = reinterpret_cast<unsigned*>(temp);
         p.single_level.carve(temp + align_bytes(sizeof(unsigned)));

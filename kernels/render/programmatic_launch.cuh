@@ -12,7 +12,7 @@
 
 #include <utility>
 
-#include "kernels/cuda_check.h"
+#include "kernels/launch_attributes.cuh"
 
 namespace tilescan::render_detail {
 
@@ -30,14 +30,7 @@ void launch_after_prior_grid(void (*kernel)(Params...), unsigned grid, unsigned 
     cudaLaunchAttribute attribute{};
     attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;
     attribute.val.programmaticStreamSerializationAllowed = 1;
-    cudaLaunchConfig_t config{};
-    config.gridDim = dim3(grid);
-    config.blockDim = dim3(block);
-    config.dynamicSmemBytes = 0;
-    config.stream = stream;
-    config.attrs = &attribute;
-    config.numAttrs = 1;
-    TS_CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...));
+    launch_with_attribute(attribute, kernel, grid, block, stream, std::forward<Args>(args)...);
 }
 
 }  // namespace tilescan::render_detail

@@ -10,13 +10,13 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
 
 #include "kernels/cuda_check.h"
+#include "kernels/launch_attributes.cuh"
 #include "kernels/scan/scan.h"
 #include "kernels/scan/scan_block.cuh"
 #include "kernels/scan/scan_lookback.cuh"
@@ -248,31 +248,12 @@ LookbackStorage<Out> lookback_storage(unsigned char* storage, std::size_t bytes,
     return view;
 }
 
-// Tiles of resident_scan_kernel<In, Out, Op> the current device holds at once (its SMs times the
-// blocks an SM fits), at most the kSuperblock^2 resident_prefix handles; 0 where the device cannot
-// launch cooperatively. Asked once per device (the first 16), since a scan of a few tiles costs
-// microseconds.
+// Tiles of resident_scan_kernel<In, Out, Op> the current device holds at once, at most the
+// kSuperblock^2 resident_prefix handles; 0 where the device cannot launch cooperatively.
 template <typename In, typename Out, typename Op>
 std::size_t resident_tile_capacity() {
-    constexpr int kCachedDevices = 16;
-    static std::atomic<long long> cached[kCachedDevices];  // capacity + 1; 0 until asked
-    int device = 0;
-    TS_CUDA_CHECK(cudaGetDevice(&device));
-    if (device < kCachedDevices) {
-        const long long known = cached[device].load(std::memory_order_relaxed);
-        if (known > 0) return std::size_t(known - 1);
-    }
-    std::size_t capacity = 0;
-    if (current_device_attribute(cudaDevAttrCooperativeLaunch) != 0) {
-        int blocks_per_sm = 0;
-        TS_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, resident_scan_kernel<In, Out, Op>,
-                                                                    kFastThreads, 0));
-        capacity = std::min<std::size_t>(
-            std::size_t(blocks_per_sm) * std::size_t(current_device_attribute(cudaDevAttrMultiProcessorCount)),
-            std::size_t(kSuperblock) * kSuperblock);
-    }
-    if (device < kCachedDevices) cached[device].store((long long)capacity + 1, std::memory_order_relaxed);
-    return capacity;
+    return std::min<std::size_t>(co_resident_blocks<resident_scan_kernel<In, Out, Op>, kFastThreads>(),
+                                 std::size_t(kSuperblock) * kSuperblock);
 }
 
 // Whether a single pass whose tiles all fit at once runs faster resident. Measured on the H200
@@ -286,22 +267,6 @@ std::size_t resident_tile_capacity() {
 template <typename Out, typename Op>
 bool resident_scan_pays(bool clear_first) {
     return clear_first || !regroups_exactly<Out, Op>::value;
-}
-
-template <typename In, typename Out, typename Op>
-void launch_resident_scan(const In* in, Out* out, std::size_t n, std::size_t tiles, StatusSlots<Out> aggregates,
-                          Op op, bool exclusive, Out* total, cudaStream_t stream) {
-    cudaLaunchAttribute cooperative{};
-    cooperative.id = cudaLaunchAttributeCooperative;
-    cooperative.val.cooperative = 1;
-    cudaLaunchConfig_t config{};
-    config.gridDim = dim3(grid_for(tiles));
-    config.blockDim = dim3(kFastThreads);
-    config.stream = stream;
-    config.attrs = &cooperative;
-    config.numAttrs = 1;
-    TS_CUDA_CHECK(
-        cudaLaunchKernelEx(&config, resident_scan_kernel<In, Out, Op>, in, out, n, aggregates, op, exclusive, total));
 }
 
 // The decoupled look-back over `view`'s storage, cleared first when clear_first.
@@ -345,7 +310,8 @@ void single_pass(const In* in, Out* out, std::size_t n, Op op, bool exclusive, O
         resident_tiles <= resident_tile_capacity<In, Out, Op>()) {
         StatusSlots<Out> aggregates;
         aggregates.carve(storage + kLookbackCounterBytes);
-        return launch_resident_scan(in, out, n, resident_tiles, aggregates, op, exclusive, total, stream);
+        return launch_cooperative(resident_scan_kernel<In, Out, Op>, grid_for(resident_tiles), kFastThreads, stream, in,
+                                  out, n, aggregates, op, exclusive, total);
     }
     launch_lookback(in, out, n, op, exclusive, total, view, clear_first, stream);
 }

@@ -19,7 +19,7 @@
 #include "device_copies.h"
 #include "kernels/cuda_check.h"
 #include "kernels/device_buffer.h"
-#include "kernels/primitives/compaction.h"
+#include "kernels/primitives/compaction.cuh"
 #include "kernels/primitives/compaction_cpu.h"
 #include "kernels/primitives/find_repeats.h"
 #include "kernels/primitives/histogram.h"
@@ -338,6 +338,31 @@ TEST_CASE("GPU select and partition at boundary sizes", "[gpu][primitives][compa
 TEST_CASE("GPU select and partition at 10^6 + 3 and 2^24", "[gpu][primitives][compaction]") {
     compaction_suite<std::int32_t>(true);
     compaction_suite<std::uint64_t>(true);
+}
+
+// The single pass and partition run resident (one cooperative launch: no look-back, no separate
+// scan) while their tiles all fit on the GPU at once: at the most tiles the device holds (792 for
+// the single pass on the H200) and at one more, where they take the look-back and the three
+// phases instead; select_if, select_flagged, partition_if and find_repeats against the serial
+// reference.
+TEST_CASE("GPU select, partition and find_repeats at the resident kernels' limits", "[gpu][primitives][compaction]") {
+    using Source = prim_detail::PredicateSource<std::uint32_t, LessThan<std::uint32_t>>;
+    constexpr auto kResident = prim_detail::SelectMode::scatter_resident;
+    const std::size_t select_tiles =
+        prim_detail::resident_select_capacity<prim_detail::select_kernel<Source, kResident, false, false>>();
+    const std::size_t partition_tiles =
+        prim_detail::resident_select_capacity<prim_detail::select_kernel<Source, kResident, true, false>>();
+    REQUIRE(select_tiles > 1);  // every GPU this project runs on launches cooperatively
+    REQUIRE(partition_tiles > 1);
+    const std::size_t tile = select_tile_elems<std::uint32_t>(false);
+    for (std::size_t n : {select_tiles * tile, select_tiles * tile + 1}) {
+        for (int dist = 0; dist < 3; ++dist)
+            check_compaction<std::uint32_t>(n, dist, SelectAlgorithm::single_pass, true, false);
+        check_find_repeats(random_u32(n + 1, 9, 2));  // n + 1 values: n candidates
+    }
+    for (std::size_t n : {partition_tiles * tile, partition_tiles * tile + 1})
+        for (int dist = 0; dist < 3; ++dist)
+            check_compaction<std::uint32_t>(n, dist, SelectAlgorithm::reduce_then_scan, false, true);
 }
 
 // Sizes of at least 256 MiB, where the single pass holds rounds in registers: whole tiles, and a
