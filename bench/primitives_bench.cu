@@ -161,7 +161,7 @@ void bench_select(std::size_t n) {
     });
     const double ours_part =
         median_ms([&] { partition_if(in.data(), out.data(), n, pred, count.data(), temp.data(), bytes); });
-    add_row({"partition_if (50%) u32", "reduce_then_scan (stable both halves)", n, ours_part, cub_part, -1,
+    add_row({"partition_if (50%) u32", "resident or three phases (stable both halves)", n, ours_part, cub_part, -1,
              read1(count.data()) == kept && bench::count_mismatches(out.data(), ref.data(), kept) == 0});
 }
 

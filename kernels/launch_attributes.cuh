@@ -32,8 +32,7 @@ void launch_with_attribute(const cudaLaunchAttribute& attribute, void (*kernel)(
 // kernel<<<grid, block, 0, stream>>>(args...) launched cooperatively: every block resident at
 // once (grid at most co_resident_blocks), or the launch fails.
 template <typename... Params, typename... Args>
-void launch_cooperative(void (*kernel)(Params...), unsigned grid, unsigned block, cudaStream_t stream,
-                        Args&&... args) {
+void launch_cooperative(void (*kernel)(Params...), unsigned grid, unsigned block, cudaStream_t stream, Args&&... args) {
     cudaLaunchAttribute cooperative{};
     cooperative.id = cudaLaunchAttributeCooperative;
     cooperative.val.cooperative = 1;

@@ -31,7 +31,8 @@
 // (kSelectHeldBytes: 10240-element tiles of uint32, 80 registers, no spills), as the scan's single
 // pass does, so more of the input is in flight while tiles wait in the look-back: 2^28 uint32
 // 0.543 -> 0.513-0.518 ms (CUB 0.60) on the H200. Smaller inputs keep the 8192-element tile,
-// whose latency they are made of (held at 2^20: 0.0178 against CUB's 0.0154 ms).
+// whose latency they are made of (held at 2^20: 0.0178 against CUB's 0.0154 ms). Inputs whose
+// tiles all fit on the GPU at once run resident instead (scatter_resident, above).
 #pragma once
 
 #include <cooperative_groups.h>
@@ -295,7 +296,8 @@ __device__ __forceinline__ void select_tile(const Source& src, typename Source::
 template <typename Source, SelectMode kMode, bool kPartition, bool kHeld>
 __global__ void __launch_bounds__(scan_detail::kFastThreads, scan_detail::kFastBlocksPerSM)
     select_kernel(Source src, typename Source::Value* out, SelectParams p) {
-    static_assert(!kHeld || kMode == SelectMode::scatter_single_level, "only the look-back over large inputs holds rounds");
+    static_assert(!kHeld || kMode == SelectMode::scatter_single_level,
+                  "only the look-back over large inputs holds rounds");
     __shared__ typename SelectTile<typename Source::Load, kHeld>::Shared shared;
     std::size_t tile = blockIdx.x;
     if constexpr (kMode == SelectMode::scatter_two_level || kMode == SelectMode::scatter_single_level) {
@@ -308,9 +310,11 @@ __global__ void __launch_bounds__(scan_detail::kFastThreads, scan_detail::kFastB
 
 __global__ inline void write_zero_kernel(unsigned long long* where) { *where = 0; }
 
-// Tiles the resident single pass (kKernel) runs at once on the current device, at most the
-// kSuperblock^2 resident_prefix handles. On the H200 792, 6.5M uint32: select_if of 2^20 took
-// ... (docs/primitives.md).
+// Tiles a resident kernel (kKernel: scatter_resident) runs at once on the current device, at most
+// the kSuperblock^2 resident_prefix handles: for the single pass on the H200 792, 6.5M uint32.
+// There one launch replaces the look-back's two (partition: the three phases' three): H200, 2^20
+// uint32, select_if 0.0139 -> 0.0111-0.0122 ms (CUB 0.0142-0.0159), partition 0.0219 -> 0.0172-0.0174
+// (CUB 0.0159-0.0171) (docs/primitives.md).
 template <auto kKernel>
 std::size_t resident_select_capacity() {
     return std::min<std::size_t>(co_resident_blocks<kKernel, scan_detail::kFastThreads>(),

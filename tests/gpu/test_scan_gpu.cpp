@@ -318,8 +318,8 @@ TEST_CASE("GPU float scans are identical run to run", "[gpu][scan]") {
 // look-back alone (`look_back`), and checks that all three give the same bits; `path` names the
 // one temporary storage takes.
 template <typename T, typename Op>
-void check_same_bits(const std::vector<T>& in, std::size_t n, Op op,
-                     void (*look_back)(const T*, T*, std::size_t), const std::string& what, const char* path) {
+void check_same_bits(const std::vector<T>& in, std::size_t n, Op op, void (*look_back)(const T*, T*, std::size_t),
+                     const std::string& what, const char* path) {
     DeviceBuffer<T> d_in(n), from_temp(n), from_workspace(n), looked_back(n);
     upload(d_in.data(), std::vector<T>(in.begin(), in.begin() + std::ptrdiff_t(n)));
     const std::size_t bytes = scan_temp_bytes<T>(n);
@@ -353,7 +353,8 @@ TEST_CASE("GPU single pass: the resident scan gives the look-back's bits", "[gpu
     std::vector<Affine> affine(most_maps + 1);  // inexact compositions: the grouping shows in the bits
     for (auto& f : affine) f = {float(0.5 + 0.5 * (rng() % 1000) / 1000.0), float(int(rng() % 2001) - 1000) / 997.0f};
     for (std::size_t n : {3 * sums.tile + 5, 100 * sums.tile - 1, most_sums})
-        check_same_bits(reals, n, Sum<float>{}, testing::scan_test_look_back_float_sum, "float sum", "the resident scan");
+        check_same_bits(reals, n, Sum<float>{}, testing::scan_test_look_back_float_sum, "float sum",
+                        "the resident scan");
     check_same_bits(reals, most_sums + 1, Sum<float>{}, testing::scan_test_look_back_float_sum, "float sum",
                     "the look-back");
     for (std::size_t n : {3 * maps.tile + 5, 100 * maps.tile - 1, most_maps})
