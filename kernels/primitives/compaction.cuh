@@ -10,10 +10,10 @@
 //   scatter_two_level     tile prefix from the scan library's two-level decoupled look-back
 //   scatter_single_level  tile prefix from the scan library's single-level look-back (single pass,
 //                         the default; counts are integers, so any grouping gives the same offsets)
-//   scatter_resident      the single pass when every tile fits on the GPU at once: a cooperative
-//                         launch whose blocks keep their counts, meet at a grid-wide barrier and
-//                         add up their predecessors' (the scan library's resident scan), so one
-//                         launch instead of the look-back's clearing launch and kernel
+//   scatter_resident      the single pass and partition when every tile fits on the GPU at once:
+//                         a cooperative launch whose blocks keep their counts, meet at a grid-wide
+//                         barrier and add up their predecessors' (the scan library's resident scan),
+//                         so one launch instead of the look-back's two or the three phases' three
 // Ranks: each kept element's rank in its warp's part of the tile is the kept elements of earlier
 // rounds, of earlier lanes in its round and of its own vector before it; the per-lane counts of all
 // rounds are packed into 32-bit words and scanned across the warp together.

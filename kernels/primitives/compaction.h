@@ -36,7 +36,9 @@ namespace tilescan {
 enum class SelectAlgorithm {
     /// One fused kernel; each tile finds its output offset by the scan library's single-level
     /// decoupled look-back over its predecessors' kept counts (a warp reads 128 status words at a
-    /// time, back to the nearest inclusive prefix). The default: reads the input once.
+    /// time, back to the nearest inclusive prefix). The default: reads the input once. Where the
+    /// tiles all fit on the GPU at once (792 on the H200), one cooperative launch whose blocks
+    /// add up their predecessors' counts after a grid-wide barrier instead (no clearing launch).
     single_pass,
     /// The same kernel with the scan library's two-level (superblock) look-back,
     /// kernels/scan/scan_lookback.cuh.
@@ -115,8 +117,9 @@ std::size_t partition_temp_bytes(std::size_t n);
 
 /// Writes the kept elements (pred true) to d_out in input order, then the rejected ones in input
 /// order (both halves stable, unlike CUB's reversed rejected half); `*d_num_selected` receives
-/// the kept count. Always runs reduce_then_scan. Sizes, storage and errors as select_if, with
-/// partition_temp_bytes<T>(n) bytes of temporary storage.
+/// the kept count. Runs reduce_then_scan, or, where its tiles all fit on the GPU at once, one
+/// cooperative launch that counts, meets at a grid-wide barrier and scatters. Sizes, storage and
+/// errors as select_if, with partition_temp_bytes<T>(n) bytes of temporary storage.
 template <typename T, typename Pred>
 void partition_if(const T* d_in, T* d_out, std::size_t n, Pred pred, std::uint64_t* d_num_selected, void* d_temp,
                   std::size_t temp_bytes, cudaStream_t stream = nullptr);
