@@ -304,8 +304,11 @@ void single_pass(const In* in, Out* out, std::size_t n, Op op, bool exclusive, O
                          exclusive, total, stream);
         return;
     }
+    // Not where the look-back would hold rounds (widening scans from 2 MiB): its tiles are larger
+    // there, and a floating-point result would then depend on which of the two ran, that is on the
+    // device's capacity.
     const std::size_t resident_tiles = (n + FastTile<In, Out>::tile - 1) / FastTile<In, Out>::tile;
-    if (resident_scan_pays<Out, Op>(clear_first) &&
+    if (resident_scan_pays<Out, Op>(clear_first) && !lookback_holds_rounds<In, Out>(n) &&
         kLookbackCounterBytes + StatusSlots<Out>::bytes(resident_tiles) <= bytes &&
         resident_tiles <= resident_tile_capacity<In, Out, Op>()) {
         StatusSlots<Out> aggregates;
