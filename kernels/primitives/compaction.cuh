@@ -310,17 +310,6 @@ __global__ void __launch_bounds__(scan_detail::kFastThreads, scan_detail::kFastB
 
 __global__ inline void write_zero_kernel(unsigned long long* where) { *where = 0; }
 
-// Tiles a resident kernel (kKernel: scatter_resident) runs at once on the current device, at most
-// the kSuperblock^2 resident_prefix handles: for the single pass on the H200 792, 6.5M uint32.
-// There one launch replaces the look-back's two (partition: the three phases' three): H200, 2^20
-// uint32, select_if 0.0139 -> 0.0111-0.0122 ms (CUB 0.0142-0.0159), partition 0.0219 -> 0.0172-0.0174
-// (CUB 0.0159-0.0171) (docs/primitives.md).
-template <auto kKernel>
-std::size_t resident_select_capacity() {
-    return std::min<std::size_t>(co_resident_blocks<kKernel, scan_detail::kFastThreads>(),
-                                 std::size_t(scan_detail::kSuperblock) * scan_detail::kSuperblock);
-}
-
 // The single-level look-back's counterpart of the scan library's lookback_init_kernel.
 __global__ inline void single_level_init_kernel(scan_detail::StatusSlots<std::uint32_t> status, unsigned* tile_counter,
                                                 std::size_t tiles) {
@@ -399,7 +388,7 @@ void compact(const char* what, Source src, std::size_t n, std::size_t load_n, ty
     // clearing (single pass) or one instead of three (partition's counts, scan and scatter).
     if (algorithm == SelectAlgorithm::single_pass || kPartition) {
         constexpr auto resident_kernel = select_kernel<Source, SelectMode::scatter_resident, kPartition, false>;
-        if (!held && tiles <= resident_select_capacity<resident_kernel>()) {
+        if (!held && tiles <= scan_detail::resident_tile_capacity<resident_kernel>()) {
             p.single_level.carve(temp);
             launch_cooperative(resident_kernel, grid, scan_detail::kFastThreads, stream, src, out, p);
             return;

@@ -248,14 +248,6 @@ LookbackStorage<Out> lookback_storage(unsigned char* storage, std::size_t bytes,
     return view;
 }
 
-// Tiles of resident_scan_kernel<In, Out, Op> the current device holds at once, at most the
-// kSuperblock^2 resident_prefix handles; 0 where the device cannot launch cooperatively.
-template <typename In, typename Out, typename Op>
-std::size_t resident_tile_capacity() {
-    return std::min<std::size_t>(co_resident_blocks<resident_scan_kernel<In, Out, Op>, kFastThreads>(),
-                                 std::size_t(kSuperblock) * kSuperblock);
-}
-
 // Whether a single pass whose tiles all fit at once runs faster resident. Measured on the H200
 // (2026-12-02, scan bench from 2^16 to 2^23, two rounds, us): over temporary storage always, one
 // launch instead of two (int32 sums at 2^20 11.5-11.9 against 14.1-17.3, float max 11.7-12.4
@@ -310,7 +302,7 @@ void single_pass(const In* in, Out* out, std::size_t n, Op op, bool exclusive, O
     const std::size_t resident_tiles = (n + FastTile<In, Out>::tile - 1) / FastTile<In, Out>::tile;
     if (resident_scan_pays<Out, Op>(clear_first) && !lookback_holds_rounds<In, Out>(n) &&
         kLookbackCounterBytes + StatusSlots<Out>::bytes(resident_tiles) <= bytes &&
-        resident_tiles <= resident_tile_capacity<In, Out, Op>()) {
+        resident_tiles <= resident_tile_capacity<resident_scan_kernel<In, Out, Op>>()) {
         StatusSlots<Out> aggregates;
         aggregates.carve(storage + kLookbackCounterBytes);
         return launch_cooperative(resident_scan_kernel<In, Out, Op>, grid_for(resident_tiles), kFastThreads, stream, in,

@@ -37,11 +37,13 @@
 // its tiles have looked back (clear_slots_after_last_tag).
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <cuda/atomic>
 
+#include "kernels/launch_attributes.cuh"
 #include "kernels/scan/scan_tiles.h"
 #include "kernels/scan/scan_warp.cuh"
 
@@ -271,6 +273,15 @@ __device__ T resident_prefix(const StatusSlots<T>& aggregates, std::size_t tile,
     const T earlier = lane < position ? aggregates.kept(std::size_t(superblock) * kSuperblock + lane) : op.identity();
     const T before = chain_lanes(op.identity(), closed, superblock, false, op);
     return chain_lanes(before, earlier, position, false, op);
+}
+
+// Tiles a resident kernel (kKernel: blocks of kFastThreads, a tile each, meeting at a grid-wide
+// barrier, then resident_prefix) runs at once on the current device: its co-resident blocks, at
+// most the kSuperblock^2 tiles resident_prefix handles; 0 where the device cannot launch
+// cooperatively. The resident scan (scan.cuh) and the resident compaction (compaction.cuh).
+template <auto kKernel>
+std::size_t resident_tile_capacity() {
+    return std::min<std::size_t>(co_resident_blocks<kKernel, kFastThreads>(), std::size_t(kSuperblock) * kSuperblock);
 }
 
 // The single-level look-back, for operators that regroup exactly (the result does not depend on

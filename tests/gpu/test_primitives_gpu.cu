@@ -349,9 +349,9 @@ TEST_CASE("GPU select, partition and find_repeats at the resident kernels' limit
     using Source = prim_detail::PredicateSource<std::uint32_t, LessThan<std::uint32_t>>;
     constexpr auto kResident = prim_detail::SelectMode::scatter_resident;
     const std::size_t select_tiles =
-        prim_detail::resident_select_capacity<prim_detail::select_kernel<Source, kResident, false, false>>();
+        scan_detail::resident_tile_capacity<prim_detail::select_kernel<Source, kResident, false, false>>();
     const std::size_t partition_tiles =
-        prim_detail::resident_select_capacity<prim_detail::select_kernel<Source, kResident, true, false>>();
+        scan_detail::resident_tile_capacity<prim_detail::select_kernel<Source, kResident, true, false>>();
     REQUIRE(select_tiles > 1);  // every GPU this project runs on launches cooperatively
     REQUIRE(partition_tiles > 1);
     const std::size_t tile = select_tile_elems<std::uint32_t>(false);

@@ -38,12 +38,13 @@ void scan_test_fill_flags(std::uint8_t* d_flags, std::size_t n) {
 }
 
 ResidentScanShape scan_test_resident_shape_float_sum() {
-    return {scan_detail::FastTile<float, float>::tile, scan_detail::resident_tile_capacity<float, float, Sum<float>>()};
+    return {scan_detail::FastTile<float, float>::tile,
+            scan_detail::resident_tile_capacity<scan_detail::resident_scan_kernel<float, float, Sum<float>>>()};
 }
 
 ResidentScanShape scan_test_resident_shape_affine() {
     return {scan_detail::FastTile<Affine, Affine>::tile,
-            scan_detail::resident_tile_capacity<Affine, Affine, AffineCompose>()};
+            scan_detail::resident_tile_capacity<scan_detail::resident_scan_kernel<Affine, Affine, AffineCompose>>()};
 }
 
 namespace {
