@@ -45,7 +45,7 @@ const std::vector<OptionSpec> kBenchOptions = {
      "cuda: shading reads the circles' boxes or recomputes them, read or recompute (default: recompute where the "
      "circles' records overflow the L2 cache)"},
     {"--scan-path", "", true, "NAME",
-     "cuda: the scan binning's path, pairs, packed, direct or compaction (default: each frame's choice)"},
+     "cuda: the scan binning's path, pairs, packed, direct, compaction or regions (default: each frame's choice)"},
     {"--commit", "", true, "HASH", "the commit the binary was built from, for the table's header"},
     {"--help", "-h", false, "", "show this help"},
 };

@@ -85,7 +85,8 @@ ScanBinningPath parse_scan_binning_path(const std::string& name) {
     if (name == "packed") return ScanBinningPath::packed;
     if (name == "direct") return ScanBinningPath::direct;
     if (name == "compaction") return ScanBinningPath::compaction;
-    throw InputError("unknown scan binning path '" + name + "' (known: pairs, packed, direct, compaction)");
+    if (name == "regions") return ScanBinningPath::regions;
+    throw InputError("unknown scan binning path '" + name + "' (known: pairs, packed, direct, compaction, regions)");
 }
 
 const char* scan_binning_path_name(ScanBinningPath path) {
@@ -100,6 +101,8 @@ const char* scan_binning_path_name(ScanBinningPath path) {
             return "direct";
         case ScanBinningPath::compaction:
             return "compaction";
+        case ScanBinningPath::regions:
+            return "regions";
     }
     return "unknown";
 }

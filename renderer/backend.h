@@ -75,10 +75,12 @@ struct BackendOptions {
 /// from the circles chunk by chunk (kernels/render/render_launch.h: launch_direct_count ...),
 /// which frames of large circles take by default; `compaction`, in each tile's shading block by
 /// compacting the circles that touch the tile (launch_compact_and_shade_tiles), which frames of
-/// few circles take by default; `automatic`, each frame's choice. Declared in the host library so
-/// that commands built without CUDA check the names too.
-enum class ScanBinningPath { automatic, pairs, packed, direct, compaction };
-/// "pairs" | "packed" | "direct" | "compaction", else InputError naming the known ones.
+/// few circles take by default; `regions`, the same with each tile testing only the circles listed
+/// for its region of tiles (two-level compaction), which frames of a few thousand circles take by
+/// default; `automatic`, each frame's choice. Declared in the host library so that commands built
+/// without CUDA check the names too.
+enum class ScanBinningPath { automatic, pairs, packed, direct, compaction, regions };
+/// "pairs" | "packed" | "direct" | "compaction" | "regions", else InputError naming the known ones.
 ScanBinningPath parse_scan_binning_path(const std::string& name);
 /// The path's name as parse_scan_binning_path reads it ("automatic" for automatic).
 const char* scan_binning_path_name(ScanBinningPath path);

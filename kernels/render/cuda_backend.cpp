@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <optional>
 #include <stdexcept>
 #include <vector>
 
@@ -195,7 +196,8 @@ struct CudaBackend::Buffers {
     DeviceBuffer<unsigned long long> blends;
     DeviceBuffer<unsigned long long> row_pairs;  // [tiles_y], for the band planner
     DeviceBuffer<std::uint32_t> busy_tiles, busy_count;
-    DeviceBuffer<unsigned long long> compaction_tallies;  // [2]: CompactionTotals' pairs, finished blocks
+    DeviceBuffer<unsigned long long> compaction_tallies;    // [2]: CompactionTotals' pairs, finished blocks
+    DeviceBuffer<std::uint32_t> region_ids, region_counts;  // two-level compaction's RegionLists
     std::uint64_t* host_total = nullptr;            // mapped pinned memory the emit stage copies the pair total to
     std::uint64_t* host_total_on_device = nullptr;  // its device alias
     std::uint32_t* host_busy_count = nullptr;       // mapped pinned memory the busy-tile list writes its count to
@@ -300,6 +302,8 @@ struct CudaBackend::Buffers {
                 busy_tiles.data(),
                 busy_count.data(),
                 compaction_tallies.data(),
+                region_ids.data(),
+                region_counts.data(),
                 host_total,
                 host_busy_count,
                 host_busy_seen};
@@ -599,34 +603,57 @@ RenderStats CudaBackend::bin_and_shade(const FrameParams& frame, std::uint64_t c
     return stats;
 }
 
-// Whether the frame takes tile compaction instead of binning: every frame of the naive peer; with
-// the scan binning, a frame that fits it, and (unless forced) one of few circles, or of circles so
-// large that its tests cost less than binning their pairs (by the pairs of the last frame). It
-// needs no bin memory, so no bands either.
-bool CudaBackend::compacts_tiles(const FrameParams& frame) const {
-    if (binning_ == Binning::naive) return true;
+// The compaction the frame takes instead of binning, if any: one level for every frame of the
+// naive peer; with the scan binning, the path forced where the frame fits it, else (automatic)
+// one level for frames of few circles, two levels for frames of a few thousand (by the regions'
+// tests, regions x circles), and one level again for frames of circles so large that its tests
+// cost less than binning their pairs (by the pairs of the last frame). Neither needs bin memory,
+// so neither needs bands.
+std::optional<ScanBinningPath> CudaBackend::compaction_path(const FrameParams& frame) const {
+    if (binning_ == Binning::naive) return ScanBinningPath::compaction;
     const std::uint32_t circles = buffers_->circles;
-    const bool wanted =
-        scan_path_ == ScanBinningPath::compaction ||
-        (scan_path_ == ScanBinningPath::automatic &&
-         tile_compaction_pays(circles, std::uint64_t(frame.grid.tiles_x) * std::uint64_t(frame.grid.tiles_y),
-                              buffers_->pair_capacity));
-    return binning_ == Binning::scan && wanted && circles > 0 && tile_compaction_fits(circles);
+    if (binning_ != Binning::scan || circles == 0) return std::nullopt;
+    const std::uint64_t tiles = std::uint64_t(frame.grid.tiles_x) * std::uint64_t(frame.grid.tiles_y);
+    const std::uint64_t regions = region_count(frame.grid);
+    const bool regions_fit = region_compaction_fits(circles, regions, bin_budget_);
+    const bool automatic = scan_path_ == ScanBinningPath::automatic;
+    if (regions_fit &&
+        (scan_path_ == ScanBinningPath::regions || (automatic && region_compaction_pays(circles, regions))))
+        return ScanBinningPath::regions;
+    if (tile_compaction_fits(circles) && (scan_path_ == ScanBinningPath::compaction ||
+                                          (automatic && tile_compaction_pays(circles, tiles, buffers_->pair_capacity))))
+        return ScanBinningPath::compaction;
+    return std::nullopt;
 }
 
-// The frame by tile compaction: the cull, then one kernel that lists and shades each tile.
-RenderStats CudaBackend::compact_and_shade(const FrameParams& frame, unsigned long long* blends, FrameTiming timing) {
+// The frame by tile compaction: the cull, then one kernel that lists and shades each tile (after a
+// kernel that lists each region's circles, for `regions`).
+RenderStats CudaBackend::compact_and_shade(const FrameParams& frame, ScanBinningPath path, unsigned long long* blends,
+                                           FrameTiming timing) {
     Buffers& d = *buffers_;
     const int shade_pixels = shade_pixels_for(d.pair_capacity);
+    RegionLists regions{nullptr, nullptr, d.circles};
+    if (path == ScanBinningPath::regions) {
+        const std::uint64_t count = region_count(frame.grid);
+        with_out_of_memory_message("allocating the region lists", [&] {
+            d.region_ids.reserve(count * d.circles);
+            d.region_counts.reserve(count);
+        });
+        regions.ids = d.region_ids.data();
+        regions.counts = d.region_counts.data();
+    }
     // The compaction kernel reads the boxes the cull stores; it never recomputes them.
     const bool boxes_from_geometry = false;
-    const FrameGraphKey key = d.graph_key(binning_, ScanBinningPath::compaction, timing, frame, 0, blends,
-                                          shade_pixels, boxes_from_geometry);
+    const FrameGraphKey key = d.graph_key(binning_, path, timing, frame, 0, blends, shade_pixels, boxes_from_geometry);
     d.frame_graph.run(d.stream, key, [&] {
         d.timer->start(timing);
         launch_cull(d.device_circles(), frame, d.records(), d.stream);
         d.timer->end_stage("cull");
-        launch_compact_and_shade_tiles(frame, d.records(), d.circles, d.compaction_totals(), shade_pixels,
+        if (path == ScanBinningPath::regions) {
+            launch_list_region_circles(frame, d.records(), d.circles, regions, d.stream);
+            d.timer->end_stage("list regions");
+        }
+        launch_compact_and_shade_tiles(frame, d.records(), d.circles, regions, d.compaction_totals(), shade_pixels,
                                        d.image.data(), blends, d.stream);
         d.timer->end_frame("compact+shade");
     });
@@ -677,8 +704,8 @@ RenderStats CudaBackend::render_uploaded(int width, int height, bool count_blend
     };
     reset_blends();
     RenderStats stats;
-    if (compacts_tiles(frame)) {
-        stats = compact_and_shade(frame, blends, timing);
+    if (const std::optional<ScanBinningPath> compaction = compaction_path(frame)) {
+        stats = compact_and_shade(frame, *compaction, blends, timing);
         // The pairs path's capacity rule, for the shading layout (shade_pixels_per_thread) and a
         // later frame that bins: grow, or shrink below half.
         if (stats.pairs > d.pair_capacity || stats.pairs < d.pair_capacity / 2)

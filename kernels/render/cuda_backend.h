@@ -67,8 +67,9 @@ public:
     // For tests and tuning: shade with this many pixels a thread (2 or 4) instead of the frame's choice
     // (shade_pixels_per_thread in render_launch.h); 0 restores the choice.
     void force_shade_pixels_per_thread(int pixels) { forced_shade_pixels_ = pixels; }
-    // For tests and tuning: the scan binning's path; `packed`, `direct` or `compaction` wherever the
-    // frame fits it (packed_pairs_fit, direct_binning_fits, tile_compaction_fits), else pairs.
+    // For tests and tuning: the scan binning's path; `packed`, `direct`, `compaction` or `regions`
+    // wherever the frame fits it (packed_pairs_fit, direct_binning_fits, tile_compaction_fits,
+    // region_lists_fit), else pairs.
     void force_scan_binning_path(ScanBinningPath path) { scan_path_ = path; }
     // For tests and tuning: whether binned frames' tile blocks recompute the circles' boxes instead
     // of reading them (shading_recomputes_boxes in render_launch.h decides); nullopt restores the choice.
@@ -79,8 +80,9 @@ private:
     RenderStats bin_and_shade(const FrameParams& frame, std::uint64_t capacity, unsigned long long* blends,
                               FrameTiming timing);
     ScanBinningPath binning_path(const FrameParams& frame, std::uint64_t capacity) const;
-    bool compacts_tiles(const FrameParams& frame) const;
-    RenderStats compact_and_shade(const FrameParams& frame, unsigned long long* blends, FrameTiming timing);
+    std::optional<ScanBinningPath> compaction_path(const FrameParams& frame) const;
+    RenderStats compact_and_shade(const FrameParams& frame, ScanBinningPath path, unsigned long long* blends,
+                                  FrameTiming timing);
     void enqueue_pair_binning(const FrameParams& frame, std::uint64_t capacity, ScanBinningPath path);
     void enqueue_direct_binning(const FrameParams& frame, std::uint64_t capacity);
     void enqueue_bin_and_shade(const FrameParams& frame, std::uint64_t capacity, unsigned long long* blends,

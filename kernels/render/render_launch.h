@@ -215,7 +215,9 @@ void launch_shade_tiles(const FrameParams& frame, const CircleRecords& records,
 // 0.199 / 0.134 (41M tests for 0.46M pairs). Its cost grows with the tests (circles x tiles),
 // binning's with the pairs, so past 2048 circles it pays while the tests stay within
 // kTileCompactionTestsPerPair per pair of the last frame: won at 6.6 tests a pair, lost at 89 (and
-// at 170 before 360d368); 16 is not a measured crossing but keeps near the side that won.
+// at 170 before 360d368); 16 is not a measured crossing but keeps near the side that won. Where
+// two-level compaction pays (region_compaction_pays, below) it goes first: biglittle and
+// littlebig take it.
 constexpr std::uint32_t kTileCompactionMaxCircles = 16384;
 constexpr std::uint32_t kTileCompactionPaysCircles = 2048;
 constexpr std::uint64_t kTileCompactionTestsPerPair = 16;
@@ -232,8 +234,51 @@ struct CompactionTotals {
     unsigned long long* finished_blocks;
     std::uint64_t* host_total;
 };
+// Two-level tile compaction: a first kernel lists, for each region of 2^kRegionTilesLog2 x
+// 2^kRegionTilesLog2 tiles, the circles whose pixel box meets it, in draw order (region r's at
+// ids[r * capacity, r * capacity + counts[r])); each tile's block then tests its region's list
+// instead of every circle. The region lists cost regions x circles box tests, the tiles' tests
+// tiles x the mean region list, against tiles x circles for one level.
+// Regions of 4 x 4 tiles (64 x 64 pixels). Of 2 x 2, 4 x 4 and 8 x 8 (H200, 2026-12-03, quick
+// bench, two-level compaction forced, ms per frame) rand10k 0.117 / 0.106 / 0.109, pattern 0.037 /
+// 0.033 / 0.033, hypnosis 0.032 / 0.028 / 0.027, rgb 0.024 / 0.021 / 0.020: smaller regions
+// list fewer candidates per tile but test every circle against more regions.
+constexpr int kRegionTilesLog2 = 2;
+struct RegionLists {
+    std::uint32_t* ids;      // [regions * capacity]; null: one level (every tile tests every circle)
+    std::uint32_t* counts;   // [regions]
+    std::uint32_t capacity;  // ids a region's list may hold: the frame's circles
+};
+TS_HD inline int region_columns(const TileGrid& grid) {
+    return (grid.tiles_x + (1 << kRegionTilesLog2) - 1) >> kRegionTilesLog2;
+}
+inline std::uint64_t region_count(const TileGrid& grid) {
+    return std::uint64_t(region_columns(grid)) *
+           std::uint64_t((grid.tiles_y + (1 << kRegionTilesLog2) - 1) >> kRegionTilesLog2);
+}
+// Whether a frame fits two-level compaction: at most kTileCompactionMaxCircles circles, whose
+// region lists (each able to hold every circle) fit the bin-memory budget.
+inline bool region_compaction_fits(std::uint32_t circles, std::uint64_t regions, std::uint64_t budget_bytes) {
+    return circles <= kTileCompactionMaxCircles &&
+           regions * (std::uint64_t(circles) + 1) * sizeof(std::uint32_t) <= budget_bytes;
+}
+// Whether two-level compaction pays: past kTileCompactionPaysCircles (one level wins below), while
+// the region lists' tests, regions x circles, stay within those of 16384 circles at 1024 x 1024
+// (256 regions). Measured on the H200 (2026-12-03, scripts/crossover-bench, ms per frame, pairs /
+// one level / two levels): rand10k's first 2048 circles 0.075 / 0.045 / 0.041, 4096 0.085 / 0.080
+// / 0.056, 10000 0.130 / 0.182 / 0.106; 16384 circles of radius 4 px 0.052 / 0.117 / 0.042, of 24
+// px 0.086 / 0.183 / 0.081; biglittle (10000 circles of 620 tiles) one level 0.835, two 0.814.
+// Past 16384 circles two levels lose (32768 of radius 24 px: pairs 0.119, two levels 0.133;
+// snowsingle's first 32768: 0.077 / 0.095).
+constexpr std::uint64_t kRegionCompactionMaxTests = std::uint64_t(256) * kTileCompactionMaxCircles;
+inline bool region_compaction_pays(std::uint32_t circles, std::uint64_t regions) {
+    return circles > kTileCompactionPaysCircles && regions * circles <= kRegionCompactionMaxTests;
+}
+void launch_list_region_circles(const FrameParams& frame, const CircleRecords& records, std::uint32_t circles,
+                                const RegionLists& regions, cudaStream_t stream);
+// Regions null (regions.ids): one level.
 void launch_compact_and_shade_tiles(const FrameParams& frame, const CircleRecords& records, std::uint32_t circles,
-                                    const CompactionTotals& totals, int pixels_per_thread,
+                                    const RegionLists& regions, const CompactionTotals& totals, int pixels_per_thread,
                                     float* image,  // [height][width][4], row 0 = bottom
                                     unsigned long long* blends, cudaStream_t stream);
 

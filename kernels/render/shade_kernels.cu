@@ -463,32 +463,128 @@ auto shade_tiles_kernel_for(ShadingKind shading, bool count_blends, bool boxes_f
                                    : shade_tiles_kernel_for<kShadingFlat, kPixels>(count_blends, boxes_from_geometry);
 }
 
-// Whether a circle's pixel box meets tile (tx, ty). Tile compaction tests every circle against
-// every tile, and the 8-byte box alone rules out nearly all of them, so it reads a circle's
-// geometry only for those that pass.
-__device__ __forceinline__ bool box_meets_tile(const CircleBox& box, int tx, int ty) {
-    const int x0 = tx << kTileLog2;
-    const int y0 = ty << kTileLog2;
-    return box.x0 < x0 + kTileSize && box.x_last >= x0 && box.y0 < y0 + kTileSize && box.y_last >= y0;
+// Whether a circle's pixel box meets the pixel rectangle [x0, x0 + width) x [y0, y0 + height).
+// Tile compaction tests every circle against every tile (or its region's candidates against each
+// tile of the region), and the 8-byte box alone rules out nearly all of them, so it reads a
+// circle's geometry only for those that pass.
+__device__ __forceinline__ bool box_meets_rect(const CircleBox& box, int x0, int y0, int width, int height) {
+    return box.x0 < x0 + width && box.x_last >= x0 && box.y0 < y0 + height && box.y_last >= y0;
 }
 
 // Tile compaction: frames of few circles skip binning (tile_compaction_pays), and the naive peer
 // takes it for every frame (it is the course reference renderer's design). Each tile's block
-// tests every circle against its tile, the box first and then the binning stages' exact tile test
-// (circle_touches_tile), compacts the circles that touch it into shared memory in draw order, and
-// shades that list as shade_tiles_kernel shades a binned one. Pattern (1217 circles) is 5M box
-// tests over 4096 tiles, which cost less than the binning stages' launches and round trips.
-// A round takes kCompactionPerThread circles a thread: warp w the round's w-th span of
-// kCompactionWarpSpan consecutive circles, lane l circles l + 32 j of its span, so each of the
-// warp's loads reads 32 consecutive boxes. (Thread t taking circles 16 t + j, consecutive hits but
-// each load spread over 32 cache lines, tested at about 230 G circle-tile pairs a second on the
-// H200: the naive peer's rand1M 18.8 ms, micro2M 36.2; by warp spans 9.47 and 14.3, 360d368.)
-// In draw order a round's hits are
-// (warp, j, lane): a ballot per j ranks them within the warp, and the warps' totals place the
-// warps. The boxes are all loaded before any is tested: testing each as it arrived would wait for
-// one load at a time.
+// tests its candidates against its tile, the box first and then the binning stages' exact tile
+// test (circle_touches_tile), compacts the circles that touch it into shared memory in draw order,
+// and shades that list as shade_tiles_kernel shades a binned one. The candidates are every circle
+// of the frame, or (two-level compaction, RegionLists) the list of the tile's region, which
+// list_region_circles_kernel made by the same compaction with the box test alone. Pattern (1217
+// circles) is 5M box tests over 4096 tiles, which cost less than the binning stages' launches and
+// round trips.
+// A round takes kCompactionPerThread candidates a thread: warp w the round's w-th span of
+// kCompactionWarpSpan consecutive candidates, lane l candidates l + 32 j of its span, so each of
+// the warp's loads reads 32 consecutive boxes (ids, for region lists). (Thread t taking circles
+// 16 t + j, consecutive hits but each load spread over 32 cache lines, tested at about 230 G
+// circle-tile pairs a second on the H200: the naive peer's rand1M 18.8 ms, micro2M 36.2; by warp
+// spans 9.47 and 14.3, 360d368.) In draw order a round's hits are (warp, j, lane): a ballot per j
+// ranks them within the warp, and the warps' totals place the warps. The boxes are all loaded
+// before any is tested: testing each as it arrived would wait for one load at a time.
 constexpr int kCompactionPerThread = 16;
 constexpr std::uint32_t kCompactionWarpSpan = 32 * kCompactionPerThread;
+
+// A tile's or region's candidates: every circle of the frame (candidate i is circle i), or the
+// list of the tile's region (two-level compaction).
+struct EveryCircle {
+    std::uint32_t count;
+    __device__ std::uint32_t operator[](std::uint32_t i) const { return i; }
+};
+struct RegionCandidates {
+    const std::uint32_t* ids;
+    std::uint32_t count;
+    __device__ std::uint32_t operator[](std::uint32_t i) const { return ids[i]; }
+};
+
+// A box no rectangle meets (box_meets_rect needs x0 < rect_x0 + width and x_last >= rect_x0), for
+// the slots of a round past the last candidate.
+constexpr CircleBox kBoxMeetingNoRect{0xffff, 0, 0xffff, 0};
+
+// Bit j set when candidate first + 32 j passes: every box of the lane's slots of a round is
+// loaded, then `meets(box)` tested for each, and `touches(circle)` for the circles whose box
+// passed (no second test where it always holds).
+template <typename Candidates, typename Meets, typename Touches>
+__device__ __forceinline__ std::uint32_t test_round(const CircleRecords& records, const Candidates& candidates,
+                                                    std::uint32_t first, Meets meets, Touches touches) {
+    CircleBox box[kCompactionPerThread];
+#pragma unroll
+    for (int j = 0; j < kCompactionPerThread; ++j)
+        box[j] = first + 32 * j < candidates.count ? records.box[candidates[first + 32 * j]] : kBoxMeetingNoRect;
+    std::uint32_t meeting = 0;
+#pragma unroll
+    for (int j = 0; j < kCompactionPerThread; ++j) meeting |= meets(box[j]) ? 1u << j : 0u;
+    std::uint32_t hits = 0;
+    for (std::uint32_t rest = meeting; rest != 0; rest &= rest - 1)
+        if (touches(candidates[first + 32 * (__ffs(rest) - 1)])) hits |= rest & ~(rest - 1);
+    return hits;
+}
+
+// Places the hits of a round (test_round's, the lane's slots first + 32 j) in draw order, (warp,
+// j, lane): calls place(index among the round's hits, candidate index) for each and returns the
+// round's hit count. `warp_sums` is shared, a word a warp; the caller synchronizes the block
+// before the next round rewrites it.
+template <int kWarps, typename Place>
+__device__ __forceinline__ std::uint32_t place_round_hits(std::uint32_t hits, std::uint32_t first,
+                                                          std::uint32_t* warp_sums, Place place) {
+    const int lane = int(threadIdx.x & 31), warp = int(threadIdx.x >> 5);
+    const std::uint32_t warp_hits = scan_detail::warp_reduce(std::uint32_t(__popc(hits)), Sum<std::uint32_t>{}, lane);
+    if (lane == 0) warp_sums[warp] = warp_hits;
+    __syncthreads();
+    std::uint32_t at = 0, count = 0;
+#pragma unroll
+    for (int w = 0; w < kWarps; ++w) {
+        at += w < warp ? warp_sums[w] : 0u;
+        count += warp_sums[w];
+    }
+    if (__any_sync(~0u, hits != 0)) {
+#pragma unroll
+        for (int j = 0; j < kCompactionPerThread; ++j) {
+            const bool hit = (hits >> j) & 1u;
+            const unsigned slice = __ballot_sync(~0u, hit);
+            if (hit) place(at + __popc(slice & prim_detail::lanemask_lt()), first + 32u * j);
+            at += __popc(slice);
+        }
+    }
+    return count;
+}
+
+// Two-level compaction's first level: one block per region of tiles writes the region's list, in
+// draw order the circles whose box meets the region (RegionLists), which its tiles' blocks test
+// instead of every circle.
+constexpr int kRegionListThreads = 256;
+
+__global__ void __launch_bounds__(kRegionListThreads)
+    list_region_circles_kernel(FrameParams f, CircleRecords records, std::uint32_t circles, RegionLists regions) {
+    constexpr int kWarps = kRegionListThreads / 32;
+    constexpr std::uint32_t kRound = kRegionListThreads * kCompactionPerThread;
+    __shared__ std::uint32_t warp_sums[kWarps];
+    render_detail::wait_for_prior_grid();  // the cull's boxes
+    const int regions_x = region_columns(f.grid);
+    const int side = kTileSize << kRegionTilesLog2;  // pixels
+    const int x0 = int(blockIdx.x % unsigned(regions_x)) * side;
+    const int y0 = int(blockIdx.x / unsigned(regions_x)) * side;
+    std::uint32_t* list = regions.ids + std::size_t(blockIdx.x) * regions.capacity;
+    const EveryCircle every_circle{circles};
+    std::uint32_t listed = 0;
+    for (std::uint32_t round = 0; round < circles; round += kRound) {
+        const std::uint32_t mine = round + std::uint32_t(threadIdx.x >> 5) * kCompactionWarpSpan + (threadIdx.x & 31);
+        const std::uint32_t hits = test_round(
+            records, every_circle, mine, [&](const CircleBox& box) { return box_meets_rect(box, x0, y0, side, side); },
+            [](std::uint32_t) { return true; });
+        std::uint32_t* const round_list = list + listed;
+        listed += place_round_hits<kWarps>(hits, mine, warp_sums,
+                                           [&](std::uint32_t at, std::uint32_t circle) { round_list[at] = circle; });
+        __syncthreads();  // before the next round rewrites warp_sums
+    }
+    if (threadIdx.x == 0) regions.counts[blockIdx.x] = listed;
+}
 
 template <int kPixels>
 struct CompactedTile {
@@ -497,73 +593,52 @@ struct CompactedTile {
     std::uint32_t warp_sums[TileLayout<kPixels>::kWarps];
 };
 
-// A box no tile meets (box_meets_tile needs x0 < tile_x0 + kTileSize and x_last >= tile_x0), for
-// the slots of a round past the last circle.
-constexpr CircleBox kBoxMeetingNoTile{0xffff, 0, 0xffff, 0};
-
-// Bit j set when circle first + 32 j touches tile (tx, ty): every box of the lane's circles is
-// loaded, then tested; the few circles whose box meets the tile take the exact test.
-__device__ __forceinline__ std::uint32_t touching_circles(const CircleRecords& records, std::uint32_t circles,
-                                                          std::uint32_t first, int tx, int ty, const FrameParams& f) {
-    CircleBox box[kCompactionPerThread];
-#pragma unroll
-    for (int j = 0; j < kCompactionPerThread; ++j)
-        box[j] = first + 32 * j < circles ? records.box[first + 32 * j] : kBoxMeetingNoTile;
-    std::uint32_t meeting = 0;
-#pragma unroll
-    for (int j = 0; j < kCompactionPerThread; ++j) meeting |= box_meets_tile(box[j], tx, ty) ? 1u << j : 0u;
-    std::uint32_t hits = 0;
-    for (std::uint32_t rest = meeting; rest != 0; rest &= rest - 1) {
-        const std::uint32_t circle = first + 32 * (__ffs(rest) - 1);
-        if (circle_touches_tile(footprint_of(records, circle), tx, ty, f.width, f.height, f.inverse_width,
-                                f.inverse_height))
-            hits |= rest & ~(rest - 1);
+// The candidates of tile (tx, ty): its region's list (kByRegion) or every circle.
+template <bool kByRegion>
+__device__ __forceinline__ auto tile_candidates(const RegionLists& regions, std::uint32_t circles, int tx, int ty,
+                                                const FrameParams& f) {
+    if constexpr (kByRegion) {
+        const std::uint32_t region = std::uint32_t(ty >> kRegionTilesLog2) * std::uint32_t(region_columns(f.grid)) +
+                                     std::uint32_t(tx >> kRegionTilesLog2);
+        return RegionCandidates{regions.ids + std::size_t(region) * regions.capacity, regions.counts[region]};
+    } else {
+        return EveryCircle{circles};
     }
-    return hits;
 }
 
 // One block per tile of the whole frame. `totals` gathers the frame's (tile, circle) pairs for
 // the host (CompactionTotals).
-template <ShadingKind kShading, int kPixels, bool kCountBlends>
+template <ShadingKind kShading, int kPixels, bool kCountBlends, bool kByRegion>
 __global__ void __launch_bounds__(TileLayout<kPixels>::kThreads)
-    compact_and_shade_tiles_kernel(FrameParams f, CircleRecords records, std::uint32_t circles, CompactionTotals totals,
-                                   float* __restrict__ image, unsigned long long* blends) {
+    compact_and_shade_tiles_kernel(FrameParams f, CircleRecords records, std::uint32_t circles, RegionLists regions,
+                                   CompactionTotals totals, float* __restrict__ image, unsigned long long* blends) {
     using Layout = TileLayout<kPixels>;
     constexpr int kRound = CompactedTile<kPixels>::kRound;
     __shared__ CompactedTile<kPixels> compacted;
     __shared__ StagedCircles<kPixels> staged;
-    render_detail::wait_for_prior_grid();  // the cull's records
+    render_detail::wait_for_prior_grid();  // the cull's records, the region lists
     const std::uint32_t tile = blockIdx.x;
     const int tx = int(tile % std::uint32_t(f.grid.tiles_x));
     const int ty = int(tile / std::uint32_t(f.grid.tiles_x));
-    const int lane = int(threadIdx.x & 31), warp = int(threadIdx.x >> 5);
+    const auto candidates = tile_candidates<kByRegion>(regions, circles, tx, ty, f);
     const TilePixels<kPixels> p = tile_pixels<kPixels>(f, tile);
     Rgba pixels[kPixels];
     clear_pixels(f, p, pixels);
     std::uint32_t my_blends = 0, listed = 0;
-    for (std::uint32_t round = 0; round < circles; round += kRound) {
-        const std::uint32_t mine = round + std::uint32_t(warp) * kCompactionWarpSpan + std::uint32_t(lane);
-        const std::uint32_t hits = touching_circles(records, circles, mine, tx, ty, f);
-        const std::uint32_t warp_hits =
-            scan_detail::warp_reduce(std::uint32_t(__popc(hits)), Sum<std::uint32_t>{}, lane);
-        if (lane == 0) compacted.warp_sums[warp] = warp_hits;
-        __syncthreads();
-        std::uint32_t at = 0;
-        int count = 0;
-#pragma unroll
-        for (int w = 0; w < Layout::kWarps; ++w) {
-            at += w < warp ? compacted.warp_sums[w] : 0u;
-            count += int(compacted.warp_sums[w]);
-        }
-        if (__any_sync(~0u, hits != 0)) {
-#pragma unroll
-            for (int j = 0; j < kCompactionPerThread; ++j) {
-                const bool hit = (hits >> j) & 1u;
-                const unsigned slice = __ballot_sync(~0u, hit);
-                if (hit) compacted.circles[at + __popc(slice & prim_detail::lanemask_lt())] = mine + 32u * j;
-                at += __popc(slice);
-            }
-        }
+    for (std::uint32_t round = 0; round < candidates.count; round += kRound) {
+        const std::uint32_t mine = round + std::uint32_t(threadIdx.x >> 5) * kCompactionWarpSpan + (threadIdx.x & 31);
+        const std::uint32_t hits = test_round(
+            records, candidates, mine,
+            [&](const CircleBox& box) {
+                return box_meets_rect(box, tx << kTileLog2, ty << kTileLog2, kTileSize, kTileSize);
+            },
+            [&](std::uint32_t circle) {
+                return circle_touches_tile(footprint_of(records, circle), tx, ty, f.width, f.height, f.inverse_width,
+                                           f.inverse_height);
+            });
+        const int count = int(place_round_hits<Layout::kWarps>(
+            hits, mine, compacted.warp_sums,
+            [&](std::uint32_t at, std::uint32_t slot) { compacted.circles[at] = candidates[slot]; }));
         __syncthreads();  // the list is complete
         for (int first = 0; first < count; first += Layout::kBatch) {
             const int batch = count - first < Layout::kBatch ? count - first : Layout::kBatch;
@@ -589,13 +664,21 @@ __global__ void __launch_bounds__(TileLayout<kPixels>::kThreads)
     }
 }
 
-template <int kPixels>
+template <int kPixels, bool kByRegion>
 auto compact_and_shade_tiles_kernel_for(ShadingKind shading, bool count_blends) {
     if (shading == kShadingSnow)
-        return count_blends ? compact_and_shade_tiles_kernel<kShadingSnow, kPixels, true>
-                            : compact_and_shade_tiles_kernel<kShadingSnow, kPixels, false>;
-    return count_blends ? compact_and_shade_tiles_kernel<kShadingFlat, kPixels, true>
-                        : compact_and_shade_tiles_kernel<kShadingFlat, kPixels, false>;
+        return count_blends ? compact_and_shade_tiles_kernel<kShadingSnow, kPixels, true, kByRegion>
+                            : compact_and_shade_tiles_kernel<kShadingSnow, kPixels, false, kByRegion>;
+    return count_blends ? compact_and_shade_tiles_kernel<kShadingFlat, kPixels, true, kByRegion>
+                        : compact_and_shade_tiles_kernel<kShadingFlat, kPixels, false, kByRegion>;
+}
+
+// The kernel for a layout, a shading kind, whether the frame counts blends and whether its tiles
+// test their region's list (two-level compaction) or every circle.
+template <int kPixels>
+auto compact_and_shade_tiles_kernel_for(ShadingKind shading, bool count_blends, bool by_region) {
+    return by_region ? compact_and_shade_tiles_kernel_for<kPixels, true>(shading, count_blends)
+                     : compact_and_shade_tiles_kernel_for<kPixels, false>(shading, count_blends);
 }
 
 // Busy tiles (tile_is_busy). A pixel's blends are one chain in list order, so the parallelism a
@@ -807,20 +890,27 @@ void launch_shade_tiles(const FrameParams& frame, const CircleRecords& records, 
     if (apart) TS_CUDA_CHECK(cudaStreamWaitEvent(stream, busy.joined, 0));
 }
 
+void launch_list_region_circles(const FrameParams& frame, const CircleRecords& records, std::uint32_t circles,
+                                const RegionLists& regions, cudaStream_t stream) {
+    render_detail::launch_after_prior_grid(list_region_circles_kernel, unsigned(region_count(frame.grid)),
+                                           unsigned(kRegionListThreads), stream, frame, records, circles, regions);
+}
+
 void launch_compact_and_shade_tiles(const FrameParams& frame, const CircleRecords& records, std::uint32_t circles,
-                                    const CompactionTotals& totals, int pixels_per_thread, float* image,
-                                    unsigned long long* blends, cudaStream_t stream) {
+                                    const RegionLists& regions, const CompactionTotals& totals, int pixels_per_thread,
+                                    float* image, unsigned long long* blends, cudaStream_t stream) {
+    check_pixels_per_thread("launch_compact_and_shade_tiles", pixels_per_thread);
     const auto shade = [&](auto kernel, int threads) {
         render_detail::launch_after_prior_grid(kernel, tile_count(frame), unsigned(threads), stream, frame, records,
-                                               circles, totals, image, blends);
+                                               circles, regions, totals, image, blends);
     };
-    check_pixels_per_thread("launch_compact_and_shade_tiles", pixels_per_thread);
     if (pixels_per_thread == kWidePixels)
-        shade(compact_and_shade_tiles_kernel_for<kWidePixels>(frame.shading, blends != nullptr),
+        shade(compact_and_shade_tiles_kernel_for<kWidePixels>(frame.shading, blends != nullptr, regions.ids != nullptr),
               TileLayout<kWidePixels>::kThreads);
     else
-        shade(compact_and_shade_tiles_kernel_for<kNarrowPixels>(frame.shading, blends != nullptr),
-              TileLayout<kNarrowPixels>::kThreads);
+        shade(
+            compact_and_shade_tiles_kernel_for<kNarrowPixels>(frame.shading, blends != nullptr, regions.ids != nullptr),
+            TileLayout<kNarrowPixels>::kThreads);
 }
 
 bool shading_recomputes_boxes(std::uint32_t circles, std::size_t l2_cache_bytes) {

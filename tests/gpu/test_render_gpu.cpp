@@ -19,13 +19,14 @@ namespace {
 const Binning kBinnings[] = {Binning::scan, Binning::sort, Binning::naive};
 
 const ScanBinningPath kScanPaths[] = {ScanBinningPath::pairs, ScanBinningPath::packed, ScanBinningPath::direct,
-                                      ScanBinningPath::compaction};
+                                      ScanBinningPath::compaction, ScanBinningPath::regions};
 // The scan binning's paths by (tile, circle) pairs.
 const ScanBinningPath kPairPaths[] = {ScanBinningPath::pairs, ScanBinningPath::packed};
 
 // Renders `scene` once with ref and checks every binning against it, the binned ones with either
 // shading layout (2 and 4 pixels a thread), whichever the frame would choose, and the scan binning
-// by each of its paths (packed, direct and compaction where the frame allows them, else pairs again).
+// by each of its paths (packed, direct, compaction and regions where the frame allows them, else pairs
+// again).
 // Each layout reads the circles' boxes with one binning and recomputes them with the other
 // (force_boxes_from_geometry), so every scene meets all four tile kernels of its shading kind.
 void check_all_binnings(const Scene& scene, int width, int height, const std::string& name, bool naive = true) {
@@ -153,26 +154,30 @@ TEST_CASE("cuda grows its pair buffers when a frame has more pairs than the last
 
 TEST_CASE("cuda replays its captured frame graph: same bits, stage times, new graph on a new shape",
           "[gpu][render][sanitize]") {
-    // The binned frame is captured once as a CUDA graph and replayed while its shape, buffers and
-    // timing stay the same. Each replay must give ref's image and time all its stages (five, two
-    // for tile compaction), or the frame as a whole when timed whole; a change of size, blend counting, timing, binning
-    // or scene captures anew, and the old shape then captures again.
+    // The frame is captured once as a CUDA graph and replayed while its shape, buffers and timing
+    // stay the same. Each replay must give ref's image and time all its stages (five for a binned
+    // frame, two for tile compaction), or the frame as a whole when timed whole; a change of size,
+    // blend counting, timing, binning or scene captures anew, and the old shape then captures again.
+    // Under the scan binning rand100k bins, rand10k takes two-level compaction and rgb compaction.
+    const Scene rand100k = builtin_frame("rand100k");
     const Scene rand10k = builtin_frame("rand10k");
     const Scene rgb = builtin_frame("rgb");
     constexpr FrameTiming kStages = FrameTiming::per_stage, kWhole = FrameTiming::whole_frame;
     for (const Binning binning : {Binning::scan, Binning::sort}) {
         CudaBackend backend(binning);
         int frame = 0;
-        for (const auto& [scene, width, height, count_blends, timing] : {std::tuple{&rand10k, 256, 256, true, kStages},
-                                                                         {&rand10k, 256, 256, true, kStages},
-                                                                         {&rand10k, 256, 256, false, kStages},
-                                                                         {&rand10k, 256, 256, false, kWhole},
-                                                                         {&rand10k, 256, 256, false, kWhole},
-                                                                         {&rand10k, 200, 120, false, kStages},
+        for (const auto& [scene, width, height, count_blends, timing] : {std::tuple{&rand100k, 256, 256, true, kStages},
+                                                                         {&rand100k, 256, 256, true, kStages},
+                                                                         {&rand100k, 256, 256, false, kStages},
+                                                                         {&rand100k, 256, 256, false, kWhole},
+                                                                         {&rand100k, 256, 256, false, kWhole},
+                                                                         {&rand100k, 200, 120, false, kStages},
                                                                          {&rgb, 200, 120, false, kStages},
                                                                          {&rgb, 200, 120, true, kWhole},
-                                                                         {&rand10k, 256, 256, true, kStages},
-                                                                         {&rand10k, 256, 256, true, kStages}}) {
+                                                                         {&rand10k, 200, 120, true, kStages},
+                                                                         {&rand10k, 200, 120, true, kStages},
+                                                                         {&rand100k, 256, 256, true, kStages},
+                                                                         {&rand100k, 256, 256, true, kStages}}) {
             Image expected(width, height);
             const std::uint64_t blends = render_reference(*scene, expected);
             backend.upload(*scene);
@@ -183,10 +188,13 @@ TEST_CASE("cuda replays its captured frame graph: same bits, stage times, new gr
             INFO(name);
             CHECK(images_match(expected, actual, 0.0f, name));
             if (timing == kStages) {
-                // rgb's three circles take tile compaction under the scan binning: a cull, then one kernel.
-                const bool compacted = binning == Binning::scan && scene == &rgb;
-                REQUIRE(stats.stages.size() == (compacted ? 2u : 5u));
+                // Compacted frames: a cull, the region lists (two-level), then one kernel that
+                // lists and shades each tile.
+                const bool compacted = binning == Binning::scan && scene != &rand100k;
+                const bool by_regions = binning == Binning::scan && scene == &rand10k;
+                REQUIRE(stats.stages.size() == (by_regions ? 3u : compacted ? 2u : 5u));
                 CHECK(stats.stages.back().name == (compacted ? "compact+shade" : "shade"));
+                if (by_regions) CHECK(stats.stages[1].name == "list regions");
             } else {
                 REQUIRE(stats.stages.size() == 1);
                 CHECK(stats.stages.front().name == "frame");
