@@ -557,10 +557,12 @@ __device__ __forceinline__ std::uint32_t place_round_hits(std::uint32_t hits, st
 
 // Two-level compaction's first level: one block per region of tiles writes the region's list, in
 // draw order the circles whose box meets the region (RegionLists), which its tiles' blocks test
-// instead of every circle.
-constexpr int kRegionListThreads = 256;
+// instead of every circle. A round's loads, ballots and barrier are the kernel's latency, so its
+// blocks are wide: 512 threads take 8192 circles a round, and two blocks fit an SM, which holds
+// the 256 regions of 1024x1024 at once.
+constexpr int kRegionListThreads = 512;
 
-__global__ void __launch_bounds__(kRegionListThreads)
+__global__ void __launch_bounds__(kRegionListThreads, 2)
     list_region_circles_kernel(FrameParams f, CircleRecords records, std::uint32_t circles, RegionLists regions) {
     constexpr int kWarps = kRegionListThreads / 32;
     constexpr std::uint32_t kRound = kRegionListThreads * kCompactionPerThread;
