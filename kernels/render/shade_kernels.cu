@@ -510,16 +510,16 @@ constexpr CircleBox kBoxMeetingNoRect{0xffff, 0, 0xffff, 0};
 // Bit j set when candidate first + 32 j passes: every box of the lane's slots of a round is
 // loaded, then `meets(box)` tested for each, and `touches(circle)` for the circles whose box
 // passed (no second test where it always holds).
-template <typename Candidates, typename Meets, typename Touches>
+template <int kPerThread, typename Candidates, typename Meets, typename Touches>
 __device__ __forceinline__ std::uint32_t test_round(const CircleRecords& records, const Candidates& candidates,
                                                     std::uint32_t first, Meets meets, Touches touches) {
-    CircleBox box[kCompactionPerThread];
+    CircleBox box[kPerThread];
 #pragma unroll
-    for (int j = 0; j < kCompactionPerThread; ++j)
+    for (int j = 0; j < kPerThread; ++j)
         box[j] = first + 32 * j < candidates.count ? records.box[candidates[first + 32 * j]] : kBoxMeetingNoRect;
     std::uint32_t meeting = 0;
 #pragma unroll
-    for (int j = 0; j < kCompactionPerThread; ++j) meeting |= meets(box[j]) ? 1u << j : 0u;
+    for (int j = 0; j < kPerThread; ++j) meeting |= meets(box[j]) ? 1u << j : 0u;
     std::uint32_t hits = 0;
     for (std::uint32_t rest = meeting; rest != 0; rest &= rest - 1)
         if (touches(candidates[first + 32 * (__ffs(rest) - 1)])) hits |= rest & ~(rest - 1);
@@ -530,7 +530,7 @@ __device__ __forceinline__ std::uint32_t test_round(const CircleRecords& records
 // j, lane): calls place(index among the round's hits, candidate index) for each and returns the
 // round's hit count. `warp_sums` is shared, a word a warp; the caller synchronizes the block
 // before the next round rewrites it.
-template <int kWarps, typename Place>
+template <int kWarps, int kPerThread, typename Place>
 __device__ __forceinline__ std::uint32_t place_round_hits(std::uint32_t hits, std::uint32_t first,
                                                           std::uint32_t* warp_sums, Place place) {
     const int lane = int(threadIdx.x & 31), warp = int(threadIdx.x >> 5);
@@ -545,7 +545,7 @@ __device__ __forceinline__ std::uint32_t place_round_hits(std::uint32_t hits, st
     }
     if (__any_sync(~0u, hits != 0)) {
 #pragma unroll
-        for (int j = 0; j < kCompactionPerThread; ++j) {
+        for (int j = 0; j < kPerThread; ++j) {
             const bool hit = (hits >> j) & 1u;
             const unsigned slice = __ballot_sync(~0u, hit);
             if (hit) place(at + __popc(slice & prim_detail::lanemask_lt()), first + 32u * j);
@@ -577,20 +577,20 @@ __global__ void __launch_bounds__(kRegionListThreads, 2)
     std::uint32_t listed = 0;
     for (std::uint32_t round = 0; round < circles; round += kRound) {
         const std::uint32_t mine = round + std::uint32_t(threadIdx.x >> 5) * kCompactionWarpSpan + (threadIdx.x & 31);
-        const std::uint32_t hits = test_round(
+        const std::uint32_t hits = test_round<kCompactionPerThread>(
             records, every_circle, mine, [&](const CircleBox& box) { return box_meets_rect(box, x0, y0, side, side); },
             [](std::uint32_t) { return true; });
         std::uint32_t* const round_list = list + listed;
-        listed += place_round_hits<kWarps>(hits, mine, warp_sums,
-                                           [&](std::uint32_t at, std::uint32_t circle) { round_list[at] = circle; });
+        listed += place_round_hits<kWarps, kCompactionPerThread>(
+            hits, mine, warp_sums, [&](std::uint32_t at, std::uint32_t circle) { round_list[at] = circle; });
         __syncthreads();  // before the next round rewrites warp_sums
     }
     if (threadIdx.x == 0) regions.counts[blockIdx.x] = listed;
 }
 
-template <int kPixels>
+template <int kPixels, int kPerThread>
 struct CompactedTile {
-    static constexpr int kRound = TileLayout<kPixels>::kThreads * kCompactionPerThread;
+    static constexpr int kRound = TileLayout<kPixels>::kThreads * kPerThread;
     std::uint32_t circles[kRound];  // the round's circles that touch the tile, in draw order
     std::uint32_t warp_sums[TileLayout<kPixels>::kWarps];
 };
@@ -608,15 +608,23 @@ __device__ __forceinline__ auto tile_candidates(const RegionLists& regions, std:
     }
 }
 
-// One block per tile of the whole frame. `totals` gathers the frame's (tile, circle) pairs for
-// the host (CompactionTotals).
+// Candidates a thread takes a round from a region's list: a region's list is short (rand10k's
+// about 280 at 1024x1024), so half a one-level round takes it, and the eight boxes a thread holds
+// instead of sixteen leave the registers for the occupancy the shading wants
+// (compact_and_shade_region_tiles_kernel's launch bounds).
+constexpr int kRegionCandidatesPerThread = 8;
+
+// One tile's block: lists its candidates that touch the tile and shades them. `totals` gathers
+// the frame's (tile, circle) pairs for the host (CompactionTotals).
 template <ShadingKind kShading, int kPixels, bool kCountBlends, bool kByRegion>
-__global__ void __launch_bounds__(TileLayout<kPixels>::kThreads)
-    compact_and_shade_tiles_kernel(FrameParams f, CircleRecords records, std::uint32_t circles, RegionLists regions,
-                                   CompactionTotals totals, float* __restrict__ image, unsigned long long* blends) {
+__device__ __forceinline__ void compact_and_shade_tile(const FrameParams& f, const CircleRecords& records,
+                                                       std::uint32_t circles, const RegionLists& regions,
+                                                       const CompactionTotals& totals, float* __restrict__ image,
+                                                       unsigned long long* blends) {
     using Layout = TileLayout<kPixels>;
-    constexpr int kRound = CompactedTile<kPixels>::kRound;
-    __shared__ CompactedTile<kPixels> compacted;
+    constexpr int kPerThread = kByRegion ? kRegionCandidatesPerThread : kCompactionPerThread;
+    constexpr int kRound = CompactedTile<kPixels, kPerThread>::kRound;
+    __shared__ CompactedTile<kPixels, kPerThread> compacted;
     __shared__ StagedCircles<kPixels> staged;
     render_detail::wait_for_prior_grid();  // the cull's records, the region lists
     const std::uint32_t tile = blockIdx.x;
@@ -628,8 +636,8 @@ __global__ void __launch_bounds__(TileLayout<kPixels>::kThreads)
     clear_pixels(f, p, pixels);
     std::uint32_t my_blends = 0, listed = 0;
     for (std::uint32_t round = 0; round < candidates.count; round += kRound) {
-        const std::uint32_t mine = round + std::uint32_t(threadIdx.x >> 5) * kCompactionWarpSpan + (threadIdx.x & 31);
-        const std::uint32_t hits = test_round(
+        const std::uint32_t mine = round + std::uint32_t(threadIdx.x >> 5) * (32u * kPerThread) + (threadIdx.x & 31);
+        const std::uint32_t hits = test_round<kPerThread>(
             records, candidates, mine,
             [&](const CircleBox& box) {
                 return box_meets_rect(box, tx << kTileLog2, ty << kTileLog2, kTileSize, kTileSize);
@@ -638,7 +646,7 @@ __global__ void __launch_bounds__(TileLayout<kPixels>::kThreads)
                 return circle_touches_tile(footprint_of(records, circle), tx, ty, f.width, f.height, f.inverse_width,
                                            f.inverse_height);
             });
-        const int count = int(place_round_hits<Layout::kWarps>(
+        const int count = int(place_round_hits<Layout::kWarps, kPerThread>(
             hits, mine, compacted.warp_sums,
             [&](std::uint32_t at, std::uint32_t slot) { compacted.circles[at] = candidates[slot]; }));
         __syncthreads();  // the list is complete
@@ -666,21 +674,39 @@ __global__ void __launch_bounds__(TileLayout<kPixels>::kThreads)
     }
 }
 
-template <int kPixels, bool kByRegion>
-auto compact_and_shade_tiles_kernel_for(ShadingKind shading, bool count_blends) {
-    if (shading == kShadingSnow)
-        return count_blends ? compact_and_shade_tiles_kernel<kShadingSnow, kPixels, true, kByRegion>
-                            : compact_and_shade_tiles_kernel<kShadingSnow, kPixels, false, kByRegion>;
-    return count_blends ? compact_and_shade_tiles_kernel<kShadingFlat, kPixels, true, kByRegion>
-                        : compact_and_shade_tiles_kernel<kShadingFlat, kPixels, false, kByRegion>;
+// One block per tile of the whole frame: one level, every tile testing every circle.
+template <ShadingKind kShading, int kPixels, bool kCountBlends>
+__global__ void __launch_bounds__(TileLayout<kPixels>::kThreads)
+    compact_and_shade_tiles_kernel(FrameParams f, CircleRecords records, std::uint32_t circles, RegionLists regions,
+                                   CompactionTotals totals, float* __restrict__ image, unsigned long long* blends) {
+    compact_and_shade_tile<kShading, kPixels, kCountBlends, false>(f, records, circles, regions, totals, image, blends);
+}
+
+// Two levels: every tile testing its region's list, at the binned shading's occupancy
+// (shade_blocks_per_sm).
+template <ShadingKind kShading, int kPixels, bool kCountBlends>
+__global__ void __launch_bounds__(TileLayout<kPixels>::kThreads, shade_blocks_per_sm<kShading, kPixels>())
+    compact_and_shade_region_tiles_kernel(FrameParams f, CircleRecords records, std::uint32_t circles,
+                                          RegionLists regions, CompactionTotals totals, float* __restrict__ image,
+                                          unsigned long long* blends) {
+    compact_and_shade_tile<kShading, kPixels, kCountBlends, true>(f, records, circles, regions, totals, image, blends);
+}
+
+template <ShadingKind kShading, int kPixels>
+auto compact_and_shade_tiles_kernel_for(bool count_blends, bool by_region) {
+    if (by_region)
+        return count_blends ? compact_and_shade_region_tiles_kernel<kShading, kPixels, true>
+                            : compact_and_shade_region_tiles_kernel<kShading, kPixels, false>;
+    return count_blends ? compact_and_shade_tiles_kernel<kShading, kPixels, true>
+                        : compact_and_shade_tiles_kernel<kShading, kPixels, false>;
 }
 
 // The kernel for a layout, a shading kind, whether the frame counts blends and whether its tiles
 // test their region's list (two-level compaction) or every circle.
 template <int kPixels>
 auto compact_and_shade_tiles_kernel_for(ShadingKind shading, bool count_blends, bool by_region) {
-    return by_region ? compact_and_shade_tiles_kernel_for<kPixels, true>(shading, count_blends)
-                     : compact_and_shade_tiles_kernel_for<kPixels, false>(shading, count_blends);
+    return shading == kShadingSnow ? compact_and_shade_tiles_kernel_for<kShadingSnow, kPixels>(count_blends, by_region)
+                                   : compact_and_shade_tiles_kernel_for<kShadingFlat, kPixels>(count_blends, by_region);
 }
 
 // Busy tiles (tile_is_busy). A pixel's blends are one chain in list order, so the parallelism a
