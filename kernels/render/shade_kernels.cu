@@ -611,7 +611,10 @@ __device__ __forceinline__ auto tile_candidates(const RegionLists& regions, std:
 // Candidates a thread takes a round from a region's list: a region's list is short (rand10k's
 // about 280 at 1024x1024), so half a one-level round takes it, and the eight boxes a thread holds
 // instead of sixteen leave the registers for the occupancy the shading wants
-// (compact_and_shade_region_tiles_kernel's launch bounds).
+// (compact_and_shade_region_tiles_kernel's launch bounds). Both together, against sixteen and no
+// minimum of blocks (72-96 registers, 20-28 warps an SM; H200, 2026-12-03, quick bench, two
+// rounds, ms per frame): rand10k 0.107 -> 0.095, biglittle 0.819 -> 0.760, littlebig 0.797 ->
+// 0.736 (bench/results/2026-12-03-render-h200-region-occupancy.md).
 constexpr int kRegionCandidatesPerThread = 8;
 
 // One tile's block: lists its candidates that touch the tile and shades them. `totals` gathers
