@@ -1,6 +1,7 @@
 // The `cuda` backend equals `ref` bit for bit with all three binnings (scan, sort, naive): every
 // built-in scene at 256x256, 1024x1024 and odd sizes, adversarial scenes, animated frames. (The GPU
 // ordered binning itself is tested in test_primitives_gpu.cu.)
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <map>
 #include <tuple>
@@ -203,6 +204,37 @@ TEST_CASE("cuda replays its captured frame graph: same bits, stage times, new gr
             CHECK(stats.total_ms > 0);
             if (count_blends) CHECK(stats.blends == blends);
         }
+    }
+}
+
+TEST_CASE("cuda takes one-level compaction, two levels or binning by the frame's circles", "[gpu][render]") {
+    // micro2M's first N circles (about one tile each, so one level's large-circle rule never
+    // applies): at 1024x1024 (256 regions of 4x4 tiles) up to 2048 circles take one level, 2049 to
+    // 16384 two levels, more are binned; at 2048x2048 (1024 regions) two levels stop at 4096
+    // circles (region_compaction_pays: regions x circles <= 256 x 16384). Every frame equals ref.
+    enum class Path { one_level, two_levels, binned };
+    const Scene micro = builtin_frame("micro2M");
+    for (const auto& [circles, size, expected] : {std::tuple{2048, 1024, Path::one_level},
+                                                  {2049, 1024, Path::two_levels},
+                                                  {16384, 1024, Path::two_levels},
+                                                  {16385, 1024, Path::binned},
+                                                  {4096, 2048, Path::two_levels},
+                                                  {4097, 2048, Path::binned}}) {
+        Scene scene = micro;
+        scene.resize(std::size_t(circles));
+        const std::string name = "paths_" + std::to_string(circles) + "_" + std::to_string(size);
+        INFO(name);
+        Image expected_image(size, size), actual(size, size);
+        render_reference(scene, expected_image);
+        CudaBackend backend;
+        const RenderStats stats = backend.render(scene, actual);
+        CHECK(images_match(expected_image, actual, 0.0f, name));
+        const auto has_stage = [&](const char* stage) {
+            return std::any_of(stats.stages.begin(), stats.stages.end(),
+                               [&](const StageTime& t) { return t.name == stage; });
+        };
+        CHECK(has_stage("compact+shade") == (expected != Path::binned));
+        CHECK(has_stage("list regions") == (expected == Path::two_levels));
     }
 }
 
