@@ -69,7 +69,7 @@ public:
     void force_shade_pixels_per_thread(int pixels) { forced_shade_pixels_ = pixels; }
     // For tests and tuning: the scan binning's path; `packed`, `direct`, `compaction` or `regions`
     // wherever the frame fits it (packed_pairs_fit, direct_binning_fits, tile_compaction_fits,
-    // region_lists_fit), else pairs.
+    // region_compaction_fits), else pairs.
     void force_scan_binning_path(ScanBinningPath path) { scan_path_ = path; }
     // For tests and tuning: whether binned frames' tile blocks recompute the circles' boxes instead
     // of reading them (shading_recomputes_boxes in render_launch.h decides); nullopt restores the choice.
