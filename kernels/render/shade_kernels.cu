@@ -480,8 +480,9 @@ __device__ __forceinline__ bool box_meets_rect(const CircleBox& box, int x0, int
 // list_region_circles_kernel made by the same compaction with the box test alone. Pattern (1217
 // circles) is 5M box tests over 4096 tiles, which cost less than the binning stages' launches and
 // round trips.
-// A round takes kCompactionPerThread candidates a thread: warp w the round's w-th span of
-// kCompactionWarpSpan consecutive candidates, lane l candidates l + 32 j of its span, so each of
+// A round takes kCompactionPerThread candidates a thread (kRegionCandidatesPerThread from a
+// region's list): warp w the round's w-th span of 32 x that many consecutive candidates
+// (kCompactionWarpSpan), lane l candidates l + 32 j of its span, so each of
 // the warp's loads reads 32 consecutive boxes (ids, for region lists). (Thread t taking circles
 // 16 t + j, consecutive hits but each load spread over 32 cache lines, tested at about 230 G
 // circle-tile pairs a second on the H200: the naive peer's rand1M 18.8 ms, micro2M 36.2; by warp
