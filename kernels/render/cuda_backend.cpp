@@ -632,7 +632,7 @@ RenderStats CudaBackend::compact_and_shade(const FrameParams& frame, ScanBinning
                                            FrameTiming timing) {
     Buffers& d = *buffers_;
     const int shade_pixels = shade_pixels_for(d.pair_capacity);
-    RegionLists regions{nullptr, nullptr, d.circles};
+    RegionLists regions{nullptr, nullptr};
     if (path == ScanBinningPath::regions) {
         const std::uint64_t count = region_count(frame.grid);
         with_out_of_memory_message("allocating the region lists", [&] {

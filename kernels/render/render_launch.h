@@ -236,7 +236,8 @@ struct CompactionTotals {
 };
 // Two-level tile compaction: a first kernel lists, for each region of 2^kRegionTilesLog2 x
 // 2^kRegionTilesLog2 tiles, the circles whose pixel box meets it, in draw order (region r's at
-// ids[r * capacity, r * capacity + counts[r])); each tile's block then tests its region's list
+// ids[r * circles, r * circles + counts[r]): each list has room for every circle of the frame);
+// each tile's block then tests its region's list
 // instead of every circle. The region lists cost regions x circles box tests, the tiles' tests
 // tiles x the mean region list, against tiles x circles for one level.
 // Regions of 4 x 4 tiles (64 x 64 pixels). Of 2 x 2, 4 x 4 and 8 x 8 (H200, 2026-12-03, quick
@@ -245,16 +246,13 @@ struct CompactionTotals {
 // list fewer candidates per tile but test every circle against more regions.
 constexpr int kRegionTilesLog2 = 2;
 struct RegionLists {
-    std::uint32_t* ids;      // [regions * capacity]; null: one level (every tile tests every circle)
-    std::uint32_t* counts;   // [regions]
-    std::uint32_t capacity;  // ids a region's list may hold: the frame's circles
+    std::uint32_t* ids;     // [regions * circles]; null: one level (every tile tests every circle)
+    std::uint32_t* counts;  // [regions]
 };
-TS_HD inline int region_columns(const TileGrid& grid) {
-    return (grid.tiles_x + (1 << kRegionTilesLog2) - 1) >> kRegionTilesLog2;
-}
+// Regions across `tiles` tiles, the last one partial where they do not divide evenly.
+TS_HD inline int regions_along(int tiles) { return (tiles + (1 << kRegionTilesLog2) - 1) >> kRegionTilesLog2; }
 inline std::uint64_t region_count(const TileGrid& grid) {
-    return std::uint64_t(region_columns(grid)) *
-           std::uint64_t((grid.tiles_y + (1 << kRegionTilesLog2) - 1) >> kRegionTilesLog2);
+    return std::uint64_t(regions_along(grid.tiles_x)) * std::uint64_t(regions_along(grid.tiles_y));
 }
 // Whether a frame fits two-level compaction: at most kTileCompactionMaxCircles circles, whose
 // region lists (each able to hold every circle) fit the bin-memory budget.

@@ -481,16 +481,21 @@ __device__ __forceinline__ bool box_meets_rect(const CircleBox& box, int x0, int
 // circles) is 5M box tests over 4096 tiles, which cost less than the binning stages' launches and
 // round trips.
 // A round takes kCompactionPerThread candidates a thread (kRegionCandidatesPerThread from a
-// region's list): warp w the round's w-th span of 32 x that many consecutive candidates
-// (kCompactionWarpSpan), lane l candidates l + 32 j of its span, so each of
-// the warp's loads reads 32 consecutive boxes (ids, for region lists). (Thread t taking circles
-// 16 t + j, consecutive hits but each load spread over 32 cache lines, tested at about 230 G
-// circle-tile pairs a second on the H200: the naive peer's rand1M 18.8 ms, micro2M 36.2; by warp
-// spans 9.47 and 14.3, 360d368.) In draw order a round's hits are (warp, j, lane): a ballot per j
-// ranks them within the warp, and the warps' totals place the warps. The boxes are all loaded
-// before any is tested: testing each as it arrived would wait for one load at a time.
+// region's list): warp w the round's w-th span of 32 x that many consecutive candidates, lane l
+// candidates l + 32 j of its span (lane_slots), so each of the warp's loads reads 32 consecutive boxes (ids, for region
+// lists). (Thread t taking circles 16 t + j, consecutive hits but each load spread over 32 cache lines, tested at about
+// 230 G circle-tile pairs a second on the H200: the naive peer's rand1M 18.8 ms, micro2M 36.2; by warp spans 9.47
+// and 14.3, 360d368.) In draw order a round's hits are (warp, j, lane): a ballot per j ranks them within the warp, and
+// the warps' totals place the warps. The boxes are all loaded before any is tested: testing each as it arrived would
+// wait for one load at a time.
 constexpr int kCompactionPerThread = 16;
-constexpr std::uint32_t kCompactionWarpSpan = 32 * kCompactionPerThread;
+
+// The first of this lane's slots in the round of kPerThread candidates a thread that starts at
+// candidate `round`; its others follow 32 apart.
+template <int kPerThread>
+__device__ __forceinline__ std::uint32_t lane_slots(std::uint32_t round) {
+    return round + (threadIdx.x >> 5) * (32u * kPerThread) + (threadIdx.x & 31);
+}
 
 // A tile's or region's candidates: every circle of the frame (candidate i is circle i), or the
 // list of the tile's region (two-level compaction).
@@ -569,15 +574,15 @@ __global__ void __launch_bounds__(kRegionListThreads, 2)
     constexpr std::uint32_t kRound = kRegionListThreads * kCompactionPerThread;
     __shared__ std::uint32_t warp_sums[kWarps];
     render_detail::wait_for_prior_grid();  // the cull's boxes
-    const int regions_x = region_columns(f.grid);
+    const int regions_x = regions_along(f.grid.tiles_x);
     const int side = kTileSize << kRegionTilesLog2;  // pixels
     const int x0 = int(blockIdx.x % unsigned(regions_x)) * side;
     const int y0 = int(blockIdx.x / unsigned(regions_x)) * side;
-    std::uint32_t* list = regions.ids + std::size_t(blockIdx.x) * regions.capacity;
+    std::uint32_t* list = regions.ids + std::size_t(blockIdx.x) * circles;
     const EveryCircle every_circle{circles};
     std::uint32_t listed = 0;
     for (std::uint32_t round = 0; round < circles; round += kRound) {
-        const std::uint32_t mine = round + std::uint32_t(threadIdx.x >> 5) * kCompactionWarpSpan + (threadIdx.x & 31);
+        const std::uint32_t mine = lane_slots<kCompactionPerThread>(round);
         const std::uint32_t hits = test_round<kCompactionPerThread>(
             records, every_circle, mine, [&](const CircleBox& box) { return box_meets_rect(box, x0, y0, side, side); },
             [](std::uint32_t) { return true; });
@@ -601,9 +606,10 @@ template <bool kByRegion>
 __device__ __forceinline__ auto tile_candidates(const RegionLists& regions, std::uint32_t circles, int tx, int ty,
                                                 const FrameParams& f) {
     if constexpr (kByRegion) {
-        const std::uint32_t region = std::uint32_t(ty >> kRegionTilesLog2) * std::uint32_t(region_columns(f.grid)) +
-                                     std::uint32_t(tx >> kRegionTilesLog2);
-        return RegionCandidates{regions.ids + std::size_t(region) * regions.capacity, regions.counts[region]};
+        const std::uint32_t region =
+            std::uint32_t(ty >> kRegionTilesLog2) * std::uint32_t(regions_along(f.grid.tiles_x)) +
+            std::uint32_t(tx >> kRegionTilesLog2);
+        return RegionCandidates{regions.ids + std::size_t(region) * circles, regions.counts[region]};
     } else {
         return EveryCircle{circles};
     }
@@ -640,7 +646,7 @@ __device__ __forceinline__ void compact_and_shade_tile(const FrameParams& f, con
     clear_pixels(f, p, pixels);
     std::uint32_t my_blends = 0, listed = 0;
     for (std::uint32_t round = 0; round < candidates.count; round += kRound) {
-        const std::uint32_t mine = round + std::uint32_t(threadIdx.x >> 5) * (32u * kPerThread) + (threadIdx.x & 31);
+        const std::uint32_t mine = lane_slots<kPerThread>(round);
         const std::uint32_t hits = test_round<kPerThread>(
             records, candidates, mine,
             [&](const CircleBox& box) {

@@ -157,8 +157,9 @@ TEST_CASE("cuda replays its captured frame graph: same bits, stage times, new gr
           "[gpu][render][sanitize]") {
     // The frame is captured once as a CUDA graph and replayed while its shape, buffers and timing
     // stay the same. Each replay must give ref's image and time all its stages (five for a binned
-    // frame, two for tile compaction), or the frame as a whole when timed whole; a change of size,
-    // blend counting, timing, binning or scene captures anew, and the old shape then captures again.
+    // frame, two for tile compaction, three for two levels), or the frame as a whole when timed
+    // whole; a change of size, blend counting, timing, binning or scene captures anew, and the old
+    // shape then captures again.
     // Under the scan binning rand100k bins, rand10k takes two-level compaction and rgb compaction.
     const Scene rand100k = builtin_frame("rand100k");
     const Scene rand10k = builtin_frame("rand10k");
