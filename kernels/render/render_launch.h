@@ -254,21 +254,24 @@ TS_HD inline int regions_along(int tiles) { return (tiles + (1 << kRegionTilesLo
 inline std::uint64_t region_count(const TileGrid& grid) {
     return std::uint64_t(regions_along(grid.tiles_x)) * std::uint64_t(regions_along(grid.tiles_y));
 }
-// Whether a frame fits two-level compaction: at most kTileCompactionMaxCircles circles, whose
-// region lists (each able to hold every circle) fit the bin-memory budget.
+// Whether a frame fits two-level compaction: at most kRegionCompactionMaxCircles circles (the most
+// a forced path takes: its list kernel tests regions x circles boxes), whose region lists (each
+// able to hold every circle) fit the bin-memory budget.
+constexpr std::uint32_t kRegionCompactionMaxCircles = 65536;
 inline bool region_compaction_fits(std::uint32_t circles, std::uint64_t regions, std::uint64_t budget_bytes) {
-    return circles <= kTileCompactionMaxCircles &&
+    return circles <= kRegionCompactionMaxCircles &&
            regions * (std::uint64_t(circles) + 1) * sizeof(std::uint32_t) <= budget_bytes;
 }
 // Whether two-level compaction pays: past kTileCompactionPaysCircles (one level wins below), while
-// the region lists' tests, regions x circles, stay within those of 16384 circles at 1024 x 1024
+// the region lists' tests, regions x circles, stay within those of 24576 circles at 1024 x 1024
 // (256 regions). Measured on the H200 (2026-12-03, scripts/crossover-bench, ms per frame, pairs /
 // one level / two levels): rand10k's first 2048 circles 0.075 / 0.045 / 0.041, 4096 0.085 / 0.080
-// / 0.056, 10000 0.130 / 0.182 / 0.106; 16384 circles of radius 4 px 0.052 / 0.117 / 0.042, of 24
-// px 0.086 / 0.183 / 0.081; biglittle (10000 circles of 620 tiles) one level 0.835, two 0.814.
-// Past 16384 circles two levels lose (32768 of radius 24 px: pairs 0.119, two levels 0.133;
-// snowsingle's first 32768: 0.077 / 0.095).
-constexpr std::uint64_t kRegionCompactionMaxTests = std::uint64_t(256) * kTileCompactionMaxCircles;
+// / 0.056, 10000 0.130 / 0.182 / 0.106; biglittle (10000 circles of 620 tiles) one level 0.835,
+// two 0.814. Past 16384 circles, with the tile kernel at the binned shading's occupancy (pairs /
+// two levels): 24576 circles of radius 4 px 0.055 / 0.043, of 24 px 0.102 / 0.089, snowsingle's
+// first 24576 0.069 / 0.067; 32768 circles of 4 and 24 px still won (0.058 / 0.050, 0.120 /
+// 0.109) but snowsingle's first 32768 lost (0.077 / 0.088), so the bound stops at 24576.
+constexpr std::uint64_t kRegionCompactionMaxTests = std::uint64_t(256) * 24576;
 inline bool region_compaction_pays(std::uint32_t circles, std::uint64_t regions) {
     return circles > kTileCompactionPaysCircles && regions * circles <= kRegionCompactionMaxTests;
 }

@@ -211,16 +211,16 @@ TEST_CASE("cuda replays its captured frame graph: same bits, stage times, new gr
 TEST_CASE("cuda takes one-level compaction, two levels or binning by the frame's circles", "[gpu][render]") {
     // micro2M's first N circles (about one tile each, so one level's large-circle rule never
     // applies): at 1024x1024 (256 regions of 4x4 tiles) up to 2048 circles take one level, 2049 to
-    // 16384 two levels, more are binned; at 2048x2048 (1024 regions) two levels stop at 4096
-    // circles (region_compaction_pays: regions x circles <= 256 x 16384). Every frame equals ref.
+    // 24576 two levels, more are binned; at 2048x2048 (1024 regions) two levels stop at 6144
+    // circles (region_compaction_pays: regions x circles <= 256 x 24576). Every frame equals ref.
     enum class Path { one_level, two_levels, binned };
     const Scene micro = builtin_frame("micro2M");
     for (const auto& [circles, size, expected] : {std::tuple{2048, 1024, Path::one_level},
                                                   {2049, 1024, Path::two_levels},
-                                                  {16384, 1024, Path::two_levels},
-                                                  {16385, 1024, Path::binned},
-                                                  {4096, 2048, Path::two_levels},
-                                                  {4097, 2048, Path::binned}}) {
+                                                  {24576, 1024, Path::two_levels},
+                                                  {24577, 1024, Path::binned},
+                                                  {6144, 2048, Path::two_levels},
+                                                  {6145, 2048, Path::binned}}) {
         Scene scene = micro;
         scene.resize(std::size_t(circles));
         const std::string name = "paths_" + std::to_string(circles) + "_" + std::to_string(size);
