@@ -195,7 +195,7 @@ struct CudaBackend::Buffers {
     DeviceBuffer<float> image;
     DeviceBuffer<unsigned long long> blends;
     DeviceBuffer<unsigned long long> row_pairs;  // [tiles_y], for the band planner
-    DeviceBuffer<std::uint32_t> busy_tiles, busy_count;
+    DeviceBuffer<std::uint32_t> busy_tiles, busy_count, tile_order;
     DeviceBuffer<unsigned long long> compaction_tallies;    // [2]: CompactionTotals' pairs, finished blocks
     DeviceBuffer<std::uint32_t> region_ids, region_counts;  // two-level compaction's RegionLists
     std::uint64_t* host_total = nullptr;            // mapped pinned memory the emit stage copies the pair total to
@@ -333,7 +333,7 @@ struct CudaBackend::Buffers {
         return bytes_of(pair_counts) + bytes_of(tile_masks) + bytes_of(pair_offsets) + bytes_of(pair_tiles) +
                bytes_of(pair_circles) + bytes_of(packed_pairs) + bytes_of(tile_circles) + bytes_of(tile_offsets) +
                bytes_of(sort_keys) + bytes_of(sorted_keys) + bytes_of(temp) + scan_workspace.bytes() +
-               bytes_of(row_pairs) + bytes_of(busy_tiles) + bytes_of(busy_count);
+               bytes_of(row_pairs) + bytes_of(busy_tiles) + bytes_of(busy_count) + bytes_of(tile_order);
     }
 };
 
@@ -557,8 +557,9 @@ void CudaBackend::enqueue_bin_and_shade(const FrameParams& frame, std::uint64_t 
         enqueue_pair_binning(frame, capacity, path);
     const std::uint32_t circle_id_mask =
         path == ScanBinningPath::packed ? packed_circle_id_mask(band_tile_count(frame)) : ~std::uint32_t(0);
-    launch_shade_tiles(frame, d.records(), d.tile_offsets.data(), d.tile_circles.data(), circle_id_mask, d.busy(),
-                       shade_pixels, boxes_from_geometry, d.image.data(), blends, d.stream);
+    std::uint32_t* tile_order = band_tile_count(frame) <= kOrderedShadingMaxTiles ? d.tile_order.data() : nullptr;
+    launch_shade_tiles(frame, d.records(), d.tile_offsets.data(), d.tile_circles.data(), circle_id_mask, tile_order,
+                       d.busy(), shade_pixels, boxes_from_geometry, d.image.data(), blends, d.stream);
     d.timer->end_frame("shade");
 }
 
@@ -570,6 +571,7 @@ RenderStats CudaBackend::bin_and_shade(const FrameParams& frame, std::uint64_t c
     with_out_of_memory_message("allocating the tile bins", [&] {
         d.tile_offsets.reserve(std::size_t(bins) + 1);
         d.busy_tiles.reserve(bins);
+        d.tile_order.reserve(bins);
         d.tile_circles.reserve(capacity);
         if (path == ScanBinningPath::direct) {
             d.temp.reserve(direct_binning_temp_bytes(d.circles, bins - 1));

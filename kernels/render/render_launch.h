@@ -190,10 +190,13 @@ bool shading_recomputes_boxes(std::uint32_t circles, std::size_t l2_cache_bytes)
 void launch_shade_tiles(const FrameParams& frame, const CircleRecords& records,
                         const std::uint64_t* tile_offsets,  // [band tiles + 1]
                         const std::uint32_t* tile_circles,  // [pairs]
-                        std::uint32_t circle_id_mask, const BusyTiles& busy, int pixels_per_thread,
-                        bool boxes_from_geometry,
+                        std::uint32_t circle_id_mask,
+                        std::uint32_t* tile_order,  // [band tiles] scratch: longest lists first; null: tile order
+                        const BusyTiles& busy, int pixels_per_thread, bool boxes_from_geometry,
                         float* image,  // [height][width][4], row 0 = bottom
                         unsigned long long* blends, cudaStream_t stream);
+// Frames of at most this many band tiles shade their longest lists first (one block orders them).
+constexpr std::uint32_t kOrderedShadingMaxTiles = 65536;
 
 // Tile compaction: frames of few circles skip binning. After launch_cull, one block per tile of
 // the whole frame tests every circle against its tile (the binning's exact tile test), compacts

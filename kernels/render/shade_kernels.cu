@@ -413,17 +413,19 @@ template <ShadingKind kShading, int kPixels, bool kCountBlends, bool kBoxFromGeo
 __global__ void __launch_bounds__(TileLayout<kPixels>::kThreads, shade_blocks_per_sm<kShading, kPixels>())
     shade_tiles_kernel(FrameParams f, CircleRecords records, const std::uint64_t* __restrict__ tile_offsets,
                        const std::uint32_t* __restrict__ tile_circles, std::uint32_t circle_id_mask,
-                       BusyTilesOnDevice busy, float* __restrict__ image, unsigned long long* blends) {
+                       const std::uint32_t* __restrict__ tile_order, BusyTilesOnDevice busy, float* __restrict__ image,
+                       unsigned long long* blends) {
     constexpr int kBatch = TileLayout<kPixels>::kBatch;
     __shared__ StagedCircles<kPixels> staged[2];
     render_detail::wait_for_prior_grid();  // the ordered binning's lists
-    const std::uint64_t begin = tile_offsets[blockIdx.x];
-    const std::uint64_t end = tile_offsets[blockIdx.x + 1];
+    const std::uint32_t band_tile = tile_order != nullptr ? tile_order[blockIdx.x] : blockIdx.x;
+    const std::uint64_t begin = tile_offsets[band_tile];
+    const std::uint64_t end = tile_offsets[band_tile + 1];
     if (tile_is_busy(end - begin, tile_offsets[gridDim.x], gridDim.x)) {
         if (busy.shade_apart) return;  // shade_busy_tiles_kernel's
         if (threadIdx.x == 0) *busy.host_seen = 1;
     }
-    const std::uint32_t tile = band_first_tile(f) + blockIdx.x;
+    const std::uint32_t tile = band_first_tile(f) + band_tile;
     const TilePixels<kPixels> p = tile_pixels<kPixels>(f, tile);
     Rgba pixels[kPixels];
     clear_pixels(f, p, pixels);
@@ -738,7 +740,8 @@ constexpr int kBusyBatch = 32 * kBusyRounds;
 // tiles in turn serialized them: docs/limits.md). Blocks past the busy count exit at once and
 // leave their place to the main grid; they cost the hot-tile frame (5 busy tiles) 0.07 ms.
 constexpr unsigned kBusyTilesAtOnce = 64;
-constexpr int kListThreads = 1024;  // list_busy_tiles_kernel's one block
+constexpr int kListThreads = 1024;   // list_busy_tiles_kernel's one block
+constexpr int kOrderThreads = 1024;  // order_tiles_longest_first_kernel's one block
 constexpr int kListTilesPerThread = 4;
 
 // The warp's staged records, read by its blending lane: the batch's circles, in list order.
@@ -880,6 +883,39 @@ void check_pixels_per_thread(const char* launcher, int pixels_per_thread) {
                                     std::to_string(kWidePixels) + ")");
 }
 
+// The shading grid's order of tiles, longest list first (tile_order[block] = band tile): the
+// blocks start in grid order, so the grid's last blocks are its shortest and the SMs run out of
+// work together. One block, a bucket a thread: lengths in kOrderThreads buckets of equal width
+// from the longest down, counted, scanned and scattered (tiles of one bucket in any order: the
+// image does not depend on which block shades a tile first).
+__global__ void __launch_bounds__(kOrderThreads)
+    order_tiles_longest_first_kernel(const std::uint64_t* __restrict__ tile_offsets, std::uint32_t band_tiles,
+                                     std::uint32_t* __restrict__ tile_order) {
+    __shared__ std::uint32_t scratch[kOrderThreads / 32];
+    __shared__ std::uint32_t cursor[kOrderThreads];
+    __shared__ unsigned long long longest;
+    const int lane = int(threadIdx.x & 31), warp = int(threadIdx.x >> 5);
+    const auto length = [&](std::uint32_t tile) { return tile_offsets[tile + 1] - tile_offsets[tile]; };
+    if (threadIdx.x == 0) longest = 0;
+    cursor[threadIdx.x] = 0;
+    __syncthreads();
+    for (std::uint32_t tile = threadIdx.x; tile < band_tiles; tile += kOrderThreads) atomicMax(&longest, length(tile));
+    __syncthreads();
+    const std::uint64_t top = longest;
+    const auto bucket = [&](std::uint32_t tile) {  // 0: the longest lists
+        return top == 0 ? 0u : unsigned((top - length(tile)) * (kOrderThreads - 1) / top);
+    };
+    for (std::uint32_t tile = threadIdx.x; tile < band_tiles; tile += kOrderThreads)
+        atomicAdd(&cursor[bucket(tile)], 1u);
+    __syncthreads();
+    const std::uint32_t first =
+        prim_detail::block_exclusive_sum<kOrderThreads / 32>(cursor[threadIdx.x], scratch, lane, warp);
+    cursor[threadIdx.x] = first;
+    __syncthreads();
+    for (std::uint32_t tile = threadIdx.x; tile < band_tiles; tile += kOrderThreads)
+        tile_order[atomicAdd(&cursor[bucket(tile)], 1u)] = tile;
+}
+
 // Lists the busy tiles and shades them, on busy.stream.
 void launch_shade_busy_tiles(const FrameParams& frame, const CircleRecords& records, const std::uint64_t* tile_offsets,
                              const std::uint32_t* tile_circles, std::uint32_t circle_id_mask, const BusyTiles& busy,
@@ -903,9 +939,9 @@ void launch_shade_busy_tiles(const FrameParams& frame, const CircleRecords& reco
 // as soon as the main grid's first blocks retire instead of after the whole grid (the frame graph
 // keeps the priority: FrameGraph instantiates with cudaGraphInstantiateFlagUseNodePriority).
 void launch_shade_tiles(const FrameParams& frame, const CircleRecords& records, const std::uint64_t* tile_offsets,
-                        const std::uint32_t* tile_circles, std::uint32_t circle_id_mask, const BusyTiles& busy,
-                        int pixels_per_thread, bool boxes_from_geometry, float* image, unsigned long long* blends,
-                        cudaStream_t stream) {
+                        const std::uint32_t* tile_circles, std::uint32_t circle_id_mask, std::uint32_t* tile_order,
+                        const BusyTiles& busy, int pixels_per_thread, bool boxes_from_geometry, float* image,
+                        unsigned long long* blends, cudaStream_t stream) {
     check_pixels_per_thread("launch_shade_tiles", pixels_per_thread);
     const bool apart = busy.on_device.shade_apart;
     if (apart) {
@@ -914,10 +950,15 @@ void launch_shade_tiles(const FrameParams& frame, const CircleRecords& records, 
         launch_shade_busy_tiles(frame, records, tile_offsets, tile_circles, circle_id_mask, busy, image, blends);
         TS_CUDA_CHECK(cudaEventRecord(busy.joined, busy.stream));
     }
+    if (tile_order != nullptr) {
+        order_tiles_longest_first_kernel<<<1, kOrderThreads, 0, stream>>>(tile_offsets, band_tile_count(frame),
+                                                                          tile_order);
+        TS_CUDA_CHECK_LAUNCH();
+    }
     const auto shade = [&](auto kernel, int threads) {
         render_detail::launch_after_prior_grid(kernel, band_tile_count(frame), unsigned(threads), stream, frame,
-                                               records, tile_offsets, tile_circles, circle_id_mask, busy.on_device,
-                                               image, blends);
+                                               records, tile_offsets, tile_circles, circle_id_mask, tile_order,
+                                               busy.on_device, image, blends);
     };
     if (pixels_per_thread == kWidePixels)
         shade(shade_tiles_kernel_for<kWidePixels>(frame.shading, blends != nullptr, boxes_from_geometry),
