@@ -557,7 +557,9 @@ void CudaBackend::enqueue_bin_and_shade(const FrameParams& frame, std::uint64_t 
         enqueue_pair_binning(frame, capacity, path);
     const std::uint32_t circle_id_mask =
         path == ScanBinningPath::packed ? packed_circle_id_mask(band_tile_count(frame)) : ~std::uint32_t(0);
-    std::uint32_t* tile_order = band_tile_count(frame) <= kOrderedShadingMaxTiles ? d.tile_order.data() : nullptr;
+    std::uint32_t* tile_order = shading_orders_tiles(frame.shading, shade_pixels, capacity, band_tile_count(frame))
+                                    ? d.tile_order.data()
+                                    : nullptr;
     launch_shade_tiles(frame, d.records(), d.tile_offsets.data(), d.tile_circles.data(), circle_id_mask, tile_order,
                        d.busy(), shade_pixels, boxes_from_geometry, d.image.data(), blends, d.stream);
     d.timer->end_frame("shade");

@@ -179,6 +179,20 @@ int shade_pixels_per_thread(std::uint64_t pairs, std::uint32_t circles);
 // biglittle (0.4 MB, compacted) 0.851 -> 0.876. Not measured again since the two became one record.
 bool shading_recomputes_boxes(std::uint32_t circles, std::size_t l2_cache_bytes);
 
+// Whether the shading grid takes the band's tiles longest list first (launch_shade_tiles'
+// tile_order): its blocks start in grid order, so the last ones are then the shortest and the SMs
+// run out of work together instead of waiting on a few long tiles. For the wide layout and snow
+// flakes, with at least kOrderedShadingPairsPerTile pairs a tile (`pairs`: the capacity the last
+// frame left) and at most kOrderedShadingMaxTiles band tiles (one block orders them). Nsight
+// Compute saw those grids' SMs busy for 92-94 % of the kernel, the narrow flat layout's for 95-98 %
+// (bench/results/2026-12-03-render-h200-regions-bound.md). Ordered against not, H200, 2026-12-03,
+// two rounds, shading ms (bench/results/2026-12-03-render-h200-longest-tiles-first.md): rand100k
+// (wide) 0.551 -> 0.523, snowsingle 0.171 -> 0.165; the narrow flat layout gained nothing (rand1M
+// 0.632 -> 0.630, rand10M 1.498 -> 1.497) or lost (micro2M 0.148 -> 0.157), so it keeps tile order.
+constexpr std::uint64_t kOrderedShadingPairsPerTile = 16;
+constexpr std::uint32_t kOrderedShadingMaxTiles = 65536;
+bool shading_orders_tiles(ShadingKind shading, int pixels_per_thread, std::uint64_t pairs, std::uint32_t band_tiles);
+
 // One block per tile of the frame's band: clears, blends the tile's circles in list order, writes
 // each pixel once, pixels_per_thread (shade_pixels_per_thread) pixels a thread, recomputing the
 // circles' boxes with boxes_from_geometry (shading_recomputes_boxes). With
@@ -191,12 +205,10 @@ void launch_shade_tiles(const FrameParams& frame, const CircleRecords& records,
                         const std::uint64_t* tile_offsets,  // [band tiles + 1]
                         const std::uint32_t* tile_circles,  // [pairs]
                         std::uint32_t circle_id_mask,
-                        std::uint32_t* tile_order,  // [band tiles] scratch: longest lists first; null: tile order
+                        std::uint32_t* tile_order,  // [band tiles] scratch (shading_orders_tiles); null: tile order
                         const BusyTiles& busy, int pixels_per_thread, bool boxes_from_geometry,
                         float* image,  // [height][width][4], row 0 = bottom
                         unsigned long long* blends, cudaStream_t stream);
-// Frames of at most this many band tiles shade their longest lists first (one block orders them).
-constexpr std::uint32_t kOrderedShadingMaxTiles = 65536;
 
 // Tile compaction: frames of few circles skip binning. After launch_cull, one block per tile of
 // the whole frame tests every circle against its tile (the binning's exact tile test), compacts

@@ -997,6 +997,11 @@ bool shading_recomputes_boxes(std::uint32_t circles, std::size_t l2_cache_bytes)
     return std::uint64_t(circles) * kRecordBytes > l2_cache_bytes;
 }
 
+bool shading_orders_tiles(ShadingKind shading, int pixels_per_thread, std::uint64_t pairs, std::uint32_t band_tiles) {
+    return (pixels_per_thread == kWidePixels || shading == kShadingSnow) &&
+           pairs >= kOrderedShadingPairsPerTile * band_tiles && band_tiles <= kOrderedShadingMaxTiles;
+}
+
 int shade_pixels_per_thread(std::uint64_t pairs, std::uint32_t circles) {
     return pairs >= kLargeCirclePairs * circles && circles > 0 ? kWidePixels : kNarrowPixels;
 }
