@@ -609,7 +609,7 @@ RenderStats CudaBackend::bin_and_shade(const FrameParams& frame, std::uint64_t c
 
 // The compaction the frame takes instead of binning, if any: one level for every frame of the
 // naive peer; with the scan binning, the path forced where the frame fits it, else (automatic)
-// one level for frames of few circles, two levels for frames of a few thousand (by the regions'
+// one level for frames of few circles, two levels for frames of thousands (by the regions'
 // tests, regions x circles), and one level again for frames of circles so large that its tests
 // cost less than binning their pairs (by the pairs of the last frame). Neither needs bin memory,
 // so neither needs bands.

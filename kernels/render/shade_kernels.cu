@@ -484,12 +484,13 @@ __device__ __forceinline__ bool box_meets_rect(const CircleBox& box, int x0, int
 // round trips.
 // A round takes kCompactionPerThread candidates a thread (kRegionCandidatesPerThread from a
 // region's list): warp w the round's w-th span of 32 x that many consecutive candidates, lane l
-// candidates l + 32 j of its span (lane_slots), so each of the warp's loads reads 32 consecutive boxes (ids, for region
-// lists). (Thread t taking circles 16 t + j, consecutive hits but each load spread over 32 cache lines, tested at about
-// 230 G circle-tile pairs a second on the H200: the naive peer's rand1M 18.8 ms, micro2M 36.2; by warp spans 9.47
-// and 14.3, 360d368.) In draw order a round's hits are (warp, j, lane): a ballot per j ranks them within the warp, and
-// the warps' totals place the warps. The boxes are all loaded before any is tested: testing each as it arrived would
-// wait for one load at a time.
+// candidates l + 32 j of its span (lane_slots), so each of the warp's loads reads 32 consecutive
+// boxes (ids, for region lists). (Thread t taking circles 16 t + j, consecutive hits but each load
+// spread over 32 cache lines, tested at about 230 G circle-tile pairs a second on the H200: the
+// naive peer's rand1M 18.8 ms, micro2M 36.2; by warp spans 9.47 and 14.3, 360d368.) In draw order
+// a round's hits are (warp, j, lane): a ballot per j ranks them within the warp, and the warps'
+// totals place the warps. The boxes are all loaded before any is tested: testing each as it
+// arrived would wait for one load at a time.
 constexpr int kCompactionPerThread = 16;
 
 // The first of this lane's slots in the round of kPerThread candidates a thread that starts at
@@ -740,8 +741,7 @@ constexpr int kBusyBatch = 32 * kBusyRounds;
 // tiles in turn serialized them: docs/limits.md). Blocks past the busy count exit at once and
 // leave their place to the main grid; they cost the hot-tile frame (5 busy tiles) 0.07 ms.
 constexpr unsigned kBusyTilesAtOnce = 64;
-constexpr int kListThreads = 1024;   // list_busy_tiles_kernel's one block
-constexpr int kOrderThreads = 1024;  // order_tiles_longest_first_kernel's one block
+constexpr int kListThreads = 1024;  // list_busy_tiles_kernel's one block
 constexpr int kListTilesPerThread = 4;
 
 // The warp's staged records, read by its blending lane: the batch's circles, in list order.
@@ -882,6 +882,8 @@ void check_pixels_per_thread(const char* launcher, int pixels_per_thread) {
                                     " pixels per thread (" + std::to_string(kNarrowPixels) + " or " +
                                     std::to_string(kWidePixels) + ")");
 }
+
+constexpr int kOrderThreads = 1024;  // order_tiles_longest_first_kernel's one block
 
 // The shading grid's order of tiles, longest list first (tile_order[block] = band tile): the
 // blocks start in grid order, so the grid's last blocks are its shortest and the SMs run out of
