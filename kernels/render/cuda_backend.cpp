@@ -333,7 +333,8 @@ struct CudaBackend::Buffers {
         return bytes_of(pair_counts) + bytes_of(tile_masks) + bytes_of(pair_offsets) + bytes_of(pair_tiles) +
                bytes_of(pair_circles) + bytes_of(packed_pairs) + bytes_of(tile_circles) + bytes_of(tile_offsets) +
                bytes_of(sort_keys) + bytes_of(sorted_keys) + bytes_of(temp) + scan_workspace.bytes() +
-               bytes_of(row_pairs) + bytes_of(busy_tiles) + bytes_of(busy_count) + bytes_of(tile_order);
+               bytes_of(row_pairs) + bytes_of(busy_tiles) + bytes_of(busy_count) + bytes_of(tile_order) +
+               bytes_of(region_ids) + bytes_of(region_counts);
     }
 };
 

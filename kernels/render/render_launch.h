@@ -183,14 +183,14 @@ bool shading_recomputes_boxes(std::uint32_t circles, std::size_t l2_cache_bytes)
 // tile_order): its blocks start in grid order, so the last ones are then the shortest and the SMs
 // run out of work together instead of waiting on a few long tiles. For the wide layout and snow
 // flakes, with at least kOrderedShadingPairsPerTile pairs a tile (`pairs`: the capacity the last
-// frame left) and at most kOrderedShadingMaxTiles band tiles (one block orders them). Nsight
+// frame left) and as many band tiles as one block can order (their list lengths in its shared
+// memory: about 57,000 tiles on the H200, 15,000 on a 64 KiB GPU; 2048 x 2048 has 16,384). Nsight
 // Compute saw those grids' SMs busy for 92-94 % of the kernel, the narrow flat layout's for 95-98 %
 // (bench/results/2026-12-03-render-h200-regions-bound.md). Ordered against not, H200, 2026-12-03,
 // two rounds, shading ms (bench/results/2026-12-03-render-h200-longest-tiles-first.md): rand100k
 // (wide) 0.551 -> 0.523, snowsingle 0.171 -> 0.165; the narrow flat layout gained nothing (rand1M
 // 0.632 -> 0.630, rand10M 1.498 -> 1.497) or lost (micro2M 0.148 -> 0.157), so it keeps tile order.
 constexpr std::uint64_t kOrderedShadingPairsPerTile = 16;
-constexpr std::uint32_t kOrderedShadingMaxTiles = 65536;
 bool shading_orders_tiles(ShadingKind shading, int pixels_per_thread, std::uint64_t pairs, std::uint32_t band_tiles);
 
 // One block per tile of the frame's band: clears, blends the tile's circles in list order, writes

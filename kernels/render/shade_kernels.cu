@@ -9,6 +9,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 #include "kernels/cuda_check.h"
 #include "kernels/primitives/block_ranking.cuh"
@@ -448,21 +449,26 @@ __global__ void __launch_bounds__(TileLayout<kPixels>::kThreads, shade_blocks_pe
     if constexpr (kCountBlends) add_blends(blends, my_blends);
 }
 
-// The main grid's kernel for a layout, a shading kind, whether the frame counts blends and whether
-// it recomputes the boxes.
-template <ShadingKind kShading, int kPixels>
-auto shade_tiles_kernel_for(bool count_blends, bool boxes_from_geometry) {
-    if (count_blends)
-        return boxes_from_geometry ? shade_tiles_kernel<kShading, kPixels, true, true>
-                                   : shade_tiles_kernel<kShading, kPixels, true, false>;
-    return boxes_from_geometry ? shade_tiles_kernel<kShading, kPixels, false, true>
-                               : shade_tiles_kernel<kShading, kPixels, false, false>;
+// A frame's run-time choice made a template argument: calls make(std::true_type{}) or
+// make(std::false_type{}), whose ::value the callee passes on, so that each kernel family picks
+// its instantiation in one expression.
+template <typename Make>
+auto dispatch_flag(bool flag, Make make) {
+    return flag ? make(std::true_type{}) : make(std::false_type{});
 }
 
+// The main grid's kernel for a layout, a shading kind, whether the frame counts blends and whether
+// it recomputes the boxes.
 template <int kPixels>
 auto shade_tiles_kernel_for(ShadingKind shading, bool count_blends, bool boxes_from_geometry) {
-    return shading == kShadingSnow ? shade_tiles_kernel_for<kShadingSnow, kPixels>(count_blends, boxes_from_geometry)
-                                   : shade_tiles_kernel_for<kShadingFlat, kPixels>(count_blends, boxes_from_geometry);
+    return dispatch_flag(shading == kShadingSnow, [&](auto snow) {
+        constexpr ShadingKind kShading = decltype(snow)::value ? kShadingSnow : kShadingFlat;
+        return dispatch_flag(count_blends, [&](auto count) {
+            return dispatch_flag(boxes_from_geometry, [&](auto boxes) {
+                return shade_tiles_kernel<kShading, kPixels, decltype(count)::value, decltype(boxes)::value>;
+            });
+        });
+    });
 }
 
 // Whether a circle's pixel box meets the pixel rectangle [x0, x0 + width) x [y0, y0 + height).
@@ -705,21 +711,17 @@ __global__ void __launch_bounds__(TileLayout<kPixels>::kThreads, shade_blocks_pe
     compact_and_shade_tile<kShading, kPixels, kCountBlends, true>(f, records, circles, regions, totals, image, blends);
 }
 
-template <ShadingKind kShading, int kPixels>
-auto compact_and_shade_tiles_kernel_for(bool count_blends, bool by_region) {
-    if (by_region)
-        return count_blends ? compact_and_shade_region_tiles_kernel<kShading, kPixels, true>
-                            : compact_and_shade_region_tiles_kernel<kShading, kPixels, false>;
-    return count_blends ? compact_and_shade_tiles_kernel<kShading, kPixels, true>
-                        : compact_and_shade_tiles_kernel<kShading, kPixels, false>;
-}
-
 // The kernel for a layout, a shading kind, whether the frame counts blends and whether its tiles
 // test their region's list (two-level compaction) or every circle.
 template <int kPixels>
 auto compact_and_shade_tiles_kernel_for(ShadingKind shading, bool count_blends, bool by_region) {
-    return shading == kShadingSnow ? compact_and_shade_tiles_kernel_for<kShadingSnow, kPixels>(count_blends, by_region)
-                                   : compact_and_shade_tiles_kernel_for<kShadingFlat, kPixels>(count_blends, by_region);
+    return dispatch_flag(shading == kShadingSnow, [&](auto snow) {
+        constexpr ShadingKind kShading = decltype(snow)::value ? kShadingSnow : kShadingFlat;
+        return dispatch_flag(count_blends, [&](auto count) {
+            return by_region ? compact_and_shade_region_tiles_kernel<kShading, kPixels, decltype(count)::value>
+                             : compact_and_shade_tiles_kernel<kShading, kPixels, decltype(count)::value>;
+        });
+    });
 }
 
 // Busy tiles (tile_is_busy). A pixel's blends are one chain in list order, so the parallelism a
@@ -885,37 +887,59 @@ void check_pixels_per_thread(const char* launcher, int pixels_per_thread) {
 
 constexpr int kOrderThreads = 1024;  // order_tiles_longest_first_kernel's one block
 
+// order_tiles_longest_first_kernel's static shared memory; its dynamic part is a list length per
+// band tile (order_tiles_shared_bytes), so the tiles one block can order depend on the device.
+struct OrderScratch {
+    std::uint32_t warp_sums[kOrderThreads / 32];
+    std::uint32_t cursor[kOrderThreads];
+    std::uint32_t longest;
+};
+
+std::size_t order_tiles_shared_bytes(std::uint32_t band_tiles) {
+    return std::size_t(band_tiles) * sizeof(std::uint32_t);
+}
+
+// The most dynamic shared memory a block may opt into on this device, beside OrderScratch.
+std::size_t order_tiles_shared_limit() {
+    return std::size_t(current_device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin)) - sizeof(OrderScratch);
+}
+
 // The shading grid's order of tiles, longest list first (tile_order[block] = band tile): the
 // blocks start in grid order, so the grid's last blocks are its shortest and the SMs run out of
 // work together. One block, a bucket a thread: lengths in kOrderThreads buckets of equal width
 // from the longest down, counted, scanned and scattered (tiles of one bucket in any order: the
-// image does not depend on which block shades a tile first).
+// image does not depend on which block shades a tile first). Each tile's offsets are read once;
+// its length (at most the frame's circles, so 32 bits) waits in shared memory for the later passes.
 __global__ void __launch_bounds__(kOrderThreads)
     order_tiles_longest_first_kernel(const std::uint64_t* __restrict__ tile_offsets, std::uint32_t band_tiles,
                                      std::uint32_t* __restrict__ tile_order) {
-    __shared__ std::uint32_t scratch[kOrderThreads / 32];
-    __shared__ std::uint32_t cursor[kOrderThreads];
-    __shared__ unsigned long long longest;
+    extern __shared__ std::uint32_t list_length[];  // band_tiles
+    __shared__ OrderScratch shared;
     const int lane = int(threadIdx.x & 31), warp = int(threadIdx.x >> 5);
-    const auto length = [&](std::uint32_t tile) { return tile_offsets[tile + 1] - tile_offsets[tile]; };
-    if (threadIdx.x == 0) longest = 0;
-    cursor[threadIdx.x] = 0;
+    if (threadIdx.x == 0) shared.longest = 0;
+    shared.cursor[threadIdx.x] = 0;
     __syncthreads();
-    for (std::uint32_t tile = threadIdx.x; tile < band_tiles; tile += kOrderThreads) atomicMax(&longest, length(tile));
+    std::uint32_t my_longest = 0;
+    for (std::uint32_t tile = threadIdx.x; tile < band_tiles; tile += kOrderThreads) {
+        const std::uint32_t length = std::uint32_t(tile_offsets[tile + 1] - tile_offsets[tile]);
+        list_length[tile] = length;
+        my_longest = max(my_longest, length);
+    }
+    atomicMax(&shared.longest, my_longest);
     __syncthreads();
-    const std::uint64_t top = longest;
+    const std::uint64_t top = shared.longest;
     const auto bucket = [&](std::uint32_t tile) {  // 0: the longest lists
-        return top == 0 ? 0u : unsigned((top - length(tile)) * (kOrderThreads - 1) / top);
+        return top == 0 ? 0u : unsigned((top - list_length[tile]) * (kOrderThreads - 1) / top);
     };
     for (std::uint32_t tile = threadIdx.x; tile < band_tiles; tile += kOrderThreads)
-        atomicAdd(&cursor[bucket(tile)], 1u);
+        atomicAdd(&shared.cursor[bucket(tile)], 1u);
     __syncthreads();
     const std::uint32_t first =
-        prim_detail::block_exclusive_sum<kOrderThreads / 32>(cursor[threadIdx.x], scratch, lane, warp);
-    cursor[threadIdx.x] = first;
+        prim_detail::block_exclusive_sum<kOrderThreads / 32>(shared.cursor[threadIdx.x], shared.warp_sums, lane, warp);
+    shared.cursor[threadIdx.x] = first;
     __syncthreads();
     for (std::uint32_t tile = threadIdx.x; tile < band_tiles; tile += kOrderThreads)
-        tile_order[atomicAdd(&cursor[bucket(tile)], 1u)] = tile;
+        tile_order[atomicAdd(&shared.cursor[bucket(tile)], 1u)] = tile;
 }
 
 // Lists the busy tiles and shades them, on busy.stream.
@@ -953,8 +977,13 @@ void launch_shade_tiles(const FrameParams& frame, const CircleRecords& records, 
         TS_CUDA_CHECK(cudaEventRecord(busy.joined, busy.stream));
     }
     if (tile_order != nullptr) {
-        order_tiles_longest_first_kernel<<<1, kOrderThreads, 0, stream>>>(tile_offsets, band_tile_count(frame),
-                                                                          tile_order);
+        const std::uint32_t band_tiles = band_tile_count(frame);
+        // Above 48 KiB a kernel must opt in; a function attribute, so no stream work to capture.
+        TS_CUDA_CHECK(cudaFuncSetAttribute(order_tiles_longest_first_kernel,
+                                           cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                           int(order_tiles_shared_limit())));
+        order_tiles_longest_first_kernel<<<1, kOrderThreads, order_tiles_shared_bytes(band_tiles), stream>>>(
+            tile_offsets, band_tiles, tile_order);
         TS_CUDA_CHECK_LAUNCH();
     }
     const auto shade = [&](auto kernel, int threads) {
@@ -1001,7 +1030,8 @@ bool shading_recomputes_boxes(std::uint32_t circles, std::size_t l2_cache_bytes)
 
 bool shading_orders_tiles(ShadingKind shading, int pixels_per_thread, std::uint64_t pairs, std::uint32_t band_tiles) {
     return (pixels_per_thread == kWidePixels || shading == kShadingSnow) &&
-           pairs >= kOrderedShadingPairsPerTile * band_tiles && band_tiles <= kOrderedShadingMaxTiles;
+           pairs >= kOrderedShadingPairsPerTile * band_tiles &&
+           order_tiles_shared_bytes(band_tiles) <= order_tiles_shared_limit();
 }
 
 int shade_pixels_per_thread(std::uint64_t pairs, std::uint32_t circles) {
