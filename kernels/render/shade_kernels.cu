@@ -887,21 +887,10 @@ void check_pixels_per_thread(const char* launcher, int pixels_per_thread) {
 
 constexpr int kOrderThreads = 1024;  // order_tiles_longest_first_kernel's one block
 
-// order_tiles_longest_first_kernel's static shared memory; its dynamic part is a list length per
-// band tile (order_tiles_shared_bytes), so the tiles one block can order depend on the device.
-struct OrderScratch {
-    std::uint32_t warp_sums[kOrderThreads / 32];
-    std::uint32_t cursor[kOrderThreads];
-    std::uint32_t longest;
-};
-
+// order_tiles_longest_first_kernel's dynamic shared memory: a list length per band tile, so the
+// tiles one block can order depend on the device (order_tiles_shared_limit).
 std::size_t order_tiles_shared_bytes(std::uint32_t band_tiles) {
     return std::size_t(band_tiles) * sizeof(std::uint32_t);
-}
-
-// The most dynamic shared memory a block may opt into on this device, beside OrderScratch.
-std::size_t order_tiles_shared_limit() {
-    return std::size_t(current_device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin)) - sizeof(OrderScratch);
 }
 
 // The shading grid's order of tiles, longest list first (tile_order[block] = band tile): the
@@ -914,10 +903,12 @@ __global__ void __launch_bounds__(kOrderThreads)
     order_tiles_longest_first_kernel(const std::uint64_t* __restrict__ tile_offsets, std::uint32_t band_tiles,
                                      std::uint32_t* __restrict__ tile_order) {
     extern __shared__ std::uint32_t list_length[];  // band_tiles
-    __shared__ OrderScratch shared;
+    __shared__ std::uint32_t warp_sums[kOrderThreads / 32];
+    __shared__ std::uint32_t cursor[kOrderThreads];
+    __shared__ std::uint32_t longest;
     const int lane = int(threadIdx.x & 31), warp = int(threadIdx.x >> 5);
-    if (threadIdx.x == 0) shared.longest = 0;
-    shared.cursor[threadIdx.x] = 0;
+    if (threadIdx.x == 0) longest = 0;
+    cursor[threadIdx.x] = 0;
     __syncthreads();
     std::uint32_t my_longest = 0;
     for (std::uint32_t tile = threadIdx.x; tile < band_tiles; tile += kOrderThreads) {
@@ -925,21 +916,29 @@ __global__ void __launch_bounds__(kOrderThreads)
         list_length[tile] = length;
         my_longest = max(my_longest, length);
     }
-    atomicMax(&shared.longest, my_longest);
+    atomicMax(&longest, my_longest);
     __syncthreads();
-    const std::uint64_t top = shared.longest;
+    const std::uint64_t top = longest;
     const auto bucket = [&](std::uint32_t tile) {  // 0: the longest lists
         return top == 0 ? 0u : unsigned((top - list_length[tile]) * (kOrderThreads - 1) / top);
     };
     for (std::uint32_t tile = threadIdx.x; tile < band_tiles; tile += kOrderThreads)
-        atomicAdd(&shared.cursor[bucket(tile)], 1u);
+        atomicAdd(&cursor[bucket(tile)], 1u);
     __syncthreads();
     const std::uint32_t first =
-        prim_detail::block_exclusive_sum<kOrderThreads / 32>(shared.cursor[threadIdx.x], shared.warp_sums, lane, warp);
-    shared.cursor[threadIdx.x] = first;
+        prim_detail::block_exclusive_sum<kOrderThreads / 32>(cursor[threadIdx.x], warp_sums, lane, warp);
+    cursor[threadIdx.x] = first;
     __syncthreads();
     for (std::uint32_t tile = threadIdx.x; tile < band_tiles; tile += kOrderThreads)
-        tile_order[atomicAdd(&shared.cursor[bucket(tile)], 1u)] = tile;
+        tile_order[atomicAdd(&cursor[bucket(tile)], 1u)] = tile;
+}
+
+// The most dynamic shared memory order_tiles_longest_first_kernel may take on this device: the
+// block's opt-in limit less the kernel's static shared memory.
+std::size_t order_tiles_shared_limit() {
+    cudaFuncAttributes kernel;
+    TS_CUDA_CHECK(cudaFuncGetAttributes(&kernel, order_tiles_longest_first_kernel));
+    return std::size_t(current_device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin)) - kernel.sharedSizeBytes;
 }
 
 // Lists the busy tiles and shades them, on busy.stream.
