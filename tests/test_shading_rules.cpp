@@ -129,6 +129,55 @@ TEST_CASE("the portable exp is within 2 ulp of the true value", "[shading]") {
     CHECK(exp_portable(-100.0f) == 0.0f);
 }
 
+TEST_CASE("exp_portable_nonpositive has exp_portable_in_range's bits on [-87, 0]", "[shading]") {
+    const auto same_bits = [](float x) {
+        const float general = exp_portable_in_range(x), nonpositive = exp_portable_nonpositive(x);
+        return std::memcmp(&general, &nonpositive, 4) == 0;
+    };
+    const auto from_bits = [](std::uint32_t word) {
+        float x;
+        std::memcpy(&x, &word, 4);
+        return x;
+    };
+    // Every 61st float from -0 down to -87 (18 M of 1.1 G, all exponents, scattered significands).
+    const std::uint32_t minus_zero = 0x80000000u, minus_87 = 0xc2ae0000u;
+    std::uint64_t tested = 0, differing = 0;
+    for (std::uint32_t word = minus_zero; word <= minus_87; word += 61, ++tested)
+        differing += !same_bits(from_bits(word));
+    // Every float within 64 of each rounding edge of k, x log2(e) = -(j + 1/2), and both zeros.
+    for (int j = 0; j <= 125; ++j) {
+        std::uint32_t edge;
+        const float x = -(float(j) + 0.5f) / kLog2e;
+        std::memcpy(&edge, &x, 4);
+        for (std::uint32_t word = edge - 64; word <= edge + 64; ++word, ++tested)
+            differing += from_bits(word) >= -87.0f && !same_bits(from_bits(word));
+    }
+    CHECK(same_bits(0.0f));
+    CHECK(same_bits(-0.0f));
+    INFO(tested << " arguments");
+    CHECK(differing == 0);
+}
+
+TEST_CASE("the snow sprite's alpha is the course's max_alpha * exp(-1 * 4 * t * t)", "[shading]") {
+    // snow_colour_and_alpha takes its exponent as -s * t and exp_portable_nonpositive; the formula of
+    // scene-format.md, written out, must give the same bits at every covered distance.
+    std::mt19937 random(11);
+    std::uniform_real_distribution<float> unit(0.0f, 1.0f);
+    int differing = 0;
+    for (int i = 0; i < 200000; ++i) {
+        const float radius = std::ldexp(0.5f + unit(random), int(unit(random) * 40.0f) - 30);
+        const float squared_radius = covered_squared_radius(radius);
+        const float squared_dist = i % 1000 == 0 ? squared_radius : unit(random) * squared_radius;
+        const float max_alpha = snow_max_alpha(unit(random));
+        float rgb[3], alpha;
+        snow_colour_and_alpha(squared_dist, radius, max_alpha, rgb, &alpha);
+        const float t = squared_dist > 0.0f ? std::sqrt(squared_dist) / radius : 0.0f;
+        const float course = max_alpha * exp_portable_in_range(-1.0f * 4.0f * t * t);
+        differing += std::memcmp(&alpha, &course, 4) != 0;
+    }
+    CHECK(differing == 0);
+}
+
 TEST_CASE("a covered pixel's t = d / r keeps the snow exponent in exp_portable_in_range's range", "[shading]") {
     // The largest covered d^2 is the rounded r^2 itself, so t peaks at sqrt(r * r) / r. Radii from
     // 0 to the largest a valid scene allows (kMaxCircleExtent), subnormal squares included, where

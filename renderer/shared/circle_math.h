@@ -141,16 +141,13 @@ TS_HD inline bool box_contains(const PixelBox& box, int column, int row) {
     return column >= box.x0 && column < box.x1 && row >= box.y0 && row < box.y1;
 }
 
-// e^x in binary32 with one fixed sequence of operations, identical on host and device, for x in
-// [-87, 88] (exp_portable saturates outside it). x = k ln2 + f with |f| <= ln2/2 (Cody-Waite split
-// of ln2 so k * kLn2Hi is exact), e^f by a degree-7 Taylor polynomial (truncation error < 6e-9
-// relative), then scaled by 2^k through the exponent bits. Error below 2 ulp.
-TS_HD inline float exp_portable_in_range(float x) {
-    const float kLog2e = 1.44269504f;
+// log2(e), for the portable exp's range reduction.
+constexpr float kLog2e = 1.44269504f;
+
+// The portable exp (exp_portable_in_range) after its range reduction has chosen k.
+TS_HD inline float exp_scaled_by_2_to_k(float x, int k) {
     const float kLn2Hi = 0.693145752f;  // 0x3f317200: 16 significant bits, so k * kLn2Hi is exact
     const float kLn2Lo = 1.42860677e-06f;
-    const float scaled = x * kLog2e;
-    const int k = (int)(scaled < 0.0f ? scaled - 0.5f : scaled + 0.5f);
     const float fk = (float)k;
     const float f = (x - fk * kLn2Hi) - fk * kLn2Lo;
     float p = 1.0f / 5040.0f;
@@ -169,6 +166,21 @@ TS_HD inline float exp_portable_in_range(float x) {
     two_to_k.bits = (uint32_t)(k + 127) << 23;
     return p * two_to_k.value;
 }
+
+// e^x in binary32 with one fixed sequence of operations, identical on host and device, for x in
+// [-87, 88] (exp_portable saturates outside it). x = k ln2 + f with |f| <= ln2/2 (k = x log2(e)
+// rounded half away from zero; Cody-Waite split of ln2 so k * kLn2Hi is exact), e^f by a degree-7
+// Taylor polynomial (truncation error < 6e-9 relative), then scaled by 2^k through the exponent
+// bits. Error below 2 ulp.
+TS_HD inline float exp_portable_in_range(float x) {
+    const float scaled = x * kLog2e;
+    return exp_scaled_by_2_to_k(x, (int)(scaled < 0.0f ? scaled - 0.5f : scaled + 0.5f));
+}
+
+// exp_portable_in_range for x in [-87, 0], bit for bit, one comparison and sum shorter (the snow
+// sprite's e^(-4 t^2) runs once per covered pixel). There scaled <= 0 takes the first branch,
+// but at scaled = 0 (x = 0 or -0), where (int)(0 - 0.5) and (int)(0 + 0.5) are both 0.
+TS_HD inline float exp_portable_nonpositive(float x) { return exp_scaled_by_2_to_k(x, (int)(x * kLog2e - 0.5f)); }
 
 // e^x for any x: exp_portable_in_range on [-87, 88], 0 below it, e^88 above it.
 TS_HD inline float exp_portable(float x) {
@@ -193,7 +205,7 @@ TS_HD inline float snow_max_alpha(float z) { return 0.5f * clamp_float(0.6f + 0.
 // The snow sprite at a covered pixel: colour from a 5-entry radial ramp at s = 4t, alpha falling
 // off from max_alpha (snow_max_alpha) as e^(-4 t^2), t = distance / radius.
 // t stays below 1.5 (about 1 + 2^-22 but where the rounded r^2 underflows to a subnormal), so the
-// exponent is in exp_portable_in_range's range: validated scenes keep radii and coordinates
+// exponent is in exp_portable_nonpositive's range: validated scenes keep radii and coordinates
 // within 1e18, so r^2 and d^2 are finite, and a covered d^2 <= r^2.
 TS_HD inline void snow_colour_and_alpha(float squared_dist, float radius, float max_alpha, float rgb[3], float* alpha) {
     // A zero-radius flake covers only a pixel centre exactly on it (d = 0): take t = 0 there
@@ -208,7 +220,9 @@ TS_HD inline void snow_colour_and_alpha(float squared_dist, float radius, float 
     snow_ramp(k, ramp_k);
     snow_ramp(next, ramp_next);
     for (int c = 0; c < 3; ++c) rgb[c] = (one_minus_w * ramp_k[c]) + (w * ramp_next[c]);
-    *alpha = max_alpha * exp_portable_in_range(-1.0f * 4.0f * t * t);
+    // -s * t is the course's -1 * 4 * t * t, (-4 t) t, to the bit: 4 t is exact and rounding is
+    // symmetric in sign; one product fewer. It is <= 0 (t >= 0), exp_portable_nonpositive's range.
+    *alpha = max_alpha * exp_portable_nonpositive(-s * t);
 }
 
 // A colour multiplied by its alpha, and the alpha: the half of blend() that depends on the circle
