@@ -30,10 +30,11 @@ void for_each_touched_tile(const Scene& scene, std::size_t i, const FrameGeometr
                            Visit visit) {
     const CircleFootprint c = circle_footprint(scene.x[i], scene.y[i], scene.radius[i], g.width, g.height);
     if (box_is_empty(c.box)) return;
+    const NearestCentre nearest = nearest_centre(c, g.width, g.height, g.inverse_width, g.inverse_height);
     const TileRect rect = tile_rect_of_box(c.box);
     for (int ty = std::max(rect.ty0, first_row); ty < std::min(rect.ty1, end_row); ++ty)
         for (int tx = rect.tx0; tx < rect.tx1; ++tx)
-            if (circle_touches_tile(c, tx, ty, g.width, g.height, g.inverse_width, g.inverse_height)) visit(tx, ty);
+            if (circle_touches_tile(c, nearest, tx, ty, g.inverse_width, g.inverse_height)) visit(tx, ty);
 }
 
 // Grows `buffer` to n elements: geometrically, so slowly growing frames rarely reallocate, but

@@ -55,11 +55,12 @@ std::vector<std::uint64_t> tile_pairs_by_brute_force(const Scene& scene, int wid
     for (std::size_t i = 0; i < scene.size(); ++i) {
         const CircleFootprint c = circle_footprint(scene.x[i], scene.y[i], scene.radius[i], width, height);
         if (box_is_empty(c.box)) continue;
+        const NearestCentre nearest = nearest_centre(c, width, height, 1.0f / width, 1.0f / height);
         const TileRect rect = tile_rect_of_box(c.box);
         for (int ty = rect.ty0; ty < rect.ty1; ++ty)
             for (int tx = rect.tx0; tx < rect.tx1; ++tx)
                 tiles[std::size_t(ty) * grid.tiles_x + tx] +=
-                    circle_touches_tile(c, tx, ty, width, height, 1.0f / width, 1.0f / height);
+                    circle_touches_tile(c, nearest, tx, ty, 1.0f / width, 1.0f / height);
     }
     return tiles;
 }

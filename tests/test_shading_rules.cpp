@@ -12,6 +12,7 @@
 #include "renderer/ref_renderer.h"
 #include "renderer/scene.h"
 #include "renderer/shared/circle_math.h"
+#include "renderer/shared/tile_geometry.h"
 
 using namespace tilescan;
 
@@ -255,6 +256,60 @@ TEST_CASE("covers_only_box_pixels holds exactly when no covered pixel centre lie
     }
     CHECK(unflagged > 100);  // the extreme circles did reach the slow path
     CHECK(flagged > 10000);
+}
+
+TEST_CASE("circle_touches_tile: a tile lists a circle exactly when it covers a pixel centre of the tile and its box",
+          "[shading]") {
+    // Brute force over every pixel centre of every tile of the circle's tile rectangle, in images
+    // up to 80 x 72 (5 x 5 tiles): circles of ordinary sizes, centred on pixel centres and on tile
+    // borders, whose edge runs through a pixel centre, and of extreme coordinates. The test reads
+    // one pixel centre a tile, the circle's nearest_centre clamped to the tile.
+    std::mt19937 rng(13);
+    std::uniform_real_distribution<float> unit(-0.2f, 1.2f), radius(0.0f, 0.3f), magnitude(0.0f, 7.0f);
+    std::uint64_t touched = 0, untouched = 0, differing = 0;
+    for (int k = 0; k < 100000; ++k) {
+        const int width = 1 + k % 80, height = 1 + (k / 80) % 72;
+        const float iw = 1.0f / float(width), ih = 1.0f / float(height);
+        std::uniform_int_distribution<int> column_of(0, width - 1), row_of(0, height - 1);
+        float x = unit(rng), y = unit(rng), r = radius(rng);
+        if (k % 6 == 1) {  // centred on a pixel centre
+            x = pixel_center(column_of(rng), iw);
+            y = pixel_center(row_of(rng), ih);
+        }
+        if (k % 6 == 2) {  // centred on a tile border
+            x = float(kTileSize * (column_of(rng) / kTileSize)) * iw;
+            y = float(kTileSize * (row_of(rng) / kTileSize)) * ih;
+        }
+        if (k % 6 == 3)  // the edge through a pixel centre
+            r = std::sqrt(squared_distance(x, y, pixel_center(column_of(rng), iw), pixel_center(row_of(rng), ih)));
+        if (k % 6 == 4) {  // huge: centre far out, edge across the image
+            const float far = std::pow(10.0f, magnitude(rng));
+            x = k % 12 == 4 ? -far : 1.0f + far;
+            r = far + unit(rng) * 0.5f;
+        }
+        const CircleFootprint c = circle_footprint(x, y, r, width, height);
+        if (box_is_empty(c.box)) continue;
+        const NearestCentre nearest = nearest_centre(c, width, height, iw, ih);
+        const TileRect rect = tile_rect_of_box(c.box);
+        for (int ty = rect.ty0; ty < rect.ty1; ++ty)
+            for (int tx = rect.tx0; tx < rect.tx1; ++tx) {
+                bool covered = false;
+                for (int row = std::max(ty * kTileSize, c.box.y0); row < std::min((ty + 1) * kTileSize, c.box.y1);
+                     ++row)
+                    for (int column = std::max(tx * kTileSize, c.box.x0);
+                         column < std::min((tx + 1) * kTileSize, c.box.x1); ++column)
+                        covered |= covers_squared(
+                            squared_distance(x, y, pixel_center(column, iw), pixel_center(row, ih)), c.squared_radius);
+                const bool listed = circle_touches_tile(c, nearest, tx, ty, iw, ih);
+                differing += listed != covered;
+                touched += covered;
+                untouched += !covered;
+            }
+    }
+    INFO(touched << " (circle, tile) pairs touched, " << untouched << " not");
+    CHECK(differing == 0);
+    CHECK(untouched > 20000);  // corner tiles of the rectangles the circle misses
+    CHECK(touched > 200000);
 }
 
 TEST_CASE("block tests: may_cover_block never misses a covered centre, covers_whole_block is exact", "[shading]") {

@@ -74,20 +74,34 @@ __device__ __forceinline__ std::uint32_t tile_in_rect(const TileRect& r, int t, 
     return band_tile_index(*tx, *ty, f);
 }
 
+// A big circle as its count and emit loops test it: footprint, tile rectangle clipped to the band,
+// and nearest centre (searched once here, not once a tile).
+struct RectTester {
+    CircleFootprint circle;
+    NearestCentre nearest;
+    TileRect rect;
+};
+
+__device__ __forceinline__ RectTester rect_tester(const CircleRecords& records, std::uint32_t i, const FrameParams& f) {
+    const CircleFootprint c = footprint_of(records, i);
+    return {c, nearest_centre(c, f.width, f.height, f.inverse_width, f.inverse_height),
+            clip_to_band(tile_rect_of_box(c.box), f)};
+}
+
 // Whether the circle touches tile t of its (band-clipped) rectangle, and that tile's band id.
-__device__ __forceinline__ bool touches_rect_tile(const CircleFootprint& c, const TileRect& rect, int t,
-                                                  const FrameParams& f, std::uint32_t* tile) {
-    if (t >= rect_tiles(rect)) return false;
+__device__ __forceinline__ bool touches_rect_tile(const RectTester& c, int t, const FrameParams& f,
+                                                  std::uint32_t* tile) {
+    if (t >= rect_tiles(c.rect)) return false;
     int tx, ty;
-    *tile = tile_in_rect(rect, t, f, &tx, &ty);
-    return circle_touches_tile(c, tx, ty, f.width, f.height, f.inverse_width, f.inverse_height);
+    *tile = tile_in_rect(c.rect, t, f, &tx, &ty);
+    return circle_touches_tile(c.circle, c.nearest, tx, ty, f.inverse_width, f.inverse_height);
 }
 
 // Tiles of the rectangle touched among t = first, first + stride, ...
-__device__ __forceinline__ std::uint32_t touched_rect_tiles(const CircleFootprint& c, const TileRect& rect, int first,
-                                                            int stride, const FrameParams& f) {
+__device__ __forceinline__ std::uint32_t touched_rect_tiles(const RectTester& c, int first, int stride,
+                                                            const FrameParams& f) {
     std::uint32_t count = 0, tile;
-    for (int t = first; t < rect_tiles(rect); t += stride) count += touches_rect_tile(c, rect, t, f, &tile);
+    for (int t = first; t < rect_tiles(c.rect); t += stride) count += touches_rect_tile(c, t, f, &tile);
     return count;
 }
 
@@ -144,10 +158,6 @@ __device__ __forceinline__ std::uint32_t huge_circle(const BigCircles& big, std:
     return big.circles[big.capacity - 1 - k];
 }
 
-__device__ __forceinline__ TileRect band_rect(const CircleFootprint& c, const FrameParams& f) {
-    return clip_to_band(tile_rect_of_box(c.box), f);
-}
-
 // Huge circles a block each, then big circles a warp each, over grid-stride loops.
 __global__ void __launch_bounds__(kThreads)
     count_big_circles_kernel(FrameParams f, CircleRecords records, BigCircles big,
@@ -157,9 +167,8 @@ __global__ void __launch_bounds__(kThreads)
     const std::uint32_t huge_count = big.count[1];
     for (std::uint32_t k = blockIdx.x; k < huge_count; k += gridDim.x) {
         const std::uint32_t i = huge_circle(big, k);
-        const CircleFootprint c = footprint_of(records, i);
         const std::uint32_t count =
-            block_sum(touched_rect_tiles(c, band_rect(c, f), threadIdx.x, kThreads, f), warp_sums);
+            block_sum(touched_rect_tiles(rect_tester(records, i, f), threadIdx.x, kThreads, f), warp_sums);
         if (threadIdx.x == 0) pair_counts[i] = count;
     }
     const std::uint32_t big_count = big.count[0];
@@ -167,8 +176,8 @@ __global__ void __launch_bounds__(kThreads)
     const int lane = threadIdx.x & 31;
     for (std::uint32_t k = (blockIdx.x * blockDim.x + threadIdx.x) / 32; k < big_count; k += warps) {
         const std::uint32_t i = big_circle(big, k);
-        const CircleFootprint c = footprint_of(records, i);
-        const std::uint32_t count = __reduce_add_sync(0xffffffffu, touched_rect_tiles(c, band_rect(c, f), lane, 32, f));
+        const std::uint32_t count =
+            __reduce_add_sync(0xffffffffu, touched_rect_tiles(rect_tester(records, i, f), lane, 32, f));
         if (lane == 0) pair_counts[i] = count;
     }
 }
@@ -301,12 +310,11 @@ __global__ void __launch_bounds__(kThreads)
     const std::uint32_t huge_count = big.count[1];
     for (std::uint32_t k = blockIdx.x; k < huge_count; k += gridDim.x) {
         const std::uint32_t i = huge_circle(big, k);
-        const CircleFootprint c = footprint_of(records, i);
-        const TileRect rect = band_rect(c, f);
+        const RectTester c = rect_tester(records, i, f);
         std::uint64_t slot = pair_offsets[i];
-        for (int first = 0; first < rect_tiles(rect); first += kThreads) {
+        for (int first = 0; first < rect_tiles(c.rect); first += kThreads) {
             std::uint32_t tile = 0;
-            const bool hit = touches_rect_tile(c, rect, first + int(threadIdx.x), f, &tile);
+            const bool hit = touches_rect_tile(c, first + int(threadIdx.x), f, &tile);
             const std::uint32_t hits = __ballot_sync(0xffffffffu, hit);
             if (lane == 0) warp_hits[warp] = __popc(hits);
             __syncthreads();
@@ -324,12 +332,11 @@ __global__ void __launch_bounds__(kThreads)
     const std::uint32_t warps = gridDim.x * kWarpsPerBlock;
     for (std::uint32_t k = (blockIdx.x * blockDim.x + threadIdx.x) / 32; k < big_count; k += warps) {
         const std::uint32_t i = big_circle(big, k);
-        const CircleFootprint c = footprint_of(records, i);
-        const TileRect rect = band_rect(c, f);
+        const RectTester c = rect_tester(records, i, f);
         std::uint64_t slot = pair_offsets[i];
-        for (int first = 0; first < rect_tiles(rect); first += 32) {
+        for (int first = 0; first < rect_tiles(c.rect); first += 32) {
             std::uint32_t tile = 0;
-            const bool hit = touches_rect_tile(c, rect, first + lane, f, &tile);
+            const bool hit = touches_rect_tile(c, first + lane, f, &tile);
             const std::uint32_t hits = __ballot_sync(0xffffffffu, hit);
             if (hit) output.write(slot + __popc(hits & below), tile, i);
             slot += __popc(hits);
@@ -357,12 +364,13 @@ __global__ void count_row_pairs_kernel(FrameParams frame, CircleRecords records,
     if (i >= circles) return;
     const CircleFootprint c = footprint_of(records, i);
     if (box_is_empty(c.box)) return;
+    const NearestCentre nearest =
+        nearest_centre(c, frame.width, frame.height, frame.inverse_width, frame.inverse_height);
     const TileRect rect = tile_rect_of_box(c.box);
     for (int ty = rect.ty0; ty < rect.ty1; ++ty) {
         unsigned long long count = 0;
         for (int tx = rect.tx0; tx < rect.tx1; ++tx)
-            count +=
-                circle_touches_tile(c, tx, ty, frame.width, frame.height, frame.inverse_width, frame.inverse_height);
+            count += circle_touches_tile(c, nearest, tx, ty, frame.inverse_width, frame.inverse_height);
         if (count) atomicAdd(&row_pairs[ty], count);
     }
 }

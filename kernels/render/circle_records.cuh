@@ -67,10 +67,11 @@ constexpr int kMaskedRectTiles = 16;
 __device__ __forceinline__ std::uint32_t touched_tile_mask(const CircleFootprint& c, const FrameParams& f) {
     if (box_is_empty(c.box)) return 0;
     const TileRect rect = clip_to_band(tile_rect_of_box(c.box), f);
+    const NearestCentre nearest = nearest_centre(c, f.width, f.height, f.inverse_width, f.inverse_height);
     std::uint32_t mask = 0, bit = 1;
     for (int ty = rect.ty0; ty < rect.ty1; ++ty)
         for (int tx = rect.tx0; tx < rect.tx1; ++tx, bit <<= 1)
-            if (circle_touches_tile(c, tx, ty, f.width, f.height, f.inverse_width, f.inverse_height)) mask |= bit;
+            if (circle_touches_tile(c, nearest, tx, ty, f.inverse_width, f.inverse_height)) mask |= bit;
     return mask;
 }
 

@@ -36,17 +36,23 @@ static_assert(kDirectMaxChunkCircles <= kThreads, "a thread stages one circle of
 
 using CountScan = scan_detail::LookbackStorage<std::uint32_t>;
 
-// The chunk's circles, staged once for all the block's threads, and how many there are.
+// The chunk's circles with their nearest centres (nearest_centre), staged once for all the block's
+// threads, and how many there are.
 struct StagedChunk {
     CircleFootprint circles[kDirectMaxChunkCircles];
+    NearestCentre nearest[kDirectMaxChunkCircles];
     int count;
 };
 
 __device__ __forceinline__ void stage_chunk(StagedChunk& chunk, const CircleRecords& records, std::uint32_t circles,
-                                            std::uint32_t chunk_circles) {
+                                            std::uint32_t chunk_circles, const FrameParams& f) {
     const std::uint32_t first = blockIdx.x * chunk_circles;
     const std::uint32_t i = first + threadIdx.x;
-    if (threadIdx.x < chunk_circles && i < circles) chunk.circles[threadIdx.x] = footprint_of(records, i);
+    if (threadIdx.x < chunk_circles && i < circles) {
+        const CircleFootprint c = footprint_of(records, i);
+        chunk.circles[threadIdx.x] = c;
+        chunk.nearest[threadIdx.x] = nearest_centre(c, f.width, f.height, f.inverse_width, f.inverse_height);
+    }
     if (threadIdx.x == 0) chunk.count = int(min(circles - first, chunk_circles));
 }
 
@@ -58,8 +64,8 @@ static_assert(kOwnerStride * kOwnerStride == kThreads, "every thread owns one re
 
 // Calls visit(band tile id) for every tile this thread owns that the circle touches, row-major.
 template <typename Visit>
-__device__ __forceinline__ void for_each_owned_touched_tile(const CircleFootprint& c, const FrameParams& f,
-                                                            Visit visit) {
+__device__ __forceinline__ void for_each_owned_touched_tile(const CircleFootprint& c, const NearestCentre& nearest,
+                                                            const FrameParams& f, Visit visit) {
     if (box_is_empty(c.box)) return;
     const TileRect rect = clip_to_band(tile_rect_of_box(c.box), f);
     const int column = int(threadIdx.x) % kOwnerStride, row = int(threadIdx.x) / kOwnerStride;
@@ -68,7 +74,7 @@ __device__ __forceinline__ void for_each_owned_touched_tile(const CircleFootprin
     const int first_ty = rect.ty0 + ((row - band_ty0) & (kOwnerStride - 1));
     for (int ty = first_ty; ty < rect.ty1; ty += kOwnerStride)
         for (int tx = first_tx; tx < rect.tx1; tx += kOwnerStride)
-            if (circle_touches_tile(c, tx, ty, f.width, f.height, f.inverse_width, f.inverse_height))
+            if (circle_touches_tile(c, nearest, tx, ty, f.inverse_width, f.inverse_height))
                 visit(band_tile_index(tx, ty, f));
 }
 
@@ -86,10 +92,11 @@ __global__ void __launch_bounds__(kThreads)
                                            std::size_t(blockIdx.x) * kThreads + threadIdx.x,
                                            std::size_t(chunks) * kThreads);
     for (std::uint32_t t = threadIdx.x; t < tiles; t += kThreads) tile_counts[t] = 0;
-    stage_chunk(chunk, records, circles, chunk_circles);
+    stage_chunk(chunk, records, circles, chunk_circles, f);
     __syncthreads();
     for (int k = 0; k < chunk.count; ++k)
-        for_each_owned_touched_tile(chunk.circles[k], f, [&](std::uint32_t tile) { ++tile_counts[tile]; });
+        for_each_owned_touched_tile(chunk.circles[k], chunk.nearest[k], f,
+                                    [&](std::uint32_t tile) { ++tile_counts[tile]; });
     __syncthreads();
     for (std::uint32_t t = threadIdx.x; t < tiles; t += kThreads)
         counts[std::size_t(t) * chunks + blockIdx.x] = tile_counts[t];
@@ -114,11 +121,11 @@ __global__ void __launch_bounds__(kThreads)
         tile_offsets[tiles] = min(std::uint64_t(*total), capacity);
         *host_total = *total;
     }
-    stage_chunk(chunk, records, circles, chunk_circles);
+    stage_chunk(chunk, records, circles, chunk_circles, f);
     __syncthreads();
     const std::uint32_t first = blockIdx.x * chunk_circles;
     for (int k = 0; k < chunk.count; ++k)
-        for_each_owned_touched_tile(chunk.circles[k], f, [&](std::uint32_t tile) {
+        for_each_owned_touched_tile(chunk.circles[k], chunk.nearest[k], f, [&](std::uint32_t tile) {
             const std::uint32_t slot = cursors[tile]++;
             if (slot < capacity) tile_circles[slot] = first + std::uint32_t(k);
         });

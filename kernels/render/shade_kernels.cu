@@ -662,8 +662,9 @@ __device__ __forceinline__ void compact_and_shade_tile(const FrameParams& f, con
                 return box_meets_rect(box, tx << kTileLog2, ty << kTileLog2, kTileSize, kTileSize);
             },
             [&](std::uint32_t circle) {
-                return circle_touches_tile(footprint_of(records, circle), tx, ty, f.width, f.height, f.inverse_width,
-                                           f.inverse_height);
+                const CircleFootprint c = footprint_of(records, circle);
+                return circle_touches_tile(c, nearest_centre(c, f.width, f.height, f.inverse_width, f.inverse_height),
+                                           tx, ty, f.inverse_width, f.inverse_height);
             });
         const int count = int(place_round_hits<Layout::kWarps, kPerThread>(
             hits, mine, compacted.warp_sums,

@@ -58,8 +58,27 @@ TS_HD inline CircleFootprint circle_footprint(float x, float y, float radius, in
     return {x, y, covered_squared_radius(radius), circle_pixel_box(x, y, radius, width, height)};
 }
 
-// True when the circle covers at least one pixel centre of tile (tx, ty) inside its box.
-TS_HD inline bool circle_touches_tile(const CircleFootprint& c, int tx, int ty, int width, int height,
+// The pixel column and row of a circle's box whose centres lie nearest the circle's centre: the
+// one search circle_touches_tile needs, done once a circle instead of once a tile.
+struct NearestCentre {
+    int column, row;
+};
+
+TS_HD inline NearestCentre nearest_centre(const CircleFootprint& c, int width, int height, float inverse_width,
+                                          float inverse_height) {
+    if (box_is_empty(c.box)) return {0, 0};
+    return {nearest_pixel_index(c.x, c.box.x0, c.box.x1 - 1, width, inverse_width),
+            nearest_pixel_index(c.y, c.box.y0, c.box.y1 - 1, height, inverse_height)};
+}
+
+// True when the circle covers at least one pixel centre of tile (tx, ty) inside its box; `nearest`
+// is nearest_centre(c, ...). Only the centre of the tile's part of the box nearest the circle's
+// centre needs testing (see the top of this file), and that is the box's nearest column and row
+// clamped to the tile: a centre's rounded offset from the circle's, fl(centre - x), never
+// decreases with the column, so its magnitude falls to the box's nearest column and rises after
+// it, and within any range of columns the smallest is at that column clamped to the range (a tie
+// gives the same dx^2, which is all the test reads).
+TS_HD inline bool circle_touches_tile(const CircleFootprint& c, const NearestCentre& nearest, int tx, int ty,
                                       float inverse_width, float inverse_height) {
     const int tile_x0 = tx << kTileLog2;
     const int tile_y0 = ty << kTileLog2;
@@ -68,8 +87,8 @@ TS_HD inline bool circle_touches_tile(const CircleFootprint& c, int tx, int ty, 
     const int first_row = tile_y0 > c.box.y0 ? tile_y0 : c.box.y0;
     const int last_row = (tile_y0 + kTileSize < c.box.y1 ? tile_y0 + kTileSize : c.box.y1) - 1;
     if (first_column > last_column || first_row > last_row) return false;
-    const int column = nearest_pixel_index(c.x, first_column, last_column, width, inverse_width);
-    const int row = nearest_pixel_index(c.y, first_row, last_row, height, inverse_height);
+    const int column = clamp_int(nearest.column, first_column, last_column);
+    const int row = clamp_int(nearest.row, first_row, last_row);
     const float squared_dist =
         squared_distance(c.x, c.y, pixel_center(column, inverse_width), pixel_center(row, inverse_height));
     return covers_squared(squared_dist, c.squared_radius);
