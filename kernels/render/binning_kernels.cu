@@ -26,6 +26,7 @@ using render_detail::clip_to_band;
 using render_detail::footprint_of;
 using render_detail::for_each_masked_tile;
 using render_detail::launch_after_prior_grid;
+using render_detail::nearest_centre_of;
 using render_detail::touched_tile_mask;
 using render_detail::unpack_box;
 using render_detail::wait_for_prior_grid;
@@ -78,7 +79,7 @@ struct RectTester {
 __device__ __forceinline__ RectTester rect_tester(const CircleRecords& records, std::uint32_t i, const FrameParams& f) {
     const CircleFootprint c = footprint_of(records, i);
     const TileRect rect = clip_to_band(tile_rect_of_box(c.box), f);
-    return {c, nearest_centre(c, f.width, f.height, f.inverse_width, f.inverse_height), rect,
+    return {c, nearest_centre_of(c, f), rect,
             rect_tiles(rect) <= kHugeRectTiles ? 1.0f / float(rect.tx1 - rect.tx0) : 0.0f};
 }
 
@@ -372,8 +373,7 @@ __global__ void count_row_pairs_kernel(FrameParams frame, CircleRecords records,
     if (i >= circles) return;
     const CircleFootprint c = footprint_of(records, i);
     if (box_is_empty(c.box)) return;
-    const NearestCentre nearest =
-        nearest_centre(c, frame.width, frame.height, frame.inverse_width, frame.inverse_height);
+    const NearestCentre nearest = nearest_centre_of(c, frame);
     const TileRect rect = tile_rect_of_box(c.box);
     for (int ty = rect.ty0; ty < rect.ty1; ++ty) {
         unsigned long long count = 0;

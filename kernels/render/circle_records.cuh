@@ -48,6 +48,11 @@ __device__ __forceinline__ CircleFootprint footprint_of(const CircleRecords& rec
     return footprint_of(records.shading[i].geometry, records.box[i]);
 }
 
+// The circle's nearest pixel centre (nearest_centre) in the frame's pixel grid.
+__device__ __forceinline__ NearestCentre nearest_centre_of(const CircleFootprint& c, const FrameParams& f) {
+    return nearest_centre(c, f.width, f.height, f.inverse_width, f.inverse_height);
+}
+
 // The part of a tile rectangle inside the frame's band of tile rows (possibly empty: ty0 >= ty1).
 __device__ __forceinline__ TileRect clip_to_band(TileRect r, const FrameParams& f) {
     r.ty0 = r.ty0 > f.band_first_row ? r.ty0 : f.band_first_row;
@@ -67,7 +72,7 @@ constexpr int kMaskedRectTiles = 16;
 __device__ __forceinline__ std::uint32_t touched_tile_mask(const CircleFootprint& c, const FrameParams& f) {
     if (box_is_empty(c.box)) return 0;
     const TileRect rect = clip_to_band(tile_rect_of_box(c.box), f);
-    const NearestCentre nearest = nearest_centre(c, f.width, f.height, f.inverse_width, f.inverse_height);
+    const NearestCentre nearest = nearest_centre_of(c, f);
     std::uint32_t mask = 0, bit = 1;
     for (int ty = rect.ty0; ty < rect.ty1; ++ty)
         for (int tx = rect.tx0; tx < rect.tx1; ++tx, bit <<= 1)

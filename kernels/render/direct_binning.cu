@@ -30,6 +30,7 @@ namespace {
 using render_detail::band_tile_index;
 using render_detail::clip_to_band;
 using render_detail::footprint_of;
+using render_detail::nearest_centre_of;
 
 constexpr int kThreads = 256;
 static_assert(kDirectMaxChunkCircles <= kThreads, "a thread stages one circle of the chunk");
@@ -51,7 +52,7 @@ __device__ __forceinline__ void stage_chunk(StagedChunk& chunk, const CircleReco
     if (threadIdx.x < chunk_circles && i < circles) {
         const CircleFootprint c = footprint_of(records, i);
         chunk.circles[threadIdx.x] = c;
-        chunk.nearest[threadIdx.x] = nearest_centre(c, f.width, f.height, f.inverse_width, f.inverse_height);
+        chunk.nearest[threadIdx.x] = nearest_centre_of(c, f);
     }
     if (threadIdx.x == 0) chunk.count = int(min(circles - first, chunk_circles));
 }

@@ -24,6 +24,7 @@ namespace tilescan {
 namespace {
 
 using render_detail::footprint_of;
+using render_detail::nearest_centre_of;
 
 static_assert(kTileSize <= 16, "box masks hold 16 columns and 16 rows");
 
@@ -663,8 +664,7 @@ __device__ __forceinline__ void compact_and_shade_tile(const FrameParams& f, con
             },
             [&](std::uint32_t circle) {
                 const CircleFootprint c = footprint_of(records, circle);
-                return circle_touches_tile(c, nearest_centre(c, f.width, f.height, f.inverse_width, f.inverse_height),
-                                           tx, ty, f.inverse_width, f.inverse_height);
+                return circle_touches_tile(c, nearest_centre_of(c, f), tx, ty, f.inverse_width, f.inverse_height);
             });
         const int count = int(place_round_hits<Layout::kWarps, kPerThread>(
             hits, mine, compacted.warp_sums,
