@@ -121,6 +121,22 @@ inline std::vector<AdversarialScene> adversarial_scenes() {
                          (k % 3) / 2.0f, 0.05f + (k % 10) / 20.0f});
     }
     add("every_size_class", sizes, 512, 384);
+    // Images of more than 32 tiles a row (or column) with rows (columns) of few tiles: a big
+    // circle's tile rectangle (17-256 tiles) can then be wider (taller) than the 32 tiles a warp's
+    // lanes hold one column (row) term each of (binning_kernels.cu), and is tested tile by tile;
+    // narrower ones, huge ones and caps of circles centred outside the image share the frame (at
+    // 1024 x 96: 30 such rectangles, 88 narrower big ones, 3 huge, 98 small, 81 outside).
+    std::vector<Circle> strips;
+    for (int k = 0; k < 300; ++k) {
+        const float radius = 0.01f * std::pow(50.0f, float((k * 11) % 300) / 299.0f);
+        const float along = -0.1f + 1.2f * float((k * 37) % 300) / 299.0f;
+        const float across = -0.3f + 1.6f * float((k * 53) % 300) / 299.0f;
+        const float colour = (k % 5) / 4.0f;
+        strips.push_back({along, across, 0, radius, colour, 1 - colour, (k % 3) / 2.0f, 0.1f + (k % 8) / 10.0f});
+    }
+    add("wide_strip", strips, 1024, 96);
+    for (Circle& c : strips) std::swap(c.x, c.y);
+    add("tall_strip", strips, 96, 1024);
     // The emission's warp runs (kernels/render/binning_kernels.cu stages a warp's pairs when its 32
     // circles have more than 96): 256 x 256 in tiles of 16, circles of radius 4 px on a tile corner
     // (4 tiles), on a tile border (2) or inside a tile (1), so warp 0 has 16 x 4 + 16 x 2 = 96 pairs
@@ -131,8 +147,8 @@ inline std::vector<AdversarialScene> adversarial_scenes() {
     const auto at = [&](float x_px, float y_px, float radius_px) {
         const int k = int(runs.size());
         const float colour = (k % 6) / 5.0f;
-        runs.push_back({x_px / 256, y_px / 256, 0, radius_px / 256, colour, 1 - colour, (k % 4) / 3.0f,
-                        0.2f + (k % 7) / 10.0f});
+        runs.push_back(
+            {x_px / 256, y_px / 256, 0, radius_px / 256, colour, 1 - colour, (k % 4) / 3.0f, 0.2f + (k % 7) / 10.0f});
     };
     for (int k = 0; k < 32; ++k) {  // warp 0: 96 pairs
         const float x = 16.0f * (1 + k % 15), y = 16.0f * (1 + (3 * k) % 15);

@@ -167,6 +167,88 @@ __device__ __forceinline__ std::uint32_t huge_circle(const BigCircles& big, std:
     return big.circles[big.capacity - 1 - k];
 }
 
+// Big circles are taken in groups of up to 32 by a warp: lane l sets up the group's circle l (its
+// records, nearest centre, rectangle and 1 / width) and stages it in shared memory, and then the
+// warp tests the group's circles one by one, a tile a lane. When each circle's warp did its own
+// set-up, all 32 lanes repeated it, and it was most of the count stage's 300 warp instructions a
+// big circle (Nsight Compute, 44836d4: count_big_circles_kernel 26.8 M on rand100k's 88,827 big
+// circles, 61 tiles a rectangle on average).
+struct alignas(16) StagedBigCircle {
+    RectTester tester;
+    std::uint32_t circle;
+    std::uint64_t first_slot;  // emission only: the circle's first pair slot
+};
+
+constexpr int kGroupCircles = 32;
+
+// The warp's tests of one big circle's tiles. circle_touches_tile adds the squared offset of the
+// tile's column nearest the circle's centre to that of its row, and each depends on the tile's
+// column or row alone: in rectangles of at most 32 tile columns and rows (every big circle's but
+// those clipped to a long strip), lane l computes tile column l's term and tile row l's once, and
+// a tile's test is two shuffles and a sum instead of the whole test.
+class WarpRectTests {
+public:
+    __device__ WarpRectTests(const RectTester& c, int lane, const FrameParams& f)
+        : c_(c), separable_(c.rect.tx1 - c.rect.tx0 <= 32 && c.rect.ty1 - c.rect.ty0 <= 32) {
+        if (!separable_) return;
+        const PixelBox& box = c.circle.box;
+        if (c.rect.tx0 + lane < c.rect.tx1)
+            column_term_ = span_squared_offset(c.circle.x, c.nearest.column,
+                                               tile_span_in_box(c.rect.tx0 + lane, box.x0, box.x1), f.inverse_width);
+        if (c.rect.ty0 + lane < c.rect.ty1)
+            row_term_ = span_squared_offset(c.circle.y, c.nearest.row,
+                                            tile_span_in_box(c.rect.ty0 + lane, box.y0, box.y1), f.inverse_height);
+    }
+
+    __device__ int tiles() const { return rect_tiles(c_.rect); }
+
+    // Whether the circle touches tile t of its rectangle, and that tile's band id. The whole warp
+    // calls it with the same `first`, lane l testing t = first + l.
+    __device__ bool touches(int t, const FrameParams& f, std::uint32_t* tile) const {
+        if (!separable_) return touches_rect_tile(c_, t, f, tile);
+        int tx, ty;
+        *tile = tile_in_rect(c_, t, f, &tx, &ty);
+        const float column_term = __shfl_sync(0xffffffffu, column_term_, tx - c_.rect.tx0);
+        const float row_term = __shfl_sync(0xffffffffu, row_term_, ty - c_.rect.ty0);
+        return t < tiles() && covers_squared(column_term + row_term, c_.circle.squared_radius);
+    }
+
+private:
+    RectTester c_;
+    bool separable_;
+    float column_term_ = 0.0f, row_term_ = 0.0f;
+};
+
+// Runs visit(staged circle, its tests) for the big circles of the warp's groups, in a grid-stride
+// loop over groups; kSlots stages each circle's first pair slot as well. A group holds as many
+// circles as spread the list over all the grid's warps, up to kGroupCircles: a list of fewer
+// circles than warps (rand10k's 8,881 against 8,448 warps) would leave most warps idle in groups
+// of 32.
+template <bool kSlots, typename Visit>
+__device__ __forceinline__ void for_each_big_circle(const CircleRecords& records, const BigCircles& big,
+                                                    const std::uint64_t* pair_offsets, const FrameParams& f,
+                                                    StagedBigCircle (&staged)[kGroupCircles], Visit visit) {
+    const std::uint32_t big_count = big.count[0];
+    const std::uint32_t warps = gridDim.x * kWarpsPerBlock;
+    const std::uint32_t group_size = min(std::uint32_t(kGroupCircles), max(1u, (big_count + warps - 1) / warps));
+    const std::uint32_t groups = (big_count + group_size - 1) / group_size;
+    const std::uint32_t lane = threadIdx.x & 31;
+    for (std::uint32_t group = (blockIdx.x * blockDim.x + threadIdx.x) / 32; group < groups; group += warps) {
+        const std::uint32_t first = group * group_size;
+        if (lane < group_size && first + lane < big_count) {
+            const std::uint32_t i = big_circle(big, first + lane);
+            staged[lane] = {rect_tester(records, i, f), i, kSlots ? pair_offsets[i] : 0};
+        }
+        __syncwarp();
+        const int circles = int(min(big_count - first, group_size));
+        for (int j = 0; j < circles; ++j) {
+            const StagedBigCircle& circle = staged[j];
+            visit(circle, WarpRectTests(circle.tester, int(lane), f));
+        }
+        __syncwarp();  // staged is rewritten by the next group
+    }
+}
+
 // Huge circles a block each, then big circles a warp each, over grid-stride loops.
 __global__ void __launch_bounds__(kThreads)
     count_big_circles_kernel(FrameParams f, CircleRecords records, BigCircles big,
@@ -180,15 +262,16 @@ __global__ void __launch_bounds__(kThreads)
             block_sum(touched_rect_tiles(rect_tester(records, i, f), threadIdx.x, kThreads, f), warp_sums);
         if (threadIdx.x == 0) pair_counts[i] = count;
     }
-    const std::uint32_t big_count = big.count[0];
-    const std::uint32_t warps = gridDim.x * kWarpsPerBlock;
+    __shared__ StagedBigCircle staged[kWarpsPerBlock][kGroupCircles];
     const int lane = threadIdx.x & 31;
-    for (std::uint32_t k = (blockIdx.x * blockDim.x + threadIdx.x) / 32; k < big_count; k += warps) {
-        const std::uint32_t i = big_circle(big, k);
-        const std::uint32_t count =
-            __reduce_add_sync(0xffffffffu, touched_rect_tiles(rect_tester(records, i, f), lane, 32, f));
-        if (lane == 0) pair_counts[i] = count;
-    }
+    for_each_big_circle<false>(records, big, nullptr, f, staged[threadIdx.x >> 5],
+                               [&](const StagedBigCircle& circle, const WarpRectTests& tests) {
+                                   std::uint32_t count = 0, tile;
+                                   for (int first = 0; first < tests.tiles(); first += 32)
+                                       count += tests.touches(first + lane, f, &tile);
+                                   count = __reduce_add_sync(0xffffffffu, count);
+                                   if (lane == 0) pair_counts[circle.circle] = count;
+                               });
 }
 
 // Where emitted pairs go: the scan binning's (tile, circle) arrays or its packed words (packed
@@ -337,20 +420,18 @@ __global__ void __launch_bounds__(kThreads)
             __syncthreads();  // warp_hits is rewritten by the next round
         }
     }
-    const std::uint32_t big_count = big.count[0];
-    const std::uint32_t warps = gridDim.x * kWarpsPerBlock;
-    for (std::uint32_t k = (blockIdx.x * blockDim.x + threadIdx.x) / 32; k < big_count; k += warps) {
-        const std::uint32_t i = big_circle(big, k);
-        const RectTester c = rect_tester(records, i, f);
-        std::uint64_t slot = pair_offsets[i];
-        for (int first = 0; first < rect_tiles(c.rect); first += 32) {
-            std::uint32_t tile = 0;
-            const bool hit = touches_rect_tile(c, first + lane, f, &tile);
-            const std::uint32_t hits = __ballot_sync(0xffffffffu, hit);
-            if (hit) output.write(slot + __popc(hits & below), tile, i);
-            slot += __popc(hits);
-        }
-    }
+    __shared__ StagedBigCircle staged[kWarpsPerBlock][kGroupCircles];
+    for_each_big_circle<true>(records, big, pair_offsets, f, staged[warp],
+                              [&](const StagedBigCircle& circle, const WarpRectTests& tests) {
+                                  std::uint64_t slot = circle.first_slot;
+                                  for (int first = 0; first < tests.tiles(); first += 32) {
+                                      std::uint32_t tile = 0;
+                                      const bool hit = tests.touches(first + lane, f, &tile);
+                                      const std::uint32_t hits = __ballot_sync(0xffffffffu, hit);
+                                      if (hit) output.write(slot + __popc(hits & below), tile, circle.circle);
+                                      slot += __popc(hits);
+                                  }
+                              });
 }
 
 template <typename Output>

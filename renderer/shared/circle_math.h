@@ -65,11 +65,16 @@ TS_HD inline PixelBox circle_pixel_box(float x, float y, float radius, int width
 // computed once per image.
 TS_HD inline float pixel_center(int index, float inverse_size) { return inverse_size * ((float)index + 0.5f); }
 
-// Squared distance from the circle centre to a point, computed as the course does: dx = px - x.
+// The square of a point's offset from the circle centre on one axis, as the course computes it:
+// dx = px - x, then dx * dx.
+TS_HD inline float squared_offset(float point, float circle_centre) {
+    const float d = point - circle_centre;
+    return d * d;
+}
+
+// Squared distance from the circle centre to a point: the two squared offsets, summed.
 TS_HD inline float squared_distance(float circle_x, float circle_y, float px, float py) {
-    const float dx = px - circle_x;
-    const float dy = py - circle_y;
-    return dx * dx + dy * dy;
+    return squared_offset(px, circle_x) + squared_offset(py, circle_y);
 }
 
 // The edge counts: a pixel centre exactly at distance r is covered. Kernels that test many

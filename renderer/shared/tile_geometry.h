@@ -71,27 +71,40 @@ TS_HD inline NearestCentre nearest_centre(const CircleFootprint& c, int width, i
             nearest_pixel_index(c.y, c.box.y0, c.box.y1 - 1, height, inverse_height)};
 }
 
+// The pixel columns (or rows) [first, last] of tile column (row) `tile` inside a box's range
+// [box_first, box_end); empty when first > last.
+struct TileSpan {
+    int first, last;
+};
+
+TS_HD inline TileSpan tile_span_in_box(int tile, int box_first, int box_end) {
+    const int tile_first = tile << kTileLog2;
+    return {tile_first > box_first ? tile_first : box_first,
+            (tile_first + kTileSize < box_end ? tile_first + kTileSize : box_end) - 1};
+}
+
+// The smallest squared offset from the circle's centre coordinate `centre` of the pixel centres
+// in a non-empty span: that of the box's nearest index (NearestCentre) clamped to the span. A
+// centre's rounded offset fl(pixel centre - centre) never decreases with the index, so its
+// magnitude falls to the box's nearest index and rises after it, and within any range of indices
+// the smallest is at that index clamped to the range (a tie gives the same square).
+TS_HD inline float span_squared_offset(float centre, int nearest, const TileSpan& span, float inverse_size) {
+    return squared_offset(pixel_center(clamp_int(nearest, span.first, span.last), inverse_size), centre);
+}
+
 // True when the circle covers at least one pixel centre of tile (tx, ty) inside its box; `nearest`
 // is nearest_centre(c, ...). Only the centre of the tile's part of the box nearest the circle's
-// centre needs testing (see the top of this file), and that is the box's nearest column and row
-// clamped to the tile: a centre's rounded offset from the circle's, fl(centre - x), never
-// decreases with the column, so its magnitude falls to the box's nearest column and rises after
-// it, and within any range of columns the smallest is at that column clamped to the range (a tie
-// gives the same dx^2, which is all the test reads).
+// centre needs testing (see the top of this file): the nearest column's squared offset plus the
+// nearest row's, which is squared_distance to that centre. The two terms depend on the tile's
+// column and row alone, so a renderer testing a rectangle of tiles may compute each once.
 TS_HD inline bool circle_touches_tile(const CircleFootprint& c, const NearestCentre& nearest, int tx, int ty,
                                       float inverse_width, float inverse_height) {
-    const int tile_x0 = tx << kTileLog2;
-    const int tile_y0 = ty << kTileLog2;
-    const int first_column = tile_x0 > c.box.x0 ? tile_x0 : c.box.x0;
-    const int last_column = (tile_x0 + kTileSize < c.box.x1 ? tile_x0 + kTileSize : c.box.x1) - 1;
-    const int first_row = tile_y0 > c.box.y0 ? tile_y0 : c.box.y0;
-    const int last_row = (tile_y0 + kTileSize < c.box.y1 ? tile_y0 + kTileSize : c.box.y1) - 1;
-    if (first_column > last_column || first_row > last_row) return false;
-    const int column = clamp_int(nearest.column, first_column, last_column);
-    const int row = clamp_int(nearest.row, first_row, last_row);
-    const float squared_dist =
-        squared_distance(c.x, c.y, pixel_center(column, inverse_width), pixel_center(row, inverse_height));
-    return covers_squared(squared_dist, c.squared_radius);
+    const TileSpan columns = tile_span_in_box(tx, c.box.x0, c.box.x1);
+    const TileSpan rows = tile_span_in_box(ty, c.box.y0, c.box.y1);
+    if (columns.first > columns.last || rows.first > rows.last) return false;
+    return covers_squared(span_squared_offset(c.x, nearest.column, columns, inverse_width) +
+                              span_squared_offset(c.y, nearest.row, rows, inverse_height),
+                          c.squared_radius);
 }
 
 }  // namespace tilescan
