@@ -191,13 +191,10 @@ public:
     __device__ WarpRectTests(const RectTester& c, int lane, const FrameParams& f)
         : c_(c), separable_(c.rect.tx1 - c.rect.tx0 <= 32 && c.rect.ty1 - c.rect.ty0 <= 32) {
         if (!separable_) return;
-        const PixelBox& box = c.circle.box;
         if (c.rect.tx0 + lane < c.rect.tx1)
-            column_term_ = span_squared_offset(c.circle.x, c.nearest.column,
-                                               tile_span_in_box(c.rect.tx0 + lane, box.x0, box.x1), f.inverse_width);
+            column_term_ = tile_column_term(c.circle, c.nearest, c.rect.tx0 + lane, f.inverse_width);
         if (c.rect.ty0 + lane < c.rect.ty1)
-            row_term_ = span_squared_offset(c.circle.y, c.nearest.row,
-                                            tile_span_in_box(c.rect.ty0 + lane, box.y0, box.y1), f.inverse_height);
+            row_term_ = tile_row_term(c.circle, c.nearest, c.rect.ty0 + lane, f.inverse_height);
     }
 
     __device__ int tiles() const { return rect_tiles(c_.rect); }
@@ -210,7 +207,7 @@ public:
         *tile = tile_in_rect(c_, t, f, &tx, &ty);
         const float column_term = __shfl_sync(0xffffffffu, column_term_, tx - c_.rect.tx0);
         const float row_term = __shfl_sync(0xffffffffu, row_term_, ty - c_.rect.ty0);
-        return t < tiles() && covers_squared(column_term + row_term, c_.circle.squared_radius);
+        return t < tiles() && covers_tile(c_.circle, column_term, row_term);
     }
 
 private:

@@ -66,7 +66,9 @@ __device__ __forceinline__ std::uint32_t band_tile_index(int tx, int ty, const F
 }
 
 // The tiles of the band the circle touches, bit t for tile t of its band-clipped tile rectangle in
-// row-major order (the order pairs are emitted in), for rectangles of at most kMaskedRectTiles.
+// row-major order (the order pairs are emitted in), for rectangles of at most kMaskedRectTiles:
+// circle_touches_tile, with each tile row's term computed once (every tile of the rectangle meets
+// the box, so none needs the emptiness checks).
 constexpr int kMaskedRectTiles = 16;
 
 __device__ __forceinline__ std::uint32_t touched_tile_mask(const CircleFootprint& c, const FrameParams& f) {
@@ -74,9 +76,11 @@ __device__ __forceinline__ std::uint32_t touched_tile_mask(const CircleFootprint
     const TileRect rect = clip_to_band(tile_rect_of_box(c.box), f);
     const NearestCentre nearest = nearest_centre_of(c, f);
     std::uint32_t mask = 0, bit = 1;
-    for (int ty = rect.ty0; ty < rect.ty1; ++ty)
+    for (int ty = rect.ty0; ty < rect.ty1; ++ty) {
+        const float row_term = tile_row_term(c, nearest, ty, f.inverse_height);
         for (int tx = rect.tx0; tx < rect.tx1; ++tx, bit <<= 1)
-            if (circle_touches_tile(c, nearest, tx, ty, f.inverse_width, f.inverse_height)) mask |= bit;
+            if (covers_tile(c, tile_column_term(c, nearest, tx, f.inverse_width), row_term)) mask |= bit;
+    }
     return mask;
 }
 

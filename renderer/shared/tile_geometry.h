@@ -92,19 +92,33 @@ TS_HD inline float span_squared_offset(float centre, int nearest, const TileSpan
     return squared_offset(pixel_center(clamp_int(nearest, span.first, span.last), inverse_size), centre);
 }
 
+// The two terms circle_touches_tile adds, each of one tile column (row) that meets the circle's
+// box (as every one of its tile rectangle does): the smallest squared offset of the box's pixel
+// columns (rows) in it. A renderer testing a rectangle of tiles may compute each once.
+TS_HD inline float tile_column_term(const CircleFootprint& c, const NearestCentre& nearest, int tx,
+                                    float inverse_width) {
+    return span_squared_offset(c.x, nearest.column, tile_span_in_box(tx, c.box.x0, c.box.x1), inverse_width);
+}
+TS_HD inline float tile_row_term(const CircleFootprint& c, const NearestCentre& nearest, int ty, float inverse_height) {
+    return span_squared_offset(c.y, nearest.row, tile_span_in_box(ty, c.box.y0, c.box.y1), inverse_height);
+}
+
+// Whether the circle covers a pixel centre of a tile meeting its box, from the tile's terms.
+TS_HD inline bool covers_tile(const CircleFootprint& c, float column_term, float row_term) {
+    return covers_squared(column_term + row_term, c.squared_radius);
+}
+
 // True when the circle covers at least one pixel centre of tile (tx, ty) inside its box; `nearest`
 // is nearest_centre(c, ...). Only the centre of the tile's part of the box nearest the circle's
 // centre needs testing (see the top of this file): the nearest column's squared offset plus the
-// nearest row's, which is squared_distance to that centre. The two terms depend on the tile's
-// column and row alone, so a renderer testing a rectangle of tiles may compute each once.
+// nearest row's, which is squared_distance to that centre.
 TS_HD inline bool circle_touches_tile(const CircleFootprint& c, const NearestCentre& nearest, int tx, int ty,
                                       float inverse_width, float inverse_height) {
     const TileSpan columns = tile_span_in_box(tx, c.box.x0, c.box.x1);
     const TileSpan rows = tile_span_in_box(ty, c.box.y0, c.box.y1);
     if (columns.first > columns.last || rows.first > rows.last) return false;
-    return covers_squared(span_squared_offset(c.x, nearest.column, columns, inverse_width) +
-                              span_squared_offset(c.y, nearest.row, rows, inverse_height),
-                          c.squared_radius);
+    return covers_tile(c, tile_column_term(c, nearest, tx, inverse_width),
+                       tile_row_term(c, nearest, ty, inverse_height));
 }
 
 }  // namespace tilescan
