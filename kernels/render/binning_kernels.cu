@@ -171,8 +171,9 @@ __device__ __forceinline__ std::uint32_t huge_circle(const BigCircles& big, std:
 // records, nearest centre, rectangle and 1 / width) and stages it in shared memory, and then the
 // warp tests the group's circles one by one, a tile a lane. When each circle's warp did its own
 // set-up, all 32 lanes repeated it, and it was most of the count stage's 300 warp instructions a
-// big circle (Nsight Compute, 44836d4: count_big_circles_kernel 26.8 M on rand100k's 88,827 big
-// circles, 61 tiles a rectangle on average).
+// big circle (Nsight Compute, rand100k's 88,827 big circles of 61 tiles a rectangle on average:
+// count_big_circles_kernel 26.8 M warp instructions at 44836d4, 15.8 M in groups with the terms
+// below; bench/results/2026-12-03-render-h200-big-circle-groups.md).
 struct alignas(16) StagedBigCircle {
     RectTester tester;
     std::uint32_t circle;
@@ -218,9 +219,9 @@ private:
 
 // Runs visit(staged circle, its tests) for the big circles of the warp's groups, in a grid-stride
 // loop over groups; kSlots stages each circle's first pair slot as well. A group holds as many
-// circles as spread the list over all the grid's warps, up to kGroupCircles: a list of fewer
-// circles than warps (rand10k's 8,881 against 8,448 warps) would leave most warps idle in groups
-// of 32.
+// circles as spread the list over all the grid's warps, up to kGroupCircles: a list of about as
+// many circles as warps (rand10k's 8,881 big circles on the pairs path, against 8,448 warps) would
+// leave most warps idle in groups of 32.
 template <bool kSlots, typename Visit>
 __device__ __forceinline__ void for_each_big_circle(const CircleRecords& records, const BigCircles& big,
                                                     const std::uint64_t* pair_offsets, const FrameParams& f,

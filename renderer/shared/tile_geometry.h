@@ -117,8 +117,8 @@ TS_HD inline bool circle_touches_tile(const CircleFootprint& c, const NearestCen
     const TileSpan columns = tile_span_in_box(tx, c.box.x0, c.box.x1);
     const TileSpan rows = tile_span_in_box(ty, c.box.y0, c.box.y1);
     if (columns.first > columns.last || rows.first > rows.last) return false;
-    return covers_tile(c, tile_column_term(c, nearest, tx, inverse_width),
-                       tile_row_term(c, nearest, ty, inverse_height));
+    return covers_tile(c, span_squared_offset(c.x, nearest.column, columns, inverse_width),
+                       span_squared_offset(c.y, nearest.row, rows, inverse_height));
 }
 
 }  // namespace tilescan
