@@ -46,7 +46,10 @@ constexpr int kRadixSortThreads = 384;
 /// bench/results/2026-12-02-primitives-h200-radix-counting.md); 20 against 18 in one call (H200,
 /// 2026-12-02, bench/results/2026-12-02-primitives-h200-radix-items20.md): 2^28 uint32 keys 5.49
 /// -> 5.43 ms (CUB 5.46), 32-bit pairs 8.12 -> 7.80, 12-bit pairs 3.87 -> 3.71, 2^24 keys 0.407 ->
-/// 0.414.
+/// 0.414. At the renderer's sizes (275K-18.7M words, 2026-12-03,
+/// bench/results/2026-12-03-primitives-h200-radix-shape-midsize.md) 384 x 20 was also the fastest
+/// or tied but for 275K words (12 keys: 0.030 -> 0.026 ms); 256 threads sorted 64-bit keys alone
+/// faster (2^24 1.16 -> 1.07 ms) and 64-bit pairs slower (1.32 -> 1.49).
 template <typename K>
 constexpr int radix_sort_items() {
     return sizeof(K) > 4 ? 16 : 20;
