@@ -24,7 +24,7 @@ struct FrameGeometry {
 };
 
 // Calls visit(tx, ty) for every tile of rows [first_row, end_row) that circle `i` touches, in
-// row-major tile order.
+// row-major tile order. circle_touches_tile's test, with each tile row's term computed once.
 template <typename Visit>
 void for_each_touched_tile(const Scene& scene, std::size_t i, const FrameGeometry& g, int first_row, int end_row,
                            Visit visit) {
@@ -32,9 +32,11 @@ void for_each_touched_tile(const Scene& scene, std::size_t i, const FrameGeometr
     if (box_is_empty(c.box)) return;
     const NearestCentre nearest = nearest_centre(c, g.width, g.height, g.inverse_width, g.inverse_height);
     const TileRect rect = tile_rect_of_box(c.box);
-    for (int ty = std::max(rect.ty0, first_row); ty < std::min(rect.ty1, end_row); ++ty)
+    for (int ty = std::max(rect.ty0, first_row); ty < std::min(rect.ty1, end_row); ++ty) {
+        const float row_term = tile_row_term(c, nearest, ty, g.inverse_height);
         for (int tx = rect.tx0; tx < rect.tx1; ++tx)
-            if (circle_touches_tile(c, nearest, tx, ty, g.inverse_width, g.inverse_height)) visit(tx, ty);
+            if (covers_tile(c, tile_column_term(c, nearest, tx, g.inverse_width), row_term)) visit(tx, ty);
+    }
 }
 
 // Grows `buffer` to n elements: geometrically, so slowly growing frames rarely reallocate, but
