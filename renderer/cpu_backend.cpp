@@ -121,7 +121,9 @@ std::uint64_t shade_tile(const Scene& scene, const std::uint32_t* circles, std::
         const std::uint32_t i = circles[n];
         const CircleFootprint c = circle_footprint(scene.x[i], scene.y[i], scene.radius[i], g.width, g.height);
         const float max_alpha = scene.shading == kShadingSnow ? snow_max_alpha(scene.z[i]) : 0.0f;
-        const PremultipliedColour colour = premultiply(scene.r[i], scene.g[i], scene.b[i], scene.a[i]);
+        const PremultipliedColour colour = scene.shading == kShadingFlat
+                                               ? premultiply(scene.r[i], scene.g[i], scene.b[i], scene.a[i])
+                                               : PremultipliedColour{};
         const int first = std::max(tile.x0, c.box.x0) - tile.x0;
         const int last = std::min(tile.x1, c.box.x1) - tile.x0;
         for (int row = std::max(tile.y0, c.box.y0); row < std::min(tile.y1, c.box.y1); ++row) {
