@@ -55,6 +55,15 @@ namespace tilescan::prim_detail {
 
 constexpr unsigned kSortFullMask = 0xffffffffu;
 constexpr int kSortThreads = kRadixSortThreads;
+// Bytes of keys ahead of its own tile that a onesweep pass of 32-bit keys alone asks the L2 cache
+// for as it takes its tile (0: never), as the scan's single pass does (kScanL2PrefetchBytes). H200,
+// 1 to 6 MiB ahead alike: uint32 keys at 2^28 5.42 -> 5.15 ms, at 2^24 unchanged; but pairs and
+// 64-bit keys lost up to 6 % at 2^24 (bench/results/2026-12-03-scan-h200-l2-prefetch.md), so they
+// do not prefetch.
+#ifndef TILESCAN_SORT_L2_PREFETCH_BYTES
+#define TILESCAN_SORT_L2_PREFETCH_BYTES (std::size_t(2) << 20)
+#endif
+constexpr std::size_t kSortL2PrefetchBytes = TILESCAN_SORT_L2_PREFETCH_BYTES;
 constexpr int kSortWarps = kSortThreads / 32;
 template <typename K>
 constexpr int kSortItems = radix_sort_items<K>();
@@ -330,7 +339,12 @@ __global__ void __launch_bounds__(kSortThreads, std::is_same<V, RadixNoValue>::v
     V* stage_values = reinterpret_cast<V*>(s.stage);
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
     const bool digit_thread = threadIdx.x < RADIX;  // thread d looks after digit d
-    if (threadIdx.x == 0) s.tile = atomicAdd(p.tile_counter, 1u);
+    if (threadIdx.x == 0) {
+        s.tile = atomicAdd(p.tile_counter, 1u);
+        constexpr std::size_t kAhead =
+            kPairs || sizeof(K) != 4 ? 0 : scan_detail::kL2PrefetchTiles<kTile * sizeof(K), kSortL2PrefetchBytes>;
+        if constexpr (kAhead > 0) scan_detail::prefetch_tile_to_l2(keys_in, s.tile + kAhead, kTile, p.n);
+    }
     // Each warp clears its counters and masks, 16 bytes a store.
     for (int i = lane; i < RADIX / 4; i += 32) {
         reinterpret_cast<uint4*>(s.counters[warp])[i] = make_uint4(0, 0, 0, 0);

@@ -65,6 +65,21 @@ constexpr std::size_t kHeldMinInputBytes = TILESCAN_SCAN_HELD_MIN_BYTES;
 // (4096 elements of 12 bytes in and out), and with held rounds the renderer's scans of 2M and 10M
 // counts ran faster (docs/scan.md).
 constexpr std::size_t kHeldMinWideningBytes = TILESCAN_SCAN_HELD_MIN_WIDENING_BYTES;
+// The single passes (scan and compaction) ask the L2 cache for the input about this many bytes
+// ahead of their own tile as they take their ticket (0: never; prefetch_tile_to_l2 in
+// scan_lookback.cuh). A tile holds its shared memory and registers through the look-back's wait,
+// so the loads an SM keeps in flight are bounded by the tiles it holds (scan_tile.cuh); a prefetch
+// to L2 holds no SM storage, and the block that later takes that tile loads it from L2. H200, 2^28
+// int32 exclusive sum 0.624-0.627 -> 0.607 ms, select_if of 2^28 uint32 0.516-0.518 -> 0.479-0.481
+// ms; 0.5 to 3 MiB ahead all gained, 9 MiB and more lost (bench/results/2026-12-03-scan-h200-l2-prefetch.md).
+#ifndef TILESCAN_SCAN_L2_PREFETCH_BYTES
+#define TILESCAN_SCAN_L2_PREFETCH_BYTES (std::size_t(2) << 20)
+#endif
+constexpr std::size_t kScanL2PrefetchBytes = TILESCAN_SCAN_L2_PREFETCH_BYTES;
+// Whole tiles of kTileBytes within kAheadBytes, at least one (none when kAheadBytes is 0).
+template <std::size_t kTileBytes, std::size_t kAheadBytes>
+constexpr std::size_t kL2PrefetchTiles = kAheadBytes == 0 ? 0
+                                                          : (kAheadBytes < kTileBytes ? 1 : kAheadBytes / kTileBytes);
 
 template <typename T>
 constexpr int vector_elems() {
