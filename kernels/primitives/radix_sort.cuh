@@ -58,7 +58,7 @@ constexpr int kSortThreads = kRadixSortThreads;
 // Bytes of keys ahead of its own tile that a onesweep pass of 32-bit keys alone asks the L2 cache
 // for as it takes its tile (0: never), as the scan's single pass does (kScanL2PrefetchBytes). H200,
 // 1 to 6 MiB ahead alike: uint32 keys at 2^28 5.42 -> 5.15 ms, at 2^24 unchanged; but pairs and
-// 64-bit keys lost up to 6 % at 2^24 (bench/results/2026-12-03-scan-h200-l2-prefetch.md), so they
+// 64-bit keys lost 1-8 % at 2^24 (bench/results/2026-12-03-scan-h200-l2-prefetch.md), so they
 // do not prefetch.
 #ifndef TILESCAN_SORT_L2_PREFETCH_BYTES
 #define TILESCAN_SORT_L2_PREFETCH_BYTES (std::size_t(2) << 20)
