@@ -303,11 +303,8 @@ __global__ void __launch_bounds__(scan_detail::kFastThreads, scan_detail::kFastB
     if constexpr (kMode == SelectMode::scatter_two_level || kMode == SelectMode::scatter_single_level) {
         if (threadIdx.x == 0) {
             shared.tile_id = atomicAdd(p.tile_counter, 1u);
-            constexpr std::size_t kTile = SelectTile<typename Source::Load, kHeld>::kTile;
-            constexpr std::size_t kAhead =
-                scan_detail::kL2PrefetchTiles<kTile * sizeof(typename Source::Load), scan_detail::kScanL2PrefetchBytes>;
-            if constexpr (kAhead > 0)
-                scan_detail::prefetch_tile_to_l2(src.in, std::size_t(shared.tile_id) + kAhead, kTile, p.load_n);
+            scan_detail::prefetch_ahead_to_l2<SelectTile<typename Source::Load, kHeld>::kTile,
+                                              scan_detail::kScanL2PrefetchBytes>(src.in, shared.tile_id, p.load_n);
         }
         __syncthreads();
         tile = shared.tile_id;

@@ -341,9 +341,8 @@ __global__ void __launch_bounds__(kSortThreads, std::is_same<V, RadixNoValue>::v
     const bool digit_thread = threadIdx.x < RADIX;  // thread d looks after digit d
     if (threadIdx.x == 0) {
         s.tile = atomicAdd(p.tile_counter, 1u);
-        constexpr std::size_t kAhead =
-            kPairs || sizeof(K) != 4 ? 0 : scan_detail::kL2PrefetchTiles<kTile * sizeof(K), kSortL2PrefetchBytes>;
-        if constexpr (kAhead > 0) scan_detail::prefetch_tile_to_l2(keys_in, s.tile + kAhead, kTile, p.n);
+        constexpr std::size_t kPrefetchBytes = kPairs || sizeof(K) != 4 ? 0 : kSortL2PrefetchBytes;
+        scan_detail::prefetch_ahead_to_l2<kTile, kPrefetchBytes>(keys_in, s.tile, p.n);
     }
     // Each warp clears its counters and masks, 16 bytes a store.
     for (int i = lane; i < RADIX / 4; i += 32) {

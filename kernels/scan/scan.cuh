@@ -97,8 +97,7 @@ __global__ void __launch_bounds__(kFastThreads, kFastBlocksPerSM)
         const LookbackTicket ticket = take_ticket(counters);
         shared.tile_id = unsigned(ticket.tile);
         call_tag = ticket.tag;
-        constexpr std::size_t kAhead = kL2PrefetchTiles<Agent::kTile * sizeof(In), kScanL2PrefetchBytes>;
-        if constexpr (kAhead > 0) prefetch_tile_to_l2(in, std::size_t(ticket.tile) + kAhead, Agent::kTile, n);
+        prefetch_ahead_to_l2<Agent::kTile, kScanL2PrefetchBytes>(in, ticket.tile, n);
     }
     __syncthreads();
     const std::size_t tile = shared.tile_id;

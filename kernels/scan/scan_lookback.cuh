@@ -49,19 +49,24 @@
 
 namespace tilescan::scan_detail {
 
-// Asks the L2 cache to fetch tile `tile` (of tile_elems elements) of the n elements at `data`
-// now, ahead of the block that will load it: one bulk prefetch (sm_90), no registers, nothing to
-// wait for. A tile past the end, or not 16-byte aligned (the prefetch's rule), asks for nothing.
-template <typename T>
-__device__ __forceinline__ void prefetch_tile_to_l2(const T* data, std::size_t tile, std::size_t tile_elems,
-                                                    std::size_t n) {
+// Asks the L2 cache to fetch the tile about kAheadBytes after tile `tile` (whole tiles of
+// kTileElems elements, at least one; none when kAheadBytes is 0) of the n elements at `data`,
+// ahead of the block that will load it: one bulk prefetch (sm_90), no registers, nothing to wait
+// for. A tile past the end, or not 16-byte aligned (the prefetch's rule), asks for nothing.
+template <std::size_t kTileElems, std::size_t kAheadBytes, typename T>
+__device__ __forceinline__ void prefetch_ahead_to_l2(const T* data, std::size_t tile, std::size_t n) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    const std::size_t first = tile * tile_elems;
-    if (first >= n) return;
-    const std::size_t elems = n - first < tile_elems ? n - first : tile_elems;
-    const unsigned bytes = unsigned(elems * sizeof(T) / 16 * 16);
-    if (bytes > 0 && reinterpret_cast<std::uintptr_t>(data + first) % 16 == 0)
-        asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(data + first), "r"(bytes) : "memory");
+    constexpr std::size_t kTileBytes = kTileElems * sizeof(T);
+    constexpr std::size_t kAheadTiles =
+        kAheadBytes == 0 ? 0 : (kAheadBytes < kTileBytes ? 1 : kAheadBytes / kTileBytes);
+    if constexpr (kAheadTiles > 0) {
+        const std::size_t first = (tile + kAheadTiles) * kTileElems;
+        if (first >= n) return;
+        const std::size_t elems = n - first < kTileElems ? n - first : kTileElems;
+        const unsigned bytes = unsigned(elems * sizeof(T) / 16 * 16);
+        if (bytes > 0 && reinterpret_cast<std::uintptr_t>(data + first) % 16 == 0)
+            asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(data + first), "r"(bytes) : "memory");
+    }
 #endif
 }
 

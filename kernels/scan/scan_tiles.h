@@ -66,7 +66,7 @@ constexpr std::size_t kHeldMinInputBytes = TILESCAN_SCAN_HELD_MIN_BYTES;
 // counts ran faster (docs/scan.md).
 constexpr std::size_t kHeldMinWideningBytes = TILESCAN_SCAN_HELD_MIN_WIDENING_BYTES;
 // The single passes (scan and compaction) ask the L2 cache for the input about this many bytes
-// ahead of their own tile as they take their ticket (0: never; prefetch_tile_to_l2 in
+// ahead of their own tile as they take their ticket (0: never; prefetch_ahead_to_l2 in
 // scan_lookback.cuh). A tile holds its shared memory and registers through the look-back's wait,
 // so the loads an SM keeps in flight are bounded by the tiles it holds (scan_tile.cuh); a prefetch
 // to L2 holds no SM storage, and the block that later takes that tile loads it from L2. H200, 2^28
@@ -76,10 +76,6 @@ constexpr std::size_t kHeldMinWideningBytes = TILESCAN_SCAN_HELD_MIN_WIDENING_BY
 #define TILESCAN_SCAN_L2_PREFETCH_BYTES (std::size_t(2) << 20)
 #endif
 constexpr std::size_t kScanL2PrefetchBytes = TILESCAN_SCAN_L2_PREFETCH_BYTES;
-// Whole tiles of kTileBytes within kAheadBytes, at least one (none when kAheadBytes is 0).
-template <std::size_t kTileBytes, std::size_t kAheadBytes>
-constexpr std::size_t kL2PrefetchTiles = kAheadBytes == 0 ? 0
-                                                          : (kAheadBytes < kTileBytes ? 1 : kAheadBytes / kTileBytes);
 
 template <typename T>
 constexpr int vector_elems() {
