@@ -42,6 +42,7 @@
 #include "kernels/primitives/ordered_binning_cpu.h"
 #include "kernels/primitives/ordered_binning_paths.h"
 #include "kernels/primitives/radix_sort.h"
+#include "kernels/scan/scan.h"
 
 using namespace tilescan;
 
@@ -146,6 +147,13 @@ void bench_select(std::size_t n) {
         const bool ok = read1(count.data()) == kept && bench::count_mismatches(out.data(), ref.data(), kept) == 0;
         add_row({"select_if (50%) u32", select_algorithm_name(a), n, ours, cub_if, -1, ok});
     }
+    // The single pass over a workspace: no launch to clear its status slots (compaction.h).
+    ScanWorkspace workspace;
+    workspace.reserve_bytes(select_workspace_bytes<std::uint32_t>(n));
+    const double ours_workspace =
+        median_ms([&] { select_if(in.data(), out.data(), n, pred, count.data(), workspace); });
+    add_row({"select_if (50%) u32", "single_pass (workspace)", n, ours_workspace, cub_if, -1,
+             read1(count.data()) == kept && bench::count_mismatches(out.data(), ref.data(), kept) == 0});
     const double cub_flagged = median_ms([&] {
         cub::DeviceSelect::Flagged(temp.data(), cub_bytes2, in.data(), flags.data(), ref.data(), cub_count.data(),
                                    int(n));
@@ -153,6 +161,10 @@ void bench_select(std::size_t n) {
     const double ours_flagged =
         median_ms([&] { select_flagged(in.data(), flags.data(), out.data(), n, count.data(), temp.data(), bytes); });
     add_row({"select_flagged (50%) u32", "single_pass", n, ours_flagged, cub_flagged, -1,
+             read1(count.data()) == kept && bench::count_mismatches(out.data(), ref.data(), kept) == 0});
+    const double ours_flagged_workspace =
+        median_ms([&] { select_flagged(in.data(), flags.data(), out.data(), n, count.data(), workspace); });
+    add_row({"select_flagged (50%) u32", "single_pass (workspace)", n, ours_flagged_workspace, cub_flagged, -1,
              read1(count.data()) == kept && bench::count_mismatches(out.data(), ref.data(), kept) == 0});
     // CUB's partition writes the rejected elements in reverse; ours keeps both halves in order,
     // so only the kept half and the count are compared.
@@ -195,6 +207,15 @@ void bench_find_repeats(std::size_t n) {
         ok = std::equal(got.begin(), got.end(), expect.begin());
     }
     add_row({"find_repeats i32 (values 0..3)", "vs RLE::NonTrivialRuns", n, ours, cub_ms, -1, ok});
+    ScanWorkspace workspace;
+    workspace.reserve_bytes(find_repeats_workspace_bytes<std::int32_t>(n));
+    TS_CUDA_CHECK(cudaMemset(idx.data(), 0, n * sizeof(std::uint32_t)));
+    const double ours_workspace = median_ms([&] { find_repeats(a.data(), n, idx.data(), count.data(), workspace); });
+    bool workspace_ok = read1(count.data()) == c;
+    if (workspace_ok && c > 0)
+        workspace_ok = to_host(idx.data(), c) == std::vector<std::uint32_t>(expect.begin(), expect.begin() + c);
+    add_row({"find_repeats i32 (values 0..3)", "vs RLE::NonTrivialRuns, ours with a workspace", n, ours_workspace,
+             cub_ms, -1, workspace_ok});
 }
 
 // ---- histogram -------------------------------------------------------------------------------

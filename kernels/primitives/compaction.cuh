@@ -72,6 +72,10 @@ template <int kBits>
 struct KeepBits {
     std::uint64_t words[(kBits + 63) / 64] = {};
     __device__ __forceinline__ void set(int bit) { words[bit / 64] |= std::uint64_t(1) << (bit % 64); }
+    // Bits first .. first + k - 1 from bits' lowest k, the run in one word (k divides 64).
+    __device__ __forceinline__ void set_run(int first, unsigned bits) {
+        words[first / 64] |= std::uint64_t(bits) << (first % 64);
+    }
     __device__ __forceinline__ bool test(int bit) const { return (words[bit / 64] >> (bit % 64)) & 1u; }
 };
 
@@ -92,17 +96,31 @@ struct SelectShape {
 
 enum class SelectMode { count, scatter_offsets, scatter_two_level, scatter_single_level, scatter_resident };
 
-// Sources: what a tile loads (Load), what it writes (Value) and which elements it keeps.
+// Sources: what a tile loads (Load), what it writes (Value) and which elements it keeps: by the
+// element (keep), or, with kKeepsByIndex, by its index alone (keep_bits, a round of V at a time,
+// counted while the tile's elements are still on their way). prefetch_ahead asks the L2 cache for
+// what the tile about kScanL2PrefetchBytes ahead will read.
 template <typename T, typename Pred>
 struct PredicateSource {
     using Load = T;
     using Value = T;
     static constexpr bool kNeedsNext = false;
+    static constexpr bool kKeepsByIndex = false;
     const T* in;
     Pred pred;
     __device__ __forceinline__ bool keep(const T& x, const T&, std::size_t) const { return pred(x); }
     __device__ __forceinline__ T value(const T& x, std::size_t) const { return x; }
     __device__ __forceinline__ T next(std::size_t) const { return T(); }
+    template <std::size_t kTileElems>
+    __device__ __forceinline__ void prefetch_ahead(std::size_t tile, std::size_t load_n) const {
+        scan_detail::prefetch_ahead_to_l2<kTileElems, scan_detail::kScanL2PrefetchBytes>(in, tile, load_n);
+    }
+};
+
+// V flags, one round of a lane, loaded by one access.
+template <typename Flag, int V>
+struct alignas(V * sizeof(Flag)) FlagRound {
+    Flag f[V];
 };
 
 template <typename T, typename Flag>
@@ -110,11 +128,42 @@ struct FlagSource {
     using Load = T;
     using Value = T;
     static constexpr bool kNeedsNext = false;
+    static constexpr bool kKeepsByIndex = true;
+    static constexpr int V = scan_detail::vector_elems<T>();  // the tile's elements a round of a lane
+    // A round's flags as one load where they fill at most 16 bytes and the flags are aligned to them.
+    static constexpr bool kRoundLoads = V * sizeof(Flag) <= 16;
     const T* in;
     const Flag* flags;
-    __device__ __forceinline__ bool keep(const T&, const T&, std::size_t i) const { return flags[i] != Flag(0); }
+    bool rounds_aligned;  // flags aligned to V flags (keep_bits)
+    FlagSource(const T* in_, const Flag* flags_)
+        : in(in_), flags(flags_), rounds_aligned(reinterpret_cast<std::uintptr_t>(flags_) % (V * sizeof(Flag)) == 0) {}
+    // Bit v set when element first + v is kept, for v < V (first a multiple of V); `whole` when
+    // all V lie below n.
+    __device__ __forceinline__ unsigned keep_bits(std::size_t first, std::size_t n, bool whole) const {
+        unsigned bits = 0;
+        if constexpr (kRoundLoads) {
+            if (whole && rounds_aligned) {
+                const FlagRound<Flag, V> round = *reinterpret_cast<const FlagRound<Flag, V>*>(flags + first);
+#pragma unroll
+                for (int v = 0; v < V; ++v) bits |= unsigned(round.f[v] != Flag(0)) << v;
+                return bits;
+            }
+        }
+#pragma unroll
+        for (int v = 0; v < V; ++v)
+            if (first + v < n && flags[first + v] != Flag(0)) bits |= 1u << v;
+        return bits;
+    }
     __device__ __forceinline__ T value(const T& x, std::size_t) const { return x; }
-    __device__ __forceinline__ T next(std::size_t) const { return T(); }
+    template <std::size_t kTileElems>
+    __device__ __forceinline__ void prefetch_ahead(std::size_t tile, std::size_t load_n) const {
+        // The flags of the tile whose elements are prefetched: as far ahead in tiles, not in bytes.
+        constexpr std::size_t kAhead = scan_detail::tiles_in_bytes<kTileElems, T, scan_detail::kScanL2PrefetchBytes>();
+        if constexpr (kAhead > 0) {
+            scan_detail::prefetch_tile_to_l2<kTileElems>(in, tile + kAhead, load_n);
+            scan_detail::prefetch_tile_to_l2<kTileElems>(flags, tile + kAhead, load_n);
+        }
+    }
 };
 
 template <typename T>
@@ -122,18 +171,23 @@ struct RepeatSource {
     using Load = T;
     using Value = std::uint32_t;
     static constexpr bool kNeedsNext = true;
+    static constexpr bool kKeepsByIndex = false;
     const T* in;
     __device__ __forceinline__ bool keep(const T& x, const T& next, std::size_t) const { return x == next; }
     __device__ __forceinline__ std::uint32_t value(const T&, std::size_t i) const { return std::uint32_t(i); }
     __device__ __forceinline__ T next(std::size_t i) const { return in[i]; }
+    template <std::size_t kTileElems>
+    __device__ __forceinline__ void prefetch_ahead(std::size_t tile, std::size_t load_n) const {
+        scan_detail::prefetch_ahead_to_l2<kTileElems, scan_detail::kScanL2PrefetchBytes>(in, tile, load_n);
+    }
 };
 
 struct SelectParams {
-    std::size_t n;                        // elements considered (indices 0 .. n-1)
-    std::size_t load_n;                   // elements readable from src.in (n, or n + 1 for find_repeats)
-    bool aligned;                         // src.in is 16-byte aligned
-    TileStatus<std::uint32_t> two_level;  // [tiles + superblocks] two-level look-back status
-    unsigned* tile_counter;
+    std::size_t n;                           // elements considered (indices 0 .. n-1)
+    std::size_t load_n;                      // elements readable from src.in (n, or n + 1 for find_repeats)
+    bool aligned;                            // src.in is 16-byte aligned
+    TileStatus<std::uint32_t> two_level;     // [tiles + superblocks] two-level look-back status
+    scan_detail::LookbackCounters counters;  // the look-backs' tickets (scan_lookback.cuh)
     scan_detail::StatusSlots<std::uint32_t> single_level;  // [tiles] single-level look-back status (resident: counts)
     std::uint32_t* tile_counts;                            // [tiles] counts (count mode) or their exclusive scan
     const std::uint32_t* kept_total;                       // partition: total kept (scan's total)
@@ -157,31 +211,38 @@ __device__ __forceinline__ void select_tile(const Source& src, typename Source::
     const Tile agent(tile, p.load_n);  // find_repeats stages the element after its last as well
     const int lane = agent.lane, warp = agent.warp;
     agent.stage(shared, held, src.in, p.aligned);
-    agent.wait_staged();
+    if constexpr (!Source::kKeepsByIndex) agent.wait_staged();
 
     // Keep bits and per-round lane counts packed kFields to a word.
     typename Shape::Keep keep;
     std::uint32_t packed[Shape::kWords] = {};
 #pragma unroll
     for (int r = 0; r < R; ++r) {
-        const auto x = agent.raw_round(shared, held, r);
-        Load edge = Load();
-        if constexpr (Source::kNeedsNext) {  // the element after this lane's last: lane + 1's first
-            edge = scan_detail::shfl_down(x.v[0], 1);
-            const std::size_t after = agent.index(r, V - 1) + 1;
-            if (lane == 31 && after < p.load_n) edge = src.next(after);
-        }
         std::uint32_t count = 0;
+        if constexpr (Source::kKeepsByIndex) {
+            const unsigned bits = src.keep_bits(agent.index(r, 0), p.n, agent.full);
+            keep.set_run(r * V, bits);
+            count = __popc(bits);
+        } else {
+            const auto x = agent.raw_round(shared, held, r);
+            Load edge = Load();
+            if constexpr (Source::kNeedsNext) {  // the element after this lane's last: lane + 1's first
+                edge = scan_detail::shfl_down(x.v[0], 1);
+                const std::size_t after = agent.index(r, V - 1) + 1;
+                if (lane == 31 && after < p.load_n) edge = src.next(after);
+            }
 #pragma unroll
-        for (int v = 0; v < V; ++v) {
-            const std::size_t i = agent.index(r, v);
-            if (i < p.n && src.keep(x.v[v], v + 1 < V ? x.v[v + 1 < V ? v + 1 : v] : edge, i)) {
-                keep.set(r * V + v);
-                ++count;
+            for (int v = 0; v < V; ++v) {
+                const std::size_t i = agent.index(r, v);
+                if (i < p.n && src.keep(x.v[v], v + 1 < V ? x.v[v + 1 < V ? v + 1 : v] : edge, i)) {
+                    keep.set(r * V + v);
+                    ++count;
+                }
             }
         }
         packed[r / Shape::kFields] |= count << (Shape::kFieldBits * (r % Shape::kFields));
     }
+    if constexpr (Source::kKeepsByIndex) agent.wait_staged();  // the flags were counted meanwhile
     // Warp-inclusive scan of the packed words (fields never carry into each other), and each
     // round's warp total (lane 31's inclusive fields).
     std::uint32_t inclusive[Shape::kWords], round_totals[Shape::kWords];
@@ -298,37 +359,48 @@ __global__ void __launch_bounds__(scan_detail::kFastThreads, scan_detail::kFastB
     select_kernel(Source src, typename Source::Value* out, SelectParams p) {
     static_assert(!kHeld || kMode == SelectMode::scatter_single_level,
                   "only the look-back over large inputs holds rounds");
-    __shared__ typename SelectTile<typename Source::Load, kHeld>::Shared shared;
-    std::size_t tile = blockIdx.x;
+    using Tile = SelectTile<typename Source::Load, kHeld>;
+    __shared__ typename Tile::Shared shared;
     if constexpr (kMode == SelectMode::scatter_two_level || kMode == SelectMode::scatter_single_level) {
+        // The call's tag: temporary storage, cleared before the call, always has 0; a workspace
+        // numbers its calls, so the slots of earlier ones read as empty.
+        __shared__ unsigned call_tag;
         if (threadIdx.x == 0) {
-            shared.tile_id = atomicAdd(p.tile_counter, 1u);
-            scan_detail::prefetch_ahead_to_l2<SelectTile<typename Source::Load, kHeld>::kTile,
-                                              scan_detail::kScanL2PrefetchBytes>(src.in, shared.tile_id, p.load_n);
+            const scan_detail::LookbackTicket ticket = scan_detail::take_ticket(p.counters);
+            shared.tile_id = unsigned(ticket.tile);
+            call_tag = ticket.tag;
+            src.template prefetch_ahead<Tile::kTile>(ticket.tile, p.load_n);
         }
         __syncthreads();
-        tile = shared.tile_id;
+        SelectParams tagged = p;
+        tagged.single_level.tag = call_tag;
+        tagged.two_level = p.two_level.tagged(call_tag);
+        select_tile<Source, kMode, kPartition, kHeld>(src, out, tagged, shared, shared.tile_id);
+        if (call_tag == scan_detail::kLastTag) scan_detail::clear_slots_after_last_tag(p.counters);
+    } else {
+        select_tile<Source, kMode, kPartition, kHeld>(src, out, p, shared, blockIdx.x);
     }
-    select_tile<Source, kMode, kPartition, kHeld>(src, out, p, shared, tile);
 }
 
 __global__ inline void write_zero_kernel(unsigned long long* where) { *where = 0; }
 
 // The single-level look-back's counterpart of the scan library's lookback_init_kernel.
-__global__ inline void single_level_init_kernel(scan_detail::StatusSlots<std::uint32_t> status, unsigned* tile_counter,
-                                                std::size_t tiles) {
+__global__ inline void single_level_init_kernel(scan_detail::StatusSlots<std::uint32_t> status,
+                                                unsigned long long* tickets, std::size_t tiles) {
     const std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
     const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
-    if (i == 0) *tile_counter = 0;
+    if (i == 0) *tickets = 0;
     for (std::size_t t = i; t < tiles; t += stride) status.clear(t);
 }
 
-// Temporary storage of each algorithm for `tiles` tiles.
+// Storage of each algorithm for `tiles` tiles: the look-backs' counters and status slots, laid
+// out as the scan library's single pass lays out its own (scan_tiles.h), so a ScanWorkspace
+// serves both.
 inline std::size_t single_level_select_bytes(std::size_t tiles) {
-    return align_bytes(sizeof(unsigned)) + scan_detail::StatusSlots<std::uint32_t>::bytes(tiles);
+    return scan_detail::kLookbackCounterBytes + scan_detail::StatusSlots<std::uint32_t>::bytes(tiles);
 }
 inline std::size_t two_level_select_bytes(std::size_t tiles) {
-    return align_bytes(sizeof(unsigned)) + scan_detail::two_level_status_bytes<std::uint32_t>(tiles);
+    return scan_detail::kLookbackCounterBytes + scan_detail::two_level_status_bytes<std::uint32_t>(tiles);
 }
 inline std::size_t offsets_select_bytes(std::size_t tiles) {
     return align_bytes(tiles * 4) + align_bytes(4) + scan_temp_bytes<std::uint32_t, std::uint32_t>(tiles);
@@ -358,17 +430,33 @@ inline unsigned grid_of(std::size_t tiles, const char* what) {
     return unsigned(tiles);
 }
 
+// Where a call keeps its look-back's counters and status slots (or its tile counts): temporary
+// storage, whose contents are unknown, or a ScanWorkspace, cleared when allocated and told apart
+// from call to call by tags (scan_lookback.cuh).
+struct SelectStorage {
+    unsigned char* bytes;
+    std::size_t size;
+    bool workspace;
+};
+
+inline SelectStorage temporary_storage(void* d_temp, std::size_t temp_bytes) {
+    return {static_cast<unsigned char*>(d_temp), temp_bytes, false};
+}
+inline SelectStorage workspace_storage(ScanWorkspace& workspace) { return {workspace.data(), workspace.bytes(), true}; }
+
 // The whole driver: n elements from `src`, kept ones (and, for partition, rejected ones) to out.
 template <bool kPartition, typename Source>
 void compact(const char* what, Source src, std::size_t n, std::size_t load_n, typename Source::Value* out,
-             std::uint64_t* d_num_selected, void* d_temp, std::size_t temp_bytes, cudaStream_t stream,
-             SelectAlgorithm algorithm) {
+             std::uint64_t* d_num_selected, SelectStorage storage, cudaStream_t stream, SelectAlgorithm algorithm) {
     using Load = typename Source::Load;
     if (kPartition) algorithm = SelectAlgorithm::reduce_then_scan;  // resident where its tiles fit (below)
     const std::size_t needed = compact_temp_bytes<Load>(n, algorithm);
-    if (temp_bytes < needed || (needed > 0 && d_temp == nullptr))
-        throw std::invalid_argument(std::string(what) + ": temporary storage of " + std::to_string(temp_bytes) +
-                                    " bytes, " + std::to_string(needed) + " needed (ask the *_temp_bytes function)");
+    if (storage.size < needed || (needed > 0 && storage.bytes == nullptr))
+        throw std::invalid_argument(std::string(what) +
+                                    (storage.workspace ? ": a workspace of " : ": temporary storage of ") +
+                                    std::to_string(storage.size) + " bytes, " + std::to_string(needed) +
+                                    (storage.workspace ? " needed (reserve it with the *_workspace_bytes function)"
+                                                       : " needed (ask the *_temp_bytes function)"));
     if (d_num_selected == nullptr) throw std::invalid_argument(std::string(what) + ": null count pointer");
     if (n >= (std::size_t(1) << 32)) throw std::invalid_argument(std::string(what) + ": n must be below 2^32");
     auto* num = reinterpret_cast<unsigned long long*>(d_num_selected);
@@ -381,28 +469,34 @@ void compact(const char* what, Source src, std::size_t n, std::size_t load_n, ty
     const bool held = select_holds_rounds<Load>(n, algorithm);
     const std::size_t tiles = tiles_for<Load>(n, held);
     const unsigned grid = grid_of(tiles, what);
-    unsigned char* temp = static_cast<unsigned char*>(d_temp);
+    unsigned char* const temp = storage.bytes;
     SelectParams p{};
     p.n = n;
     p.load_n = load_n;
     p.aligned = reinterpret_cast<std::uintptr_t>(src.in) % 16 == 0;
     p.num_selected = num;
+    p.counters = scan_detail::lookback_counters(temp, storage.size);
+    const bool clear_first = !storage.workspace;
     const unsigned init_grid = unsigned(tiles < 256 * 1024 ? (tiles + 255) / 256 : 1024);
     // The single pass and partition run resident where every tile fits at once: one launch, no
-    // clearing (single pass) or one instead of three (partition's counts, scan and scatter).
+    // clearing (single pass) or one instead of three (partition's counts, scan and scatter). Over a
+    // workspace the look-back is one launch already and runs instead, as the scan library decides
+    // for its integer sums (resident_scan_pays).
     if (algorithm == SelectAlgorithm::single_pass || kPartition) {
         constexpr auto resident_kernel = select_kernel<Source, SelectMode::scatter_resident, kPartition, false>;
-        if (!held && tiles <= scan_detail::resident_tile_capacity<resident_kernel>()) {
-            p.single_level.carve(temp);
+        if (scan_detail::resident_scan_pays<std::uint32_t, Sum<std::uint32_t>>(clear_first) && !held &&
+            tiles <= scan_detail::resident_tile_capacity<resident_kernel>()) {
+            p.single_level.carve(temp + scan_detail::kLookbackCounterBytes);
             launch_cooperative(resident_kernel, grid, scan_detail::kFastThreads, stream, src, out, p);
             return;
         }
     }
     if (algorithm == SelectAlgorithm::single_pass) {
-        p.tile_counter = reinterpret_cast<unsigned*>(temp);
-        p.single_level.carve(temp + align_bytes(sizeof(unsigned)));
-        single_level_init_kernel<<<init_grid, 256, 0, stream>>>(p.single_level, p.tile_counter, tiles);
-        TS_CUDA_CHECK_LAUNCH();
+        p.single_level.carve(temp + scan_detail::kLookbackCounterBytes);
+        if (clear_first) {
+            single_level_init_kernel<<<init_grid, 256, 0, stream>>>(p.single_level, p.counters.tickets, tiles);
+            TS_CUDA_CHECK_LAUNCH();
+        }
         if (held)
             select_kernel<Source, SelectMode::scatter_single_level, false, true>
                 <<<grid, scan_detail::kFastThreads, 0, stream>>>(src, out, p);
@@ -413,9 +507,8 @@ void compact(const char* what, Source src, std::size_t n, std::size_t load_n, ty
         return;
     }
     if (algorithm == SelectAlgorithm::single_pass_two_level) {
-        p.tile_counter = reinterpret_cast<unsigned*>(temp);
-        p.two_level.carve(temp + align_bytes(sizeof(unsigned)), tiles);
-        scan_detail::lookback_init_kernel<<<init_grid, 256, 0, stream>>>(p.two_level, p.tile_counter, tiles);
+        p.two_level.carve(temp + scan_detail::kLookbackCounterBytes, tiles);
+        scan_detail::lookback_init_kernel<<<init_grid, 256, 0, stream>>>(p.two_level, p.counters.tickets, tiles);
         TS_CUDA_CHECK_LAUNCH();
         select_kernel<Source, SelectMode::scatter_two_level, false, false>
             <<<grid, scan_detail::kFastThreads, 0, stream>>>(src, out, p);
@@ -444,19 +537,41 @@ std::size_t select_temp_bytes(std::size_t n, SelectAlgorithm algorithm) {
     return prim_detail::compact_temp_bytes<T>(n, algorithm);
 }
 
+template <typename T>
+std::size_t select_workspace_bytes(std::size_t n) {
+    return prim_detail::compact_temp_bytes<T>(n, SelectAlgorithm::single_pass);
+}
+
 template <typename T, typename Pred>
 void select_if(const T* d_in, T* d_out, std::size_t n, Pred pred, std::uint64_t* d_num_selected, void* d_temp,
                std::size_t temp_bytes, cudaStream_t stream, SelectAlgorithm algorithm) {
     prim_detail::compact<false>("select_if", prim_detail::PredicateSource<T, Pred>{d_in, pred}, n, n, d_out,
-                                d_num_selected, d_temp, temp_bytes, stream, algorithm);
+                                d_num_selected, prim_detail::temporary_storage(d_temp, temp_bytes), stream, algorithm);
+}
+
+template <typename T, typename Pred>
+void select_if(const T* d_in, T* d_out, std::size_t n, Pred pred, std::uint64_t* d_num_selected,
+               ScanWorkspace& workspace, cudaStream_t stream) {
+    prim_detail::compact<false>("select_if", prim_detail::PredicateSource<T, Pred>{d_in, pred}, n, n, d_out,
+                                d_num_selected, prim_detail::workspace_storage(workspace), stream,
+                                SelectAlgorithm::single_pass);
 }
 
 template <typename T, typename Flag>
 void select_flagged(const T* d_in, const Flag* d_flags, T* d_out, std::size_t n, std::uint64_t* d_num_selected,
                     void* d_temp, std::size_t temp_bytes, cudaStream_t stream, SelectAlgorithm algorithm) {
     if (n > 0 && d_flags == nullptr) throw std::invalid_argument("select_flagged: null flags");
-    prim_detail::compact<false>("select_flagged", prim_detail::FlagSource<T, Flag>{d_in, d_flags}, n, n, d_out,
-                                d_num_selected, d_temp, temp_bytes, stream, algorithm);
+    prim_detail::compact<false>("select_flagged", prim_detail::FlagSource<T, Flag>(d_in, d_flags), n, n, d_out,
+                                d_num_selected, prim_detail::temporary_storage(d_temp, temp_bytes), stream, algorithm);
+}
+
+template <typename T, typename Flag>
+void select_flagged(const T* d_in, const Flag* d_flags, T* d_out, std::size_t n, std::uint64_t* d_num_selected,
+                    ScanWorkspace& workspace, cudaStream_t stream) {
+    if (n > 0 && d_flags == nullptr) throw std::invalid_argument("select_flagged: null flags");
+    prim_detail::compact<false>("select_flagged", prim_detail::FlagSource<T, Flag>(d_in, d_flags), n, n, d_out,
+                                d_num_selected, prim_detail::workspace_storage(workspace), stream,
+                                SelectAlgorithm::single_pass);
 }
 
 template <typename T>
@@ -468,7 +583,8 @@ template <typename T, typename Pred>
 void partition_if(const T* d_in, T* d_out, std::size_t n, Pred pred, std::uint64_t* d_num_selected, void* d_temp,
                   std::size_t temp_bytes, cudaStream_t stream) {
     prim_detail::compact<true>("partition_if", prim_detail::PredicateSource<T, Pred>{d_in, pred}, n, n, d_out,
-                               d_num_selected, d_temp, temp_bytes, stream, SelectAlgorithm::reduce_then_scan);
+                               d_num_selected, prim_detail::temporary_storage(d_temp, temp_bytes), stream,
+                               SelectAlgorithm::reduce_then_scan);
 }
 
 template <typename T>
@@ -477,10 +593,24 @@ std::size_t find_repeats_temp_bytes(std::size_t n) {
 }
 
 template <typename T>
+std::size_t find_repeats_workspace_bytes(std::size_t n) {
+    return find_repeats_temp_bytes<T>(n);
+}
+
+template <typename T>
 void find_repeats(const T* d_a, std::size_t n, std::uint32_t* d_indices, std::uint64_t* d_count, void* d_temp,
                   std::size_t temp_bytes, cudaStream_t stream) {
     prim_detail::compact<false>("find_repeats", prim_detail::RepeatSource<T>{d_a}, n == 0 ? 0 : n - 1, n, d_indices,
-                                d_count, d_temp, temp_bytes, stream, SelectAlgorithm::single_pass);
+                                d_count, prim_detail::temporary_storage(d_temp, temp_bytes), stream,
+                                SelectAlgorithm::single_pass);
+}
+
+template <typename T>
+void find_repeats(const T* d_a, std::size_t n, std::uint32_t* d_indices, std::uint64_t* d_count,
+                  ScanWorkspace& workspace, cudaStream_t stream) {
+    prim_detail::compact<false>("find_repeats", prim_detail::RepeatSource<T>{d_a}, n == 0 ? 0 : n - 1, n, d_indices,
+                                d_count, prim_detail::workspace_storage(workspace), stream,
+                                SelectAlgorithm::single_pass);
 }
 
 }  // namespace tilescan

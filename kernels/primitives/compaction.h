@@ -17,6 +17,17 @@
 /// types only), pass at least that much device memory, reuse it freely. The calls are
 /// asynchronous on `stream`; errors throw std::invalid_argument or CudaError.
 ///
+/// Callers that compact again and again can give select_if and select_flagged the scan library's
+/// ScanWorkspace (scan.h) instead of temporary storage: cleared once when allocated, it spares
+/// each call the launch that empties the look-back's status slots. One workspace may serve scans
+/// and compactions alike (calls one after another on one stream, as with temporary storage).
+///
+/// @code
+///   tilescan::ScanWorkspace workspace;
+///   workspace.reserve_bytes(tilescan::select_workspace_bytes<uint32_t>(n));
+///   tilescan::select_if(d_in, d_out, n, pred, d_count, workspace, stream);
+/// @endcode
+///
 /// Instantiated (compaction.cu) for T in {int32, uint32, float, uint64} with the predicates of
 /// compaction_ops.h (NonZero, LessThan, GreaterEqual) and uint8 flags; CUDA code with other types
 /// or predicates includes compaction.cuh and calls the same templates.
@@ -31,6 +42,8 @@
 #include "kernels/scan/scan_tiles.h"
 
 namespace tilescan {
+
+class ScanWorkspace;
 
 /// How a compaction finds each tile's output offset. All give the same output.
 enum class SelectAlgorithm {
@@ -110,6 +123,24 @@ template <typename T, typename Flag>
 void select_flagged(const T* d_in, const Flag* d_flags, T* d_out, std::size_t n, std::uint64_t* d_num_selected,
                     void* d_temp, std::size_t temp_bytes, cudaStream_t stream = nullptr,
                     SelectAlgorithm algorithm = SelectAlgorithm::single_pass);
+
+/// Bytes of a ScanWorkspace (ScanWorkspace::reserve_bytes) that select_if / select_flagged of n
+/// elements of T need (0 when n == 0).
+template <typename T>
+std::size_t select_workspace_bytes(std::size_t n);
+
+/// select_if by the single pass over `workspace` (reserved for select_workspace_bytes<T>(n) bytes
+/// or more) instead of temporary storage: one launch fewer, the same output.
+/// @throws std::invalid_argument too small a workspace, null pointers or n >= 2^32.
+/// @throws CudaError when a launch fails.
+template <typename T, typename Pred>
+void select_if(const T* d_in, T* d_out, std::size_t n, Pred pred, std::uint64_t* d_num_selected,
+               ScanWorkspace& workspace, cudaStream_t stream = nullptr);
+
+/// select_flagged by the single pass over `workspace`; see the select_if above.
+template <typename T, typename Flag>
+void select_flagged(const T* d_in, const Flag* d_flags, T* d_out, std::size_t n, std::uint64_t* d_num_selected,
+                    ScanWorkspace& workspace, cudaStream_t stream = nullptr);
 
 /// Bytes of temporary device storage partition_if of n elements of T needs (0 when n == 0).
 template <typename T>

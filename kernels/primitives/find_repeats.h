@@ -20,6 +20,8 @@
 
 namespace tilescan {
 
+class ScanWorkspace;
+
 /// Bytes of temporary device storage find_repeats of n elements of T needs (0 when n <= 1).
 template <typename T>
 std::size_t find_repeats_temp_bytes(std::size_t n);
@@ -31,5 +33,16 @@ std::size_t find_repeats_temp_bytes(std::size_t n);
 template <typename T>
 void find_repeats(const T* d_a, std::size_t n, std::uint32_t* d_indices, std::uint64_t* d_count, void* d_temp,
                   std::size_t temp_bytes, cudaStream_t stream = nullptr);
+
+/// Bytes of a ScanWorkspace (ScanWorkspace::reserve_bytes) that find_repeats of n elements of T
+/// needs (0 when n <= 1).
+template <typename T>
+std::size_t find_repeats_workspace_bytes(std::size_t n);
+
+/// find_repeats over `workspace` (reserved for find_repeats_workspace_bytes<T>(n) bytes or more)
+/// instead of temporary storage: one launch fewer, the same output (compaction.h).
+template <typename T>
+void find_repeats(const T* d_a, std::size_t n, std::uint32_t* d_indices, std::uint64_t* d_count,
+                  ScanWorkspace& workspace, cudaStream_t stream = nullptr);
 
 }  // namespace tilescan

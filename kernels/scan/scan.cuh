@@ -238,28 +238,9 @@ struct LookbackStorage {
 
 template <typename In, typename Out>
 LookbackStorage<Out> lookback_storage(unsigned char* storage, std::size_t bytes, std::size_t n) {
-    unsigned char* slots = storage + kLookbackCounterBytes;
-    LookbackStorage<Out> view{
-        lookback_tiles<In, Out>(n),
-        {reinterpret_cast<unsigned long long*>(storage),
-         reinterpret_cast<unsigned*>(storage + sizeof(unsigned long long)),
-         reinterpret_cast<unsigned long long*>(slots), (bytes - kLookbackCounterBytes) / sizeof(unsigned long long)},
-        {}};
-    view.status.carve(slots, view.tiles);
+    LookbackStorage<Out> view{lookback_tiles<In, Out>(n), lookback_counters(storage, bytes), {}};
+    view.status.carve(storage + kLookbackCounterBytes, view.tiles);
     return view;
-}
-
-// Whether a single pass whose tiles all fit at once runs faster resident. Measured on the H200
-// (2026-12-02, scan bench from 2^16 to 2^23, two rounds, us): over temporary storage always, one
-// launch instead of two (int32 sums at 2^20 11.5-11.9 against 14.1-17.3, float max 11.7-12.4
-// against 18.3-18.5); over storage that needs no clearing (a workspace) where the look-back is the
-// two-level one, whose tiles wait for superblocks to close (affine composition at 2^20 12.7-14.2
-// against 15.9-16.8, float max 11.7-12.4 against 12.7-13.8), but not where it is the single-level
-// one (int32 sums at 2^20 11.5-11.9 against 10.4-11.6, int64 13.8 against 13.6-14.1). So the
-// binning's own scans of counts (cleared by the caller, integer sums) stay as they were.
-template <typename Out, typename Op>
-bool resident_scan_pays(bool clear_first) {
-    return clear_first || !regroups_exactly<Out, Op>::value;
 }
 
 // The decoupled look-back over `view`'s storage, cleared first when clear_first.

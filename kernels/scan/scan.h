@@ -59,8 +59,9 @@ std::size_t scan_temp_bytes(std::size_t n, ScanAlgorithm algorithm = kDefaultSca
                                                           : scan_detail::three_phase_bytes<In, Out>(n, algorithm);
 }
 
-/// Device storage the single pass (ScanAlgorithm::decoupled_lookback) keeps from call to call:
-/// its tile counter and status slots. Every slot it publishes carries the call's number, so the
+/// Device storage the single passes (the scan's ScanAlgorithm::decoupled_lookback, and select_if,
+/// select_flagged and find_repeats of compaction.h) keep from call to call: their tile counter and
+/// status slots. Every slot it publishes carries the call's number, so the
 /// next call reads the previous calls' slots as empty and needs no clearing launch (docs/scan.md,
 /// "A workspace instead of temporary storage"). Calls sharing one workspace must not overlap
 /// (one stream, or streams ordered by events), as with temporary storage; they may be captured in
@@ -72,7 +73,11 @@ public:
     /// shrinks. @throws CudaError when the allocation fails.
     template <typename In, typename Out = In>
     void reserve(std::size_t n) {
-        const std::size_t bytes = scan_detail::lookback_bytes<In, Out>(n);
+        reserve_bytes(scan_detail::lookback_bytes<In, Out>(n));
+    }
+    /// Room for `bytes` (as select_workspace_bytes, compaction.h, asks for compactions); grows as
+    /// reserve does.
+    void reserve_bytes(std::size_t bytes) {
         if (bytes <= memory_.bytes()) return;
         memory_.reserve(bytes);
         TS_CUDA_CHECK(cudaMemset(memory_.data(), 0, memory_.bytes()));

@@ -44,30 +44,41 @@
 #include <cuda/atomic>
 
 #include "kernels/launch_attributes.cuh"
+#include "kernels/scan/scan_ops.h"
 #include "kernels/scan/scan_tiles.h"
 #include "kernels/scan/scan_warp.cuh"
 
 namespace tilescan::scan_detail {
 
-// Asks the L2 cache to fetch the tile about kAheadBytes after tile `tile` (whole tiles of
-// kTileElems elements, at least one; none when kAheadBytes is 0) of the n elements at `data`,
-// ahead of the block that will load it: one bulk prefetch (sm_90), no registers, nothing to wait
-// for. A tile past the end, or not 16-byte aligned (the prefetch's rule), asks for nothing.
+// Whole tiles of kTileElems elements of T in about kAheadBytes: at least one, none when kAheadBytes
+// is 0. How far ahead of its own tile a single pass asks the L2 cache for its input.
+template <std::size_t kTileElems, typename T, std::size_t kAheadBytes>
+__host__ __device__ constexpr std::size_t tiles_in_bytes() {
+    constexpr std::size_t kTileBytes = kTileElems * sizeof(T);
+    return kAheadBytes == 0 ? 0 : (kAheadBytes < kTileBytes ? 1 : kAheadBytes / kTileBytes);
+}
+
+// Asks the L2 cache to fetch tile `tile` (kTileElems elements) of the n elements at `data`, ahead
+// of the block that will load it: one bulk prefetch (sm_90), no registers, nothing to wait for. A
+// tile past the end, or not 16-byte aligned (the prefetch's rule), asks for nothing.
+template <std::size_t kTileElems, typename T>
+__device__ __forceinline__ void prefetch_tile_to_l2(const T* data, std::size_t tile, std::size_t n) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    const std::size_t first = tile * kTileElems;
+    if (first >= n) return;
+    const std::size_t elems = n - first < kTileElems ? n - first : kTileElems;
+    const unsigned bytes = unsigned(elems * sizeof(T) / 16 * 16);
+    if (bytes > 0 && reinterpret_cast<std::uintptr_t>(data + first) % 16 == 0)
+        asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(data + first), "r"(bytes) : "memory");
+#endif
+}
+
+// Asks the L2 cache for the tile about kAheadBytes after tile `tile` (tiles_in_bytes) of the n
+// elements at `data`.
 template <std::size_t kTileElems, std::size_t kAheadBytes, typename T>
 __device__ __forceinline__ void prefetch_ahead_to_l2(const T* data, std::size_t tile, std::size_t n) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    constexpr std::size_t kTileBytes = kTileElems * sizeof(T);
-    constexpr std::size_t kAheadTiles =
-        kAheadBytes == 0 ? 0 : (kAheadBytes < kTileBytes ? 1 : kAheadBytes / kTileBytes);
-    if constexpr (kAheadTiles > 0) {
-        const std::size_t first = (tile + kAheadTiles) * kTileElems;
-        if (first >= n) return;
-        const std::size_t elems = n - first < kTileElems ? n - first : kTileElems;
-        const unsigned bytes = unsigned(elems * sizeof(T) / 16 * 16);
-        if (bytes > 0 && reinterpret_cast<std::uintptr_t>(data + first) % 16 == 0)
-            asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(data + first), "r"(bytes) : "memory");
-    }
-#endif
+    constexpr std::size_t kAheadTiles = tiles_in_bytes<kTileElems, T, kAheadBytes>();
+    if constexpr (kAheadTiles > 0) prefetch_tile_to_l2<kTileElems>(data, tile + kAheadTiles, n);
 }
 
 // Slot i is kWords 64-bit words, word w = (tag << 2 | flag) << 32 | 32-bit piece w of the value,
@@ -182,6 +193,15 @@ struct LookbackCounters {
     unsigned long long* status_words;
     std::size_t status_word_count;  // every status word of the storage, not only this call's
 };
+
+// The counters at the front of a single pass's storage (kLookbackCounterBytes, scan_tiles.h) of
+// `bytes` in all, and every status word after them.
+inline LookbackCounters lookback_counters(unsigned char* storage, std::size_t bytes) {
+    return {reinterpret_cast<unsigned long long*>(storage),
+            reinterpret_cast<unsigned*>(storage + sizeof(unsigned long long)),
+            reinterpret_cast<unsigned long long*>(storage + kLookbackCounterBytes),
+            (bytes - kLookbackCounterBytes) / sizeof(unsigned long long)};
+}
 
 struct LookbackTicket {
     std::size_t tile;
@@ -303,6 +323,21 @@ __device__ T resident_prefix(const StatusSlots<T>& aggregates, std::size_t tile,
 template <auto kKernel>
 std::size_t resident_tile_capacity() {
     return std::min<std::size_t>(co_resident_blocks<kKernel, kFastThreads>(), std::size_t(kSuperblock) * kSuperblock);
+}
+
+// Whether a single pass whose tiles all fit at once runs faster resident. Measured on the H200
+// (2026-12-02, scan bench from 2^16 to 2^23, two rounds, us): over temporary storage always, one
+// launch instead of two (int32 sums at 2^20 11.5-11.9 against 14.1-17.3, float max 11.7-12.4
+// against 18.3-18.5); over storage that needs no clearing (a workspace) where the look-back is the
+// two-level one, whose tiles wait for superblocks to close (affine composition at 2^20 12.7-14.2
+// against 15.9-16.8, float max 11.7-12.4 against 12.7-13.8), but not where it is the single-level
+// one (int32 sums at 2^20 11.5-11.9 against 10.4-11.6, int64 13.8 against 13.6-14.1). So the
+// binning's own scans of counts (cleared by the caller, integer sums) stay as they were, and the
+// compactions' single pass (compaction.cuh), whose tile counts are integer sums too, follows the
+// same rule.
+template <typename Out, typename Op>
+bool resident_scan_pays(bool clear_first) {
+    return clear_first || !regroups_exactly<Out, Op>::value;
 }
 
 // The single-level look-back, for operators that regroup exactly (the result does not depend on

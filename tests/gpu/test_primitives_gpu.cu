@@ -30,10 +30,16 @@
 #include "kernels/primitives/radix_sort_cpu.h"
 #include "kernels/primitives/sparse.h"
 #include "kernels/primitives/sparse_cpu.h"
+#include "kernels/scan/scan_cpu.h"
+#include "workspace_access.h"
 
 using namespace tilescan;
+using tilescan::testing::call_counter;
 using tilescan::testing::download;
+using tilescan::testing::fill_with_stale_prefixes;
+using tilescan::testing::set_call_number;
 using tilescan::testing::upload;
+using tilescan::testing::workspace_status;
 
 namespace {
 
@@ -50,6 +56,13 @@ bool same_bits(const std::vector<T>& a, const std::vector<T>& b, std::size_t n) 
 }
 
 std::uint64_t read_count(const DeviceBuffer<std::uint64_t>& d) { return download(d.data(), 1)[0]; }
+
+// One workspace for every workspace call of the tests, grown as sizes need, so most calls meet
+// slots that earlier calls (other types, sizes and primitives) left behind.
+ScanWorkspace& shared_workspace() {
+    static ScanWorkspace workspace;
+    return workspace;
+}
 
 std::vector<std::size_t> boundary_sizes(std::size_t block, std::size_t tile) {
     return {0, 1, 31, 32, 33, block - 1, block, block + 1, tile - 1, tile, tile + 1, 3 * tile + 17};
@@ -85,22 +98,45 @@ void check_compaction(std::size_t n, int dist, SelectAlgorithm algorithm, bool f
     std::vector<T> expect(n);
     const std::size_t kept = serial_select_if(in.data(), n, pred, expect.data());
     DeviceBuffer<T> d_in = upload(in);
-    DeviceBuffer<T> d_out = poisoned<T>(n);
     DeviceBuffer<std::uint64_t> d_count(1);
     const std::size_t bytes = select_temp_bytes<T>(n, algorithm);
     DeviceBuffer<unsigned char> temp(bytes + 1);
-    select_if(d_in.data(), d_out.data(), n, pred, d_count.data(), temp.data(), bytes, nullptr, algorithm);
-    REQUIRE(read_count(d_count) == kept);
-    CHECK(same_bits(download(d_out.data(), n), expect, kept));
-    if (flags_too) {
-        std::vector<std::uint8_t> flags(n);
-        for (std::size_t i = 0; i < n; ++i) flags[i] = pred(in[i]) ? std::uint8_t(1 + i % 250) : 0;
-        DeviceBuffer<std::uint8_t> d_flags = upload(flags);
-        DeviceBuffer<T> d_out2 = poisoned<T>(n);
-        select_flagged(d_in.data(), d_flags.data(), d_out2.data(), n, d_count.data(), temp.data(), bytes, nullptr,
-                       algorithm);
+    // Runs `select` (writing to its argument and d_count) and checks what it wrote.
+    const auto check_select = [&](const char* how, const auto& select) {
+        INFO(how);
+        DeviceBuffer<T> d_out = poisoned<T>(n);
+        select(d_out.data());
         REQUIRE(read_count(d_count) == kept);
-        CHECK(same_bits(download(d_out2.data(), n), expect, kept));
+        CHECK(same_bits(download(d_out.data(), n), expect, kept));
+    };
+    // The single pass also runs over the shared workspace (no clearing launch; tags).
+    const bool workspace_too = algorithm == SelectAlgorithm::single_pass;
+    ScanWorkspace& workspace = shared_workspace();
+    if (workspace_too) workspace.reserve_bytes(select_workspace_bytes<T>(n));
+    check_select("select_if", [&](T* out) {
+        select_if(d_in.data(), out, n, pred, d_count.data(), temp.data(), bytes, nullptr, algorithm);
+    });
+    if (workspace_too)
+        check_select("select_if with a workspace",
+                     [&](T* out) { select_if(d_in.data(), out, n, pred, d_count.data(), workspace); });
+    if (flags_too) {
+        // Flags after one leading byte, so that they are also read from an address not aligned to
+        // a round's flags (byte by byte instead of a round at a time).
+        std::vector<std::uint8_t> flags(n + 1, 0);
+        for (std::size_t i = 0; i < n; ++i) flags[i + 1] = pred(in[i]) ? std::uint8_t(1 + i % 250) : 0;
+        DeviceBuffer<std::uint8_t> d_flags = upload(std::vector<std::uint8_t>(flags.begin() + 1, flags.end()));
+        DeviceBuffer<std::uint8_t> d_shifted_flags = upload(flags);
+        check_select("select_flagged", [&](T* out) {
+            select_flagged(d_in.data(), d_flags.data(), out, n, d_count.data(), temp.data(), bytes, nullptr, algorithm);
+        });
+        check_select("select_flagged, unaligned flags", [&](T* out) {
+            select_flagged(d_in.data(), d_shifted_flags.data() + 1, out, n, d_count.data(), temp.data(), bytes, nullptr,
+                           algorithm);
+        });
+        if (workspace_too)
+            check_select("select_flagged with a workspace", [&](T* out) {
+                select_flagged(d_in.data(), d_flags.data(), out, n, d_count.data(), workspace);
+            });
     }
     if (partition_too) {
         std::vector<T> part(n);
@@ -143,6 +179,13 @@ void check_find_repeats(const std::vector<T>& a) {
     find_repeats(d_a.data(), n, d_out.data(), d_count.data(), temp.data(), bytes);
     REQUIRE(read_count(d_count) == count);
     CHECK(same_bits(download(d_out.data(), n), expect, count));
+    INFO("with a workspace");
+    ScanWorkspace& workspace = shared_workspace();
+    workspace.reserve_bytes(find_repeats_workspace_bytes<T>(n));
+    DeviceBuffer<std::uint32_t> d_out2 = poisoned<std::uint32_t>(n);
+    find_repeats(d_a.data(), n, d_out2.data(), d_count.data(), workspace);
+    REQUIRE(read_count(d_count) == count);
+    CHECK(same_bits(download(d_out2.data(), n), expect, count));
 }
 
 // ---- radix sort -------------------------------------------------------------------------------
@@ -403,6 +446,69 @@ TEST_CASE("GPU select with an unaligned input pointer", "[gpu][primitives][compa
     select_if(d_in.data() + 1, d_out.data(), n, pred, d_count.data(), temp.data(), bytes);
     REQUIRE(read_count(d_count) == kept);
     CHECK(same_bits(download(d_out.data(), n), expect, kept));
+}
+
+// A workspace serves compactions as it serves scans (kernels/scan/scan_lookback.cuh): one launch
+// a call, tags that tell calls apart, and the call of the last tag clearing every slot.
+TEST_CASE("GPU compaction over a workspace: tags wrap, scans share it, too small is refused",
+          "[gpu][primitives][compaction][sanitize]") {
+    using T = std::uint32_t;
+    const std::size_t n = 5 * select_tile_elems<T>(false) + 17;  // six tiles: the look-back
+    const LessThan<T> pred{T(500)};
+    const std::vector<T> in = compaction_input<T>(n, 0);
+    std::vector<T> expect(n);
+    const std::size_t kept = serial_select_if(in.data(), n, pred, expect.data());
+    DeviceBuffer<T> d_in = upload(in);
+    DeviceBuffer<std::uint64_t> d_count(1);
+    ScanWorkspace workspace;
+    workspace.reserve<std::int64_t>(3 * n);  // more slots than the compaction uses: the clear must reach them all
+    REQUIRE(workspace.bytes() >= select_workspace_bytes<T>(n));
+    const auto check_select = [&] {
+        DeviceBuffer<T> d_out = poisoned<T>(n);
+        select_if(d_in.data(), d_out.data(), n, pred, d_count.data(), workspace);
+        REQUIRE(read_count(d_count) == kept);
+        CHECK(same_bits(download(d_out.data(), n), expect, kept));
+    };
+
+    SECTION("the call of the last tag clears every slot, so the next tag-0 call reads none of 2^30 calls ago") {
+        fill_with_stale_prefixes(workspace, 777u);
+        set_call_number(workspace, scan_detail::kLastTag - 1);
+        for (int call = 0; call < 4; ++call) {  // tags 2^30 - 2, 2^30 - 1 (clears), 0, 1
+            INFO("call " << call);
+            check_select();
+            if (call == 1) {
+                const std::vector<unsigned long long> after = workspace_status(workspace);
+                CHECK(std::count(after.begin(), after.end(), 0ull) == std::ptrdiff_t(after.size()));
+            }
+        }
+        CHECK(call_counter(workspace) == (static_cast<unsigned long long>(scan_detail::kLastTag) + 3) << 32);
+    }
+
+    SECTION("scans and compactions take turns on one workspace") {
+        const std::vector<std::int64_t> values(3 * n, 3);
+        std::vector<std::int64_t> sums(3 * n);
+        serial_exclusive_scan(values.data(), sums.data(), values.size(), Sum<std::int64_t>{});
+        DeviceBuffer<std::int64_t> d_values = upload(values);
+        DeviceBuffer<std::int64_t> d_sums(3 * n);
+        for (int turn = 0; turn < 3; ++turn) {
+            INFO("turn " << turn);
+            check_select();
+            exclusive_scan(d_values.data(), d_sums.data(), values.size(), Sum<std::int64_t>{}, workspace);
+            CHECK(download(d_sums.data(), sums.size()) == sums);
+        }
+    }
+
+    SECTION("too small a workspace is refused") {
+        ScanWorkspace small;
+        small.reserve_bytes(select_workspace_bytes<T>(n) - 1);
+        DeviceBuffer<T> d_out(n);
+        DeviceBuffer<std::uint32_t> d_indices(n);
+        CHECK_THROWS_AS(select_if(d_in.data(), d_out.data(), n, pred, d_count.data(), small), std::invalid_argument);
+        CHECK_THROWS_AS(select_flagged(d_in.data(), reinterpret_cast<const std::uint8_t*>(d_in.data()), d_out.data(), n,
+                                       d_count.data(), small),
+                        std::invalid_argument);
+        CHECK_THROWS_AS(find_repeats(d_in.data(), n, d_indices.data(), d_count.data(), small), std::invalid_argument);
+    }
 }
 
 TEST_CASE("GPU find_repeats: the seed's example and adversarial inputs", "[gpu][primitives][find_repeats][sanitize]") {

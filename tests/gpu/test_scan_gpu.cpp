@@ -20,10 +20,15 @@
 #include "kernels/scan/scan_cpu.h"
 #include "kernels/scan/scan_example_ops.h"
 #include "scan_test_kernels.h"
+#include "workspace_access.h"
 
 using namespace tilescan;
+using tilescan::testing::call_counter;
 using tilescan::testing::download;
+using tilescan::testing::fill_with_stale_prefixes;
+using tilescan::testing::set_call_number;
 using tilescan::testing::upload;
+using tilescan::testing::workspace_status;
 
 namespace {
 
@@ -364,17 +369,6 @@ TEST_CASE("GPU single pass: the resident scan gives the look-back's bits", "[gpu
                     "the look-back");
 }
 
-// The status words of a workspace reserved for `bytes`, as the test reads and writes them.
-std::size_t workspace_status_words(const ScanWorkspace& workspace) {
-    return (workspace.bytes() - scan_detail::kLookbackCounterBytes) / sizeof(unsigned long long);
-}
-
-// Sets the workspace's call counter to call number `call`, tile 0 (what `call` earlier calls leave).
-void set_call_number(ScanWorkspace& workspace, unsigned long long call) {
-    const unsigned long long tickets = call << 32;
-    TS_CUDA_CHECK(cudaMemcpy(workspace.data(), &tickets, sizeof tickets, cudaMemcpyHostToDevice));
-}
-
 // An int32 sum of n values through the workspace, checked against the serial reference.
 void check_workspace_sum(ScanWorkspace& workspace, std::size_t n, std::uint64_t seed) {
     const auto in = random_ints<std::int32_t>(n, seed, -1000, 1000);
@@ -421,26 +415,17 @@ TEST_CASE("GPU scans with a workspace: tags wrap, graphs replay (temporary stora
     workspace.reserve<std::int64_t>(3 * n);  // more slots than n int32 use: the clear must reach them all
 
     SECTION("the call of the last tag clears every slot, so the next tag-0 call reads none of 2^30 calls ago") {
-        // Every slot as if a call with tag 0 had published a prefix there and never been cleared.
-        const std::size_t words = workspace_status_words(workspace);
-        const unsigned long long stale = (static_cast<unsigned long long>(scan_detail::kFlagPrefix) << 32) | 12345u;
-        TS_CUDA_CHECK(cudaMemcpy(workspace.data() + scan_detail::kLookbackCounterBytes,
-                                 std::vector<unsigned long long>(words, stale).data(), words * sizeof stale,
-                                 cudaMemcpyHostToDevice));
+        fill_with_stale_prefixes(workspace, 12345u);
         set_call_number(workspace, scan_detail::kLastTag - 1);
         for (int call = 0; call < 4; ++call) {  // tags 2^30 - 2, 2^30 - 1 (clears), 0, 1
             INFO("call " << call);
             check_workspace_sum(workspace, n, 100 + call);
             if (call == 1) {
-                std::vector<unsigned long long> after(words);
-                TS_CUDA_CHECK(cudaMemcpy(after.data(), workspace.data() + scan_detail::kLookbackCounterBytes,
-                                         words * sizeof stale, cudaMemcpyDeviceToHost));
-                CHECK(std::count(after.begin(), after.end(), 0ull) == std::ptrdiff_t(words));
+                const std::vector<unsigned long long> after = workspace_status(workspace);
+                CHECK(std::count(after.begin(), after.end(), 0ull) == std::ptrdiff_t(after.size()));
             }
         }
-        unsigned long long tickets = 0;
-        TS_CUDA_CHECK(cudaMemcpy(&tickets, workspace.data(), sizeof tickets, cudaMemcpyDeviceToHost));
-        CHECK(tickets == (static_cast<unsigned long long>(scan_detail::kLastTag) + 3) << 32);
+        CHECK(call_counter(workspace) == (static_cast<unsigned long long>(scan_detail::kLastTag) + 3) << 32);
     }
 
     SECTION("a captured scan replays right with new input each time") {
