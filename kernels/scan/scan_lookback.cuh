@@ -340,52 +340,15 @@ bool resident_scan_pays(bool clear_first) {
     return clear_first || !regroups_exactly<Out, Op>::value;
 }
 
-// One round of the single-level look-back (look_back_regrouping): reads the 32 * kSlots tiles
-// before `window_end`, lane l the kSlots consecutive ones from window_end - 32 * kSlots +
-// l * kSlots (older tiles in lower lanes), all at once, then waits until each has published (a
-// published prefix implies every older tile has published, so the wait never holds a tile back for
-// tiles it skips). Combines the window from its newest prefix onwards, in tile order (operators
-// that regroup exactly but do not commute keep their order), into `exclusive` (window op
-// exclusive); returns whether the window held a prefix. "Tile -1" and before read as an empty
-// prefix.
-template <int kSlots, typename T, typename Op>
-__device__ __forceinline__ bool combine_window(const StatusSlots<T>& tiles, long long window_end, Op op, int lane,
-                                               T& exclusive) {
-    const long long first = window_end - 32LL * kSlots + (long long)lane * kSlots;
-    T values[kSlots];
-    unsigned flags[kSlots];
-#pragma unroll
-    for (int j = 0; j < kSlots; ++j) {
-        values[j] = op.identity();
-        flags[j] = first + j >= 0 ? tiles.read(std::size_t(first + j), values[j]) : kFlagPrefix;
-    }
-#pragma unroll
-    for (int j = 0; j < kSlots; ++j)
-        while (flags[j] == 0) flags[j] = tiles.read(std::size_t(first + j), values[j]);
-    int newest = -1;  // this lane's newest prefix; slots before it are not needed
-    T lane_value = op.identity();
-#pragma unroll
-    for (int j = 0; j < kSlots; ++j)
-        if (flags[j] == kFlagPrefix) newest = j;
-#pragma unroll
-    for (int j = 0; j < kSlots; ++j)
-        if (j >= newest) lane_value = op(lane_value, values[j]);
-    const unsigned prefix_lanes = __ballot_sync(kFullMask, newest >= 0);
-    const int newest_lane = prefix_lanes ? 31 - __clz(prefix_lanes) : 0;  // lanes before it are not needed
-    const T window = warp_reduce(lane >= newest_lane ? lane_value : op.identity(), op, lane);
-    exclusive = op(shfl_idx(window, 0), exclusive);
-    return prefix_lanes != 0;
-}
-
 // The single-level look-back, for operators that regroup exactly (the result does not depend on
 // which predecessor's prefix a tile happens to find). Called by all 32 lanes of one warp of tile
 // `tile` once its aggregate is known; publishes the aggregate at once and the inclusive prefix
 // when found, and returns the exclusive prefix (identity for tile 0) to every lane.
 //
-// The first round reads the 32 tiles before this one (combine_window); where they hold no
-// prefix, later rounds read kLookbackDeepSlots times as many at once (scan_tiles.h), so a tile
-// that must walk far back, as the first tiles the GPU holds at once do when they all look back
-// together, takes fewer round trips.
+// Each round reads the 32 tiles before `window_end`, oldest at lane 0, waits until all have
+// published (a published prefix implies every older tile has published, so the wait never holds a
+// tile back for tiles it skips), and combines the window from its newest prefix onwards in tile
+// order, so operators that regroup exactly but do not commute keep their order.
 template <typename T, typename Op>
 __device__ T look_back_regrouping(const StatusSlots<T>& tiles, std::size_t tile, const T& aggregate, Op op, int lane) {
     if (tile == 0) {
@@ -394,9 +357,19 @@ __device__ T look_back_regrouping(const StatusSlots<T>& tiles, std::size_t tile,
     }
     if (lane == 0) tiles.publish(tile, kFlagAggregate, aggregate);
     T exclusive = op.identity();  // the tiles between the window and this one, combined
-    if (!combine_window<1>(tiles, (long long)tile, op, lane, exclusive)) {
-        for (long long window_end = (long long)tile - 32;; window_end -= 32 * kLookbackDeepSlots)
-            if (combine_window<kLookbackDeepSlots>(tiles, window_end, op, lane, exclusive)) break;
+    for (long long window_end = (long long)tile;; window_end -= 32) {
+        const long long t = window_end - 32 + lane;  // "tile -1" and before read as an empty prefix
+        T value = op.identity();
+        unsigned flag = kFlagPrefix;
+        if (t >= 0) {
+            while ((flag = tiles.read(std::size_t(t), value)) == 0) {
+            }
+        }
+        const unsigned prefix_lanes = __ballot_sync(kFullMask, flag == kFlagPrefix);
+        const int newest_prefix = prefix_lanes ? 31 - __clz(prefix_lanes) : 0;  // lanes before it are not needed
+        const T window = warp_reduce(lane >= newest_prefix ? value : op.identity(), op, lane);
+        exclusive = op(shfl_idx(window, 0), exclusive);
+        if (prefix_lanes) break;
     }
     if (lane == 0) tiles.publish(tile, kFlagPrefix, op(exclusive, aggregate));
     return exclusive;

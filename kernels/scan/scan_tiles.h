@@ -76,13 +76,6 @@ constexpr std::size_t kHeldMinWideningBytes = TILESCAN_SCAN_HELD_MIN_WIDENING_BY
 #define TILESCAN_SCAN_L2_PREFETCH_BYTES (std::size_t(2) << 20)
 #endif
 constexpr std::size_t kScanL2PrefetchBytes = TILESCAN_SCAN_L2_PREFETCH_BYTES;
-// Status slots a lane of the single-level look-back reads at once in its rounds after the first
-// (look_back_regrouping in scan_lookback.cuh): the first round reads the 32 tiles before its own,
-// the later ones 32 times this many.
-#ifndef TILESCAN_LOOKBACK_DEEP_SLOTS
-#define TILESCAN_LOOKBACK_DEEP_SLOTS 1
-#endif
-constexpr int kLookbackDeepSlots = TILESCAN_LOOKBACK_DEEP_SLOTS;
 
 template <typename T>
 constexpr int vector_elems() {
