@@ -188,10 +188,10 @@ struct SelectParams {
     bool aligned;                            // src.in is 16-byte aligned
     TileStatus<std::uint32_t> two_level;     // [tiles + superblocks] two-level look-back status
     scan_detail::LookbackCounters counters;  // the look-backs' tickets (scan_lookback.cuh)
-    scan_detail::StatusSlots<std::uint32_t> single_level;  // [tiles] single-level look-back status (resident: counts)
-    std::uint32_t* tile_counts;                            // [tiles] counts (count mode) or their exclusive scan
-    const std::uint32_t* kept_total;                       // partition: total kept (scan's total)
-    unsigned long long* num_selected;                      // receives the kept count
+    scan_detail::LookbackSlots<std::uint32_t> single_level;  // [tiles] single-level look-back status (resident: counts)
+    std::uint32_t* tile_counts;                              // [tiles] counts (count mode) or their exclusive scan
+    const std::uint32_t* kept_total;                         // partition: total kept (scan's total)
+    unsigned long long* num_selected;                        // receives the kept count
 };
 
 // One tile: stage, count, take the tile's output offset (kMode), compact, write.
@@ -385,7 +385,7 @@ __global__ void __launch_bounds__(scan_detail::kFastThreads, scan_detail::kFastB
 __global__ inline void write_zero_kernel(unsigned long long* where) { *where = 0; }
 
 // The single-level look-back's counterpart of the scan library's lookback_init_kernel.
-__global__ inline void single_level_init_kernel(scan_detail::StatusSlots<std::uint32_t> status,
+__global__ inline void single_level_init_kernel(scan_detail::LookbackSlots<std::uint32_t> status,
                                                 unsigned long long* tickets, std::size_t tiles) {
     const std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
     const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
@@ -397,7 +397,7 @@ __global__ inline void single_level_init_kernel(scan_detail::StatusSlots<std::ui
 // out as the scan library's single pass lays out its own (scan_tiles.h), so a ScanWorkspace
 // serves both.
 inline std::size_t single_level_select_bytes(std::size_t tiles) {
-    return scan_detail::kLookbackCounterBytes + scan_detail::StatusSlots<std::uint32_t>::bytes(tiles);
+    return scan_detail::kLookbackCounterBytes + scan_detail::LookbackSlots<std::uint32_t>::bytes(tiles);
 }
 inline std::size_t two_level_select_bytes(std::size_t tiles) {
     return scan_detail::kLookbackCounterBytes + scan_detail::two_level_status_bytes<std::uint32_t>(tiles);

@@ -131,7 +131,7 @@ __global__ void __launch_bounds__(kFastThreads, kFastBlocksPerSM)
 // look-back's.
 template <typename In, typename Out, typename Op>
 __global__ void __launch_bounds__(kFastThreads, kFastBlocksPerSM)
-    resident_scan_kernel(const In* in, Out* out, std::size_t n, StatusSlots<Out> aggregates, Op op, bool exclusive,
+    resident_scan_kernel(const In* in, Out* out, std::size_t n, LookbackSlots<Out> aggregates, Op op, bool exclusive,
                          Out* total) {
     using Agent = FastTileAgent<In, Out, Op>;
     __shared__ typename Agent::Shared shared;
@@ -283,9 +283,9 @@ void single_pass(const In* in, Out* out, std::size_t n, Op op, bool exclusive, O
     // device's capacity.
     const std::size_t resident_tiles = (n + FastTile<In, Out>::tile - 1) / FastTile<In, Out>::tile;
     if (resident_scan_pays<Out, Op>(clear_first) && !lookback_holds_rounds<In, Out>(n) &&
-        kLookbackCounterBytes + StatusSlots<Out>::bytes(resident_tiles) <= bytes &&
+        kLookbackCounterBytes + LookbackSlots<Out>::bytes(resident_tiles) <= bytes &&
         resident_tiles <= resident_tile_capacity<resident_scan_kernel<In, Out, Op>>()) {
-        StatusSlots<Out> aggregates;
+        LookbackSlots<Out> aggregates;
         aggregates.carve(storage + kLookbackCounterBytes);
         return launch_cooperative(resident_scan_kernel<In, Out, Op>, grid_for(resident_tiles), kFastThreads, stream, in,
                                   out, n, aggregates, op, exclusive, total);

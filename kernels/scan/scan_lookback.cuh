@@ -87,26 +87,27 @@ __device__ __forceinline__ void prefetch_ahead_to_l2(const T* data, std::size_t 
 // so the pieces then all come from that one publication. All words are loaded at once, so a read
 // costs one round trip whatever T's size (an 8-byte value with a separate flag needed the flag's
 // acquire load, then the value's load).
-template <typename T>
+// Slots lie kSlotWords words apart (status_words<T>(): packed).
+template <typename T, int kSlotWords = status_words<T>()>
 struct StatusSlots {
     static constexpr int kWords = status_words<T>();
-    unsigned long long* words;  // [count][kWords]
+    unsigned long long* words;  // [count][kSlotWords], the first kWords of each slot used
     unsigned tag = 0;           // the call's (see take_ticket)
 
     using Ref = cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>;
 
-    static std::size_t bytes(std::size_t count) { return status_bytes<T>(count); }
+    static std::size_t bytes(std::size_t count) { return align_bytes(count * kSlotWords * 8); }
     void carve(unsigned char* memory) { words = reinterpret_cast<unsigned long long*>(memory); }
     __device__ __forceinline__ void clear(std::size_t i) const {
 #pragma unroll
-        for (int w = 0; w < kWords; ++w) words[i * kWords + w] = 0;
+        for (int w = 0; w < kWords; ++w) words[i * kSlotWords + w] = 0;
     }
     __device__ __forceinline__ void publish(std::size_t i, unsigned flag, const T& value) const {
         std::uint32_t pieces[kWords] = {};
         memcpy(pieces, &value, sizeof(T));
 #pragma unroll
         for (int w = 0; w < kWords; ++w)
-            Ref(words[i * kWords + w])
+            Ref(words[i * kSlotWords + w])
                 .store((static_cast<unsigned long long>(tag << kFlagBits | flag) << 32) | pieces[w],
                        cuda::memory_order_relaxed);
     }
@@ -117,12 +118,12 @@ struct StatusSlots {
         std::uint32_t pieces[kWords] = {};
         memcpy(pieces, &value, sizeof(T));
 #pragma unroll
-        for (int w = 0; w < kWords; ++w) words[i * kWords + w] = pieces[w];
+        for (int w = 0; w < kWords; ++w) words[i * kSlotWords + w] = pieces[w];
     }
     __device__ __forceinline__ T kept(std::size_t i) const {
         std::uint32_t pieces[kWords];
 #pragma unroll
-        for (int w = 0; w < kWords; ++w) pieces[w] = std::uint32_t(words[i * kWords + w]);
+        for (int w = 0; w < kWords; ++w) pieces[w] = std::uint32_t(words[i * kSlotWords + w]);
         T value;
         memcpy(&value, pieces, sizeof(T));
         return value;
@@ -132,7 +133,7 @@ struct StatusSlots {
     __device__ __forceinline__ unsigned read(std::size_t i, T& value) const {
         unsigned long long got[kWords];
 #pragma unroll
-        for (int w = 0; w < kWords; ++w) got[w] = Ref(words[i * kWords + w]).load(cuda::memory_order_relaxed);
+        for (int w = 0; w < kWords; ++w) got[w] = Ref(words[i * kSlotWords + w]).load(cuda::memory_order_relaxed);
         const unsigned tagged_flag = unsigned(got[0] >> 32);
         std::uint32_t pieces[kWords];
 #pragma unroll
@@ -147,17 +148,21 @@ struct StatusSlots {
     }
 };
 
+// The look-backs' slots, spaced as scan_tiles.h says (lookback_slot_words).
+template <typename T>
+using LookbackSlots = StatusSlots<T, lookback_slot_words<T>()>;
+
 template <typename T>
 struct TileStatus {
-    StatusSlots<T> tiles;        // [tiles]: aggregates
-    StatusSlots<T> superblocks;  // [ceil(tiles / 32)]: S (flag 1), then SP (flag 2)
+    LookbackSlots<T> tiles;        // [tiles]: aggregates
+    LookbackSlots<T> superblocks;  // [ceil(tiles / 32)]: S (flag 1), then SP (flag 2)
 
     __host__ __device__ static std::size_t superblock_count(std::size_t tiles) {
         return (tiles + kSuperblock - 1) / kSuperblock;
     }
     void carve(unsigned char* memory, std::size_t tiles_count) {
         tiles.carve(memory);
-        superblocks.carve(memory + StatusSlots<T>::bytes(tiles_count));
+        superblocks.carve(memory + LookbackSlots<T>::bytes(tiles_count));
     }
     __device__ __forceinline__ TileStatus tagged(unsigned tag) const {
         TileStatus status = *this;
@@ -302,7 +307,7 @@ __device__ T look_back(const TileStatus<T>& status, std::size_t tile, const T& a
 // SP_(s-1) op A_32s op ... op A_(tile-1), each left to right from the identity. Called by all 32
 // lanes of one warp; tile < kSuperblock * kSuperblock (lane k combines superblock k).
 template <typename T, typename Op>
-__device__ T resident_prefix(const StatusSlots<T>& aggregates, std::size_t tile, Op op, int lane) {
+__device__ T resident_prefix(const LookbackSlots<T>& aggregates, std::size_t tile, Op op, int lane) {
     const int superblock = int(tile / kSuperblock);
     const int position = int(tile % kSuperblock);
     T closed = op.identity();
@@ -350,7 +355,8 @@ bool resident_scan_pays(bool clear_first) {
 // tile back for tiles it skips), and combines the window from its newest prefix onwards in tile
 // order, so operators that regroup exactly but do not commute keep their order.
 template <typename T, typename Op>
-__device__ T look_back_regrouping(const StatusSlots<T>& tiles, std::size_t tile, const T& aggregate, Op op, int lane) {
+__device__ T look_back_regrouping(const LookbackSlots<T>& tiles, std::size_t tile, const T& aggregate, Op op,
+                                  int lane) {
     if (tile == 0) {
         if (lane == 0) tiles.publish(0, kFlagPrefix, aggregate);
         return op.identity();

@@ -119,13 +119,28 @@ template <typename T>
 constexpr std::size_t status_bytes(std::size_t slots) {
     return align_bytes(slots * status_words<T>() * 8);
 }
+// The look-backs' slots (the scan's and the compaction's, not the radix sort's per-digit ones) lie
+// TILESCAN_LOOKBACK_SLOT_BYTES apart, or packed (0): spacing them spreads a window's 32 slots,
+// which every waiting tile polls, over more of the L2 cache's slices.
+#ifndef TILESCAN_LOOKBACK_SLOT_BYTES
+#define TILESCAN_LOOKBACK_SLOT_BYTES 0
+#endif
+template <typename T>
+constexpr int lookback_slot_words() {
+    return TILESCAN_LOOKBACK_SLOT_BYTES / 8 > status_words<T>() ? int(TILESCAN_LOOKBACK_SLOT_BYTES / 8)
+                                                                : status_words<T>();
+}
+template <typename T>
+constexpr std::size_t lookback_status_bytes(std::size_t slots) {
+    return align_bytes(slots * lookback_slot_words<T>() * 8);
+}
 
 // The two-level look-back (scan_lookback.cuh): tiles per superblock (one warp-wide window), and the
 // bytes of its slots for `tiles` tiles: one per tile, one per superblock.
 constexpr int kSuperblock = 32;
 template <typename T>
 constexpr std::size_t two_level_status_bytes(std::size_t tiles) {
-    return status_bytes<T>(tiles) + status_bytes<T>((tiles + kSuperblock - 1) / kSuperblock);
+    return lookback_status_bytes<T>(tiles) + lookback_status_bytes<T>((tiles + kSuperblock - 1) / kSuperblock);
 }
 
 // Bytes of the three-phase driver's tile-sum levels for n elements of In scanned into Out.
