@@ -119,11 +119,15 @@ template <typename T>
 constexpr std::size_t status_bytes(std::size_t slots) {
     return align_bytes(slots * status_words<T>() * 8);
 }
-// The look-backs' slots (the scan's and the compaction's, not the radix sort's per-digit ones) lie
-// TILESCAN_LOOKBACK_SLOT_BYTES apart, or packed (0): spacing them spreads a window's 32 slots,
-// which every waiting tile polls, over more of the L2 cache's slices.
+// The look-backs' status slots (the scan's and the compaction's, not the radix sort's per-digit
+// ones) lie TILESCAN_LOOKBACK_SLOT_BYTES apart (0: packed), one L2 line each by default: every
+// waiting tile polls the newest few hundred slots, and packed, 16 of them share a line, so the
+// polling piles onto a few of the L2 cache's slices. Spaced, the same polls spread over many. H200,
+// one call, two rounds, packed against 128 bytes (bench/results/2026-12-03-scan-h200-slot-spacing.md):
+// int32 sum with a workspace at 2^28 0.604 -> 0.588 ms, at 2^24 51.3 -> 49.9 us; select_if at
+// 2^28 0.480 -> 0.449 ms; 32 and 256 bytes apart measured within 2 % of 128.
 #ifndef TILESCAN_LOOKBACK_SLOT_BYTES
-#define TILESCAN_LOOKBACK_SLOT_BYTES 0
+#define TILESCAN_LOOKBACK_SLOT_BYTES 128
 #endif
 template <typename T>
 constexpr int lookback_slot_words() {
