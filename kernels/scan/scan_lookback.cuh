@@ -86,8 +86,8 @@ __device__ __forceinline__ void prefetch_ahead_to_l2(const T* data, std::size_t 
 // word carries the same flag and the reader's tag: each flag is published once per slot and call,
 // so the pieces then all come from that one publication. All words are loaded at once, so a read
 // costs one round trip whatever T's size (an 8-byte value with a separate flag needed the flag's
-// acquire load, then the value's load).
-// Slots lie kSlotWords words apart (status_words<T>(): packed).
+// acquire load, then the value's load). Slots lie kSlotWords words apart (status_words<T>():
+// packed; the look-backs space theirs, LookbackSlots below).
 template <typename T, int kSlotWords = status_words<T>()>
 struct StatusSlots {
     static constexpr int kWords = status_words<T>();
@@ -96,7 +96,7 @@ struct StatusSlots {
 
     using Ref = cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>;
 
-    static std::size_t bytes(std::size_t count) { return align_bytes(count * kSlotWords * 8); }
+    static std::size_t bytes(std::size_t count) { return spaced_status_bytes(count, kSlotWords); }
     void carve(unsigned char* memory) { words = reinterpret_cast<unsigned long long*>(memory); }
     __device__ __forceinline__ void clear(std::size_t i) const {
 #pragma unroll

@@ -115,9 +115,13 @@ template <typename T>
 constexpr int status_words() {
     return int((sizeof(T) + 3) / 4);
 }
+// Bytes of `slots` status slots lying slot_words 64-bit words apart.
+constexpr std::size_t spaced_status_bytes(std::size_t slots, int slot_words) {
+    return align_bytes(slots * std::size_t(slot_words) * 8);
+}
 template <typename T>
 constexpr std::size_t status_bytes(std::size_t slots) {
-    return align_bytes(slots * status_words<T>() * 8);
+    return spaced_status_bytes(slots, status_words<T>());
 }
 // The look-backs' status slots (the scan's and the compaction's, not the radix sort's per-digit
 // ones) lie TILESCAN_LOOKBACK_SLOT_BYTES apart (0: packed), one L2 line each by default: every
@@ -136,7 +140,7 @@ constexpr int lookback_slot_words() {
 }
 template <typename T>
 constexpr std::size_t lookback_status_bytes(std::size_t slots) {
-    return align_bytes(slots * lookback_slot_words<T>() * 8);
+    return spaced_status_bytes(slots, lookback_slot_words<T>());
 }
 
 // The two-level look-back (scan_lookback.cuh): tiles per superblock (one warp-wide window), and the
