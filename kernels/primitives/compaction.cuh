@@ -14,6 +14,10 @@
 //                         a cooperative launch whose blocks keep their counts, meet at a grid-wide
 //                         barrier and add up their predecessors' (the scan library's resident scan),
 //                         so one launch instead of the look-back's two or the three phases' three
+// The look-back modes take their tiles by ticket and tag their status words with the call, so they
+// run over temporary storage (cleared by a launch first: call 0) or a ScanWorkspace (no clearing)
+// alike. A source that keeps by index alone (select_flagged's flags) counts the tile while its
+// elements are still on their way, so the tile's count is published without waiting for them.
 // Ranks: each kept element's rank in its warp's part of the tile is the kept elements of earlier
 // rounds, of earlier lanes in its round and of its own vector before it; the per-lane counts of all
 // rounds are packed into 32-bit words and scanned across the warp together.
@@ -475,7 +479,6 @@ void compact(const char* what, Source src, std::size_t n, std::size_t load_n, ty
     p.load_n = load_n;
     p.aligned = reinterpret_cast<std::uintptr_t>(src.in) % 16 == 0;
     p.num_selected = num;
-    p.counters = scan_detail::lookback_counters(temp, storage.size);
     const bool clear_first = !storage.workspace;
     const unsigned init_grid = unsigned(tiles < 256 * 1024 ? (tiles + 255) / 256 : 1024);
     // The single pass and partition run resident where every tile fits at once: one launch, no
@@ -492,6 +495,7 @@ void compact(const char* what, Source src, std::size_t n, std::size_t load_n, ty
         }
     }
     if (algorithm == SelectAlgorithm::single_pass) {
+        p.counters = scan_detail::lookback_counters(temp, storage.size);
         p.single_level.carve(temp + scan_detail::kLookbackCounterBytes);
         if (clear_first) {
             single_level_init_kernel<<<init_grid, 256, 0, stream>>>(p.single_level, p.counters.tickets, tiles);
@@ -507,6 +511,7 @@ void compact(const char* what, Source src, std::size_t n, std::size_t load_n, ty
         return;
     }
     if (algorithm == SelectAlgorithm::single_pass_two_level) {
+        p.counters = scan_detail::lookback_counters(temp, storage.size);
         p.two_level.carve(temp + scan_detail::kLookbackCounterBytes, tiles);
         scan_detail::lookback_init_kernel<<<init_grid, 256, 0, stream>>>(p.two_level, p.counters.tickets, tiles);
         TS_CUDA_CHECK_LAUNCH();
