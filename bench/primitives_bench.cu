@@ -29,6 +29,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "bench/bench_support.cuh"
@@ -140,41 +141,47 @@ void bench_select(std::size_t n) {
     const double cub_if = median_ms(
         [&] { cub::DeviceSelect::If(temp.data(), cub_bytes, in.data(), ref.data(), cub_count.data(), int(n), pred); });
     const std::uint64_t kept = std::uint64_t(read1(cub_count.data()));
+    // Times `run` (it writes `out` and `count`) and checks what it wrote against CUB's kept
+    // elements in `ref`; both are wiped first, so no earlier run's output can pass for its own.
+    const auto time_and_check = [&](const std::function<void()>& run) {
+        TS_CUDA_CHECK(cudaMemset(out.data(), 0xa5, n * sizeof(std::uint32_t)));
+        TS_CUDA_CHECK(cudaMemset(count.data(), 0xff, sizeof(std::uint64_t)));
+        const double ms = median_ms(run);
+        const bool ok = read1(count.data()) == kept && bench::count_mismatches(out.data(), ref.data(), kept) == 0;
+        return std::make_pair(ms, ok);
+    };
     for (SelectAlgorithm a :
          {SelectAlgorithm::reduce_then_scan, SelectAlgorithm::single_pass_two_level, SelectAlgorithm::single_pass}) {
-        const double ours =
-            median_ms([&] { select_if(in.data(), out.data(), n, pred, count.data(), temp.data(), bytes, nullptr, a); });
-        const bool ok = read1(count.data()) == kept && bench::count_mismatches(out.data(), ref.data(), kept) == 0;
+        const auto [ours, ok] = time_and_check(
+            [&] { select_if(in.data(), out.data(), n, pred, count.data(), temp.data(), bytes, nullptr, a); });
         add_row({"select_if (50%) u32", select_algorithm_name(a), n, ours, cub_if, -1, ok});
     }
     // The single pass over a workspace: no launch to clear its status slots (compaction.h).
     ScanWorkspace workspace;
     workspace.reserve_bytes(select_workspace_bytes<std::uint32_t>(n));
-    const double ours_workspace =
-        median_ms([&] { select_if(in.data(), out.data(), n, pred, count.data(), workspace); });
-    add_row({"select_if (50%) u32", "single_pass (workspace)", n, ours_workspace, cub_if, -1,
-             read1(count.data()) == kept && bench::count_mismatches(out.data(), ref.data(), kept) == 0});
+    const auto [ours_workspace, workspace_ok] =
+        time_and_check([&] { select_if(in.data(), out.data(), n, pred, count.data(), workspace); });
+    add_row({"select_if (50%) u32", "single_pass (workspace)", n, ours_workspace, cub_if, -1, workspace_ok});
     const double cub_flagged = median_ms([&] {
         cub::DeviceSelect::Flagged(temp.data(), cub_bytes2, in.data(), flags.data(), ref.data(), cub_count.data(),
                                    int(n));
     });
-    const double ours_flagged =
-        median_ms([&] { select_flagged(in.data(), flags.data(), out.data(), n, count.data(), temp.data(), bytes); });
-    add_row({"select_flagged (50%) u32", "single_pass", n, ours_flagged, cub_flagged, -1,
-             read1(count.data()) == kept && bench::count_mismatches(out.data(), ref.data(), kept) == 0});
-    const double ours_flagged_workspace =
-        median_ms([&] { select_flagged(in.data(), flags.data(), out.data(), n, count.data(), workspace); });
+    const auto [ours_flagged, flagged_ok] = time_and_check(
+        [&] { select_flagged(in.data(), flags.data(), out.data(), n, count.data(), temp.data(), bytes); });
+    add_row({"select_flagged (50%) u32", "single_pass", n, ours_flagged, cub_flagged, -1, flagged_ok});
+    const auto [ours_flagged_workspace, flagged_workspace_ok] =
+        time_and_check([&] { select_flagged(in.data(), flags.data(), out.data(), n, count.data(), workspace); });
     add_row({"select_flagged (50%) u32", "single_pass (workspace)", n, ours_flagged_workspace, cub_flagged, -1,
-             read1(count.data()) == kept && bench::count_mismatches(out.data(), ref.data(), kept) == 0});
+             flagged_workspace_ok});
     // CUB's partition writes the rejected elements in reverse; ours keeps both halves in order,
     // so only the kept half and the count are compared.
     const double cub_part = median_ms([&] {
         cub::DevicePartition::If(temp.data(), cub_bytes3, in.data(), ref.data(), cub_count.data(), int(n), pred);
     });
-    const double ours_part =
-        median_ms([&] { partition_if(in.data(), out.data(), n, pred, count.data(), temp.data(), bytes); });
+    const auto [ours_part, part_ok] =
+        time_and_check([&] { partition_if(in.data(), out.data(), n, pred, count.data(), temp.data(), bytes); });
     add_row({"partition_if (50%) u32", "resident or three phases (stable both halves)", n, ours_part, cub_part, -1,
-             read1(count.data()) == kept && bench::count_mismatches(out.data(), ref.data(), kept) == 0});
+             part_ok});
 }
 
 // ---- find_repeats ----------------------------------------------------------------------------
@@ -194,26 +201,27 @@ void bench_find_repeats(std::size_t n) {
         cub::DeviceRunLengthEncode::NonTrivialRuns(temp.data(), cub_bytes, a.data(), offsets.data(), lengths.data(),
                                                    runs.data(), int(n));
     });
-    const double ours = median_ms([&] { find_repeats(a.data(), n, idx.data(), count.data(), temp.data(), bytes); });
-    // Check on the host with the multi-threaded CPU version.
+    // Checked on the host against the multi-threaded CPU version.
     std::vector<std::int32_t> h(n);
     TS_CUDA_CHECK(cudaMemcpy(h.data(), a.data(), n * 4, cudaMemcpyDeviceToHost));
     std::vector<std::uint32_t> expect(n);
-    const std::size_t c = cpu_find_repeats(h.data(), n, expect.data());
-    bool ok = read1(count.data()) == c;
-    if (ok) {
-        std::vector<std::uint32_t> got(c);
-        if (c) TS_CUDA_CHECK(cudaMemcpy(got.data(), idx.data(), c * 4, cudaMemcpyDeviceToHost));
-        ok = std::equal(got.begin(), got.end(), expect.begin());
-    }
+    expect.resize(cpu_find_repeats(h.data(), n, expect.data()));
+    // Times `run` (it writes `idx` and `count`) and checks what it wrote; both are wiped first, so
+    // no earlier run's output can pass for its own.
+    const auto time_and_check = [&](const std::function<void()>& run) {
+        TS_CUDA_CHECK(cudaMemset(idx.data(), 0xa5, n * sizeof(std::uint32_t)));
+        TS_CUDA_CHECK(cudaMemset(count.data(), 0xff, sizeof(std::uint64_t)));
+        const double ms = median_ms(run);
+        const bool ok = read1(count.data()) == expect.size() && to_host(idx.data(), expect.size()) == expect;
+        return std::make_pair(ms, ok);
+    };
+    const auto [ours, ok] =
+        time_and_check([&] { find_repeats(a.data(), n, idx.data(), count.data(), temp.data(), bytes); });
     add_row({"find_repeats i32 (values 0..3)", "vs RLE::NonTrivialRuns", n, ours, cub_ms, -1, ok});
     ScanWorkspace workspace;
     workspace.reserve_bytes(find_repeats_workspace_bytes<std::int32_t>(n));
-    TS_CUDA_CHECK(cudaMemset(idx.data(), 0, n * sizeof(std::uint32_t)));
-    const double ours_workspace = median_ms([&] { find_repeats(a.data(), n, idx.data(), count.data(), workspace); });
-    bool workspace_ok = read1(count.data()) == c;
-    if (workspace_ok && c > 0)
-        workspace_ok = to_host(idx.data(), c) == std::vector<std::uint32_t>(expect.begin(), expect.begin() + c);
+    const auto [ours_workspace, workspace_ok] =
+        time_and_check([&] { find_repeats(a.data(), n, idx.data(), count.data(), workspace); });
     add_row({"find_repeats i32 (values 0..3)", "vs RLE::NonTrivialRuns, ours with a workspace", n, ours_workspace,
              cub_ms, -1, workspace_ok});
 }
