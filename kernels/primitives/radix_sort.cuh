@@ -99,7 +99,7 @@ struct SortState {
     unsigned long long* status;  // [tiles][RADIX], StatusSlots<std::uint32_t> words
 
     static std::size_t bytes(std::size_t n) {
-        return kCounterBytes + scan_detail::status_bytes<std::uint32_t>(sort_tiles<K>(n) * RADIX);
+        return kCounterBytes + scan_detail::StatusSlots<std::uint32_t>::bytes(sort_tiles<K>(n) * RADIX);
     }
     static SortState at(unsigned char* temp) {
         std::uint32_t* counters = reinterpret_cast<std::uint32_t*>(temp);

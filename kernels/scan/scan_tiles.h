@@ -119,10 +119,6 @@ constexpr int status_words() {
 constexpr std::size_t spaced_status_bytes(std::size_t slots, int slot_words) {
     return align_bytes(slots * std::size_t(slot_words) * 8);
 }
-template <typename T>
-constexpr std::size_t status_bytes(std::size_t slots) {
-    return spaced_status_bytes(slots, status_words<T>());
-}
 // The look-backs' status slots (the scan's and the compaction's, not the radix sort's per-digit
 // ones) lie TILESCAN_LOOKBACK_SLOT_BYTES apart (0: packed), one L2 line each by default: every
 // waiting tile polls the newest few hundred slots, and packed, 16 of them share a line, so the
