@@ -27,14 +27,16 @@ __host__ __device__ inline std::uint64_t mix(std::uint64_t i) {
     return z ^ (z >> 31);
 }
 
-// Counts elements whose bytes differ: a bit-for-bit check (a float NaN equals itself here).
+// Counts elements a[i] whose bytes differ from b[i] (b_reversed: from b[n - 1 - i]): a
+// bit-for-bit check (a float NaN equals itself here).
 template <typename T>
-__global__ void count_mismatches_kernel(const T* a, const T* b, std::size_t n, unsigned long long* mismatches) {
+__global__ void count_mismatches_kernel(const T* a, const T* b, std::size_t n, bool b_reversed,
+                                        unsigned long long* mismatches) {
     unsigned long long local = 0;
     for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
          i += std::size_t(gridDim.x) * blockDim.x) {
         const auto* bytes_a = reinterpret_cast<const unsigned char*>(a + i);
-        const auto* bytes_b = reinterpret_cast<const unsigned char*>(b + i);
+        const auto* bytes_b = reinterpret_cast<const unsigned char*>(b + (b_reversed ? n - 1 - i : i));
         bool same = true;
         for (std::size_t k = 0; k < sizeof(T); ++k) same &= bytes_a[k] == bytes_b[k];
         local += same ? 0 : 1;
@@ -43,11 +45,11 @@ __global__ void count_mismatches_kernel(const T* a, const T* b, std::size_t n, u
 }
 
 template <typename T>
-std::uint64_t count_mismatches(const T* d_a, const T* d_b, std::size_t n) {
+std::uint64_t count_mismatches(const T* d_a, const T* d_b, std::size_t n, bool b_reversed = false) {
     DeviceBuffer<unsigned long long> count(1);
     TS_CUDA_CHECK(cudaMemset(count.data(), 0, sizeof(unsigned long long)));
     if (n) {
-        count_mismatches_kernel<<<2048, 256>>>(d_a, d_b, n, count.data());
+        count_mismatches_kernel<<<2048, 256>>>(d_a, d_b, n, b_reversed, count.data());
         TS_CUDA_CHECK_LAUNCH();
     }
     unsigned long long mismatches = 0;
