@@ -135,10 +135,7 @@ void bench_select(std::size_t n) {
     const std::size_t bytes = std::max({select_temp_bytes<std::uint32_t>(n, SelectAlgorithm::single_pass),
                                         select_temp_bytes<std::uint32_t>(n, SelectAlgorithm::single_pass_two_level),
                                         select_temp_bytes<std::uint32_t>(n, SelectAlgorithm::reduce_then_scan),
-                                        partition_temp_bytes<std::uint32_t>(n, SelectAlgorithm::single_pass),
-                                        partition_temp_bytes<std::uint32_t>(n, SelectAlgorithm::single_pass_two_level),
-                                        partition_temp_bytes<std::uint32_t>(n, SelectAlgorithm::reduce_then_scan),
-                                        cub_bytes, cub_bytes2, cub_bytes3});
+                                        partition_temp_bytes<std::uint32_t>(n), cub_bytes, cub_bytes2, cub_bytes3});
     DeviceBuffer<unsigned char> temp(bytes);
 
     const double cub_if = median_ms(
@@ -181,23 +178,11 @@ void bench_select(std::size_t n) {
     const double cub_part = median_ms([&] {
         cub::DevicePartition::If(temp.data(), cub_bytes3, in.data(), ref.data(), cub_count.data(), int(n), pred);
     });
-    const auto time_and_check_partition = [&](const std::function<void()>& run) {
-        auto [ms, ok] = time_and_check(run);
-        ok = ok && bench::count_mismatches(out.data() + kept, ref.data() + kept, n - kept, true) == 0;
-        return std::make_pair(ms, ok);
-    };
-    for (SelectAlgorithm a :
-         {SelectAlgorithm::reduce_then_scan, SelectAlgorithm::single_pass_two_level, SelectAlgorithm::single_pass}) {
-        const auto [ours, ok] = time_and_check_partition(
-            [&] { partition_if(in.data(), out.data(), n, pred, count.data(), temp.data(), bytes, nullptr, a); });
-        add_row({"partition_if (50%) u32", std::string(select_algorithm_name(a)) + " (stable both halves)", n, ours,
-                 cub_part, -1, ok});
-    }
-    workspace.reserve_bytes(partition_workspace_bytes<std::uint32_t>(n));
-    const auto [ours_part_workspace, part_workspace_ok] =
-        time_and_check_partition([&] { partition_if(in.data(), out.data(), n, pred, count.data(), workspace); });
-    add_row(
-        {"partition_if (50%) u32", "single_pass (workspace)", n, ours_part_workspace, cub_part, -1, part_workspace_ok});
+    auto [ours_part, part_ok] =
+        time_and_check([&] { partition_if(in.data(), out.data(), n, pred, count.data(), temp.data(), bytes); });
+    part_ok = part_ok && bench::count_mismatches(out.data() + kept, ref.data() + kept, n - kept, true) == 0;
+    add_row({"partition_if (50%) u32", "resident or three phases (stable both halves)", n, ours_part, cub_part, -1,
+             part_ok});
 }
 
 // ---- find_repeats ----------------------------------------------------------------------------

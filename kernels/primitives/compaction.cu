@@ -8,15 +8,12 @@
     template void tilescan::select_if<T, Pred>(const T*, T*, std::size_t, Pred, std::uint64_t*,                        \
                                                tilescan::ScanWorkspace&, cudaStream_t);                                \
     template void tilescan::partition_if<T, Pred>(const T*, T*, std::size_t, Pred, std::uint64_t*, void*, std::size_t, \
-                                                  cudaStream_t, tilescan::SelectAlgorithm);                            \
-    template void tilescan::partition_if<T, Pred>(const T*, T*, std::size_t, Pred, std::uint64_t*,                     \
-                                                  tilescan::ScanWorkspace&, cudaStream_t)
+                                                  cudaStream_t)
 
 #define TS_SELECT_TYPE(T)                                                                                            \
     template std::size_t tilescan::select_temp_bytes<T>(std::size_t, tilescan::SelectAlgorithm);                     \
     template std::size_t tilescan::select_workspace_bytes<T>(std::size_t);                                           \
-    template std::size_t tilescan::partition_temp_bytes<T>(std::size_t, tilescan::SelectAlgorithm);                  \
-    template std::size_t tilescan::partition_workspace_bytes<T>(std::size_t);                                        \
+    template std::size_t tilescan::partition_temp_bytes<T>(std::size_t);                                             \
     template void tilescan::select_flagged<T, std::uint8_t>(const T*, const std::uint8_t*, T*, std::size_t,          \
                                                             std::uint64_t*, void*, std::size_t, cudaStream_t,        \
                                                             tilescan::SelectAlgorithm);                              \

@@ -209,14 +209,8 @@ __device__ __forceinline__ void select_tile(const Source& src, typename Source::
     using Tile = typename Shape::Tile;
     constexpr int V = Shape::V, R = Shape::R, kTile = Tile::kTile;
     static_assert(sizeof(Value) <= sizeof(Load), "kept values are compacted in place over the staged elements");
-    static_assert(!kPartition || kMode != SelectMode::count, "partition scatters");
-    // With a look-back, partition learns how many rejected elements precede its tile only with the
-    // tile's prefix, and never the kept total: it moves every round after the look-back and writes
-    // the rejected elements from the end of the output backwards (reverse_rejected_kernel then
-    // turns them around). The other modes know both before they move a round.
-    constexpr bool kRejectsFromEnd =
-        kPartition && (kMode == SelectMode::scatter_single_level || kMode == SelectMode::scatter_two_level);
-    constexpr int kRoundsBeforePrefix = kRejectsFromEnd ? 0 : Tile::kStaged;
+    static_assert(!kPartition || kMode == SelectMode::scatter_offsets || kMode == SelectMode::scatter_resident,
+                  "partition needs the kept total first");
     typename Tile::Held held;
     const Tile agent(tile, p.load_n);  // find_repeats stages the element after its last as well
     const int lane = agent.lane, warp = agent.warp;
@@ -303,20 +297,13 @@ __device__ __forceinline__ void select_tile(const Source& src, typename Source::
         } else {
             if (threadIdx.x == 0) shared.tile_prefix[0] = p.tile_counts[tile];
         }
-        // Partition: the rejected elements of the tiles before this one, and where the rejected
-        // element with that many rejected before it goes.
+        // Partition: rejected elements of the tiles before this one, after all kept elements.
         const std::size_t base = tile * kTile;
-        std::size_t rejected_before_tile = 0, kept_total = 0;
-        if constexpr (kPartition && kMode == SelectMode::scatter_resident) {
-            rejected_before_tile = base - resident_offset;
-            kept_total = resident_kept;
-        } else if constexpr (kPartition && !kRejectsFromEnd) {
-            rejected_before_tile = base - p.tile_counts[tile];
-            kept_total = *p.kept_total;
-        }
-        const auto rejected_slot = [&](std::size_t rejected_before) {
-            return kRejectsFromEnd ? p.n - 1 - rejected_before : kept_total + rejected_before;
-        };
+        std::size_t rejected_base = 0;
+        if constexpr (kPartition && kMode == SelectMode::scatter_resident)
+            rejected_base = std::size_t(resident_kept) + base - resident_offset;
+        else if constexpr (kPartition)
+            rejected_base = std::size_t(*p.kept_total) + base - p.tile_counts[tile];
         const std::uint32_t valid = std::uint32_t(p.n - base < std::size_t(kTile) ? p.n - base : kTile);
 
         // Kept elements of the staged rounds to the front of this warp's part of the staged tile,
@@ -349,22 +336,21 @@ __device__ __forceinline__ void select_tile(const Source& src, typename Source::
                 const std::uint32_t round_start = std::uint32_t(agent.offset(r) - lane * V);  // in the tile
                 const std::uint32_t round_valid =
                     valid > round_start ? min(valid - round_start, std::uint32_t(kRound)) : 0;
-                const std::size_t first = rejected_before_tile + round_start - (warp_prefix + kept_before_round);
+                const std::size_t first = rejected_base + round_start - (warp_prefix + kept_before_round);
                 __syncwarp();
                 for (std::uint32_t k = lane; k < round_valid - round_kept; k += 32)
-                    out[rejected_slot(first + k)] = rejected_rounds[warp * kRound + k];
+                    out[first + k] = rejected_rounds[warp * kRound + k];
                 __syncwarp();  // read before the next round reuses the buffer
             }
             kept_before_round += round_kept;
         };
 #pragma unroll
-        for (int r = 0; r < kRoundsBeforePrefix; ++r) move_round(r, compacted);
+        for (int r = 0; r < Tile::kStaged; ++r) move_round(r, compacted);
         const std::uint32_t staged_kept = kept_before_round;
         __syncthreads();
         const std::size_t prefix = shared.tile_prefix[0];
-        if constexpr (kRejectsFromEnd) rejected_before_tile = base - prefix;
 #pragma unroll
-        for (int r = kRoundsBeforePrefix; r < R; ++r) move_round(r, out + prefix + warp_prefix);
+        for (int r = Tile::kStaged; r < R; ++r) move_round(r, out + prefix + warp_prefix);
         for (std::uint32_t j = lane; j < staged_kept; j += 32) out[prefix + warp_prefix + j] = compacted[j];
         if (threadIdx.x == 0 && base + kTile >= p.n) *p.num_selected = prefix + tile_kept;
     }
@@ -396,60 +382,15 @@ __global__ void __launch_bounds__(scan_detail::kFastThreads, scan_detail::kFastB
         select_tile<Source, kMode, kPartition, kHeld>(src, out, tagged, shared, shared.tile_id);
         if (call_tag == scan_detail::kLastTag) scan_detail::clear_slots_after_last_tag(p.counters);
     } else {
-        select_tile<Source, kMode, kPartition, kHeld>(src, out, p, shared, blockIdx.x);
+        // The scatter pass takes its tiles last to first: it starts on those the counting pass read
+        // last, which the L2 cache may still hold (its tiles' offsets are known, so any order gives
+        // the same output).
+        const std::size_t tile = kMode == SelectMode::scatter_offsets ? gridDim.x - 1 - blockIdx.x : blockIdx.x;
+        select_tile<Source, kMode, kPartition, kHeld>(src, out, p, shared, tile);
     }
 }
 
 __global__ inline void write_zero_kernel(unsigned long long* where) { *where = 0; }
-
-// Swaps a thread of reverse_rejected_kernel has in flight at once.
-constexpr int kReverseSwaps = 4;
-constexpr int kReverseThreads = 256;
-
-// The look-back partition's last step: it wrote its rejected elements from the end of `out`
-// backwards (select_tile), so reversing out[*kept, n) in place puts them in input order. `kept` is
-// the kept count the partition wrote. Swap j exchanges out[kept + j] and out[n - 1 - j]; a warp's
-// 32 swaps read and write two contiguous runs.
-template <typename T>
-__global__ void __launch_bounds__(kReverseThreads)
-    reverse_rejected_kernel(T* out, std::size_t n, const unsigned long long* kept) {
-    const std::size_t first = *kept;
-    const std::size_t swaps = (n - first) / 2;
-    const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
-    for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < swaps; i += kReverseSwaps * stride) {
-        T front[kReverseSwaps], back[kReverseSwaps];
-#pragma unroll
-        for (int k = 0; k < kReverseSwaps; ++k) {
-            const std::size_t j = i + k * stride;
-            if (j < swaps) {
-                front[k] = out[first + j];
-                back[k] = out[n - 1 - j];
-            }
-        }
-#pragma unroll
-        for (int k = 0; k < kReverseSwaps; ++k) {
-            const std::size_t j = i + k * stride;
-            if (j < swaps) {
-                out[first + j] = back[k];
-                out[n - 1 - j] = front[k];
-            }
-        }
-    }
-}
-
-// Reverses the rejected half of a look-back partition of n elements (reverse_rejected_kernel):
-// enough blocks for the largest possible half, at most as many as the device runs at once.
-template <typename T>
-void reverse_rejected(T* out, std::size_t n, const unsigned long long* kept, cudaStream_t stream) {
-    const std::size_t per_block = std::size_t(kReverseThreads) * kReverseSwaps;
-    const std::size_t most_blocks =
-        std::size_t(current_device_attribute(cudaDevAttrMultiProcessorCount)) *
-        (current_device_attribute(cudaDevAttrMaxThreadsPerMultiProcessor) / kReverseThreads);
-    const unsigned grid =
-        unsigned(std::max<std::size_t>(1, std::min((n / 2 + per_block - 1) / per_block, most_blocks)));
-    reverse_rejected_kernel<<<grid, kReverseThreads, 0, stream>>>(out, n, kept);
-    TS_CUDA_CHECK_LAUNCH();
-}
 
 // The single-level look-back's counterpart of the scan library's lookback_init_kernel.
 __global__ inline void single_level_init_kernel(scan_detail::LookbackSlots<std::uint32_t> status,
@@ -478,23 +419,17 @@ std::size_t tiles_for(std::size_t n, bool held_rounds) {
     return (n + select_tile_elems<Load>(held_rounds) - 1) / select_tile_elems<Load>(held_rounds);
 }
 
-// Whether a compaction holds rounds in registers: partition never does (it spilled with them).
 template <typename Load>
-bool compact_holds_rounds(std::size_t n, SelectAlgorithm algorithm, bool partition) {
-    return !partition && select_holds_rounds<Load>(n, algorithm);
-}
-
-template <typename Load>
-std::size_t compact_temp_bytes(std::size_t n, SelectAlgorithm algorithm, bool partition) {
-    const std::size_t tiles = tiles_for<Load>(n, compact_holds_rounds<Load>(n, algorithm, partition));
+std::size_t compact_temp_bytes(std::size_t n, SelectAlgorithm algorithm) {
+    const std::size_t tiles = tiles_for<Load>(n, select_holds_rounds<Load>(n, algorithm));
     if (tiles == 0) return 0;
     switch (algorithm) {
         case SelectAlgorithm::single_pass:
             return single_level_select_bytes(tiles);
         case SelectAlgorithm::single_pass_two_level:
             return two_level_select_bytes(tiles);
-        default:
-            return offsets_select_bytes(tiles);
+        default:  // partition's resident kernel keeps its counts in single-level slots
+            return std::max(offsets_select_bytes(tiles), single_level_select_bytes(tiles));
     }
 }
 
@@ -522,7 +457,8 @@ template <bool kPartition, typename Source>
 void compact(const char* what, Source src, std::size_t n, std::size_t load_n, typename Source::Value* out,
              std::uint64_t* d_num_selected, SelectStorage storage, cudaStream_t stream, SelectAlgorithm algorithm) {
     using Load = typename Source::Load;
-    const std::size_t needed = compact_temp_bytes<Load>(n, algorithm, kPartition);
+    if (kPartition) algorithm = SelectAlgorithm::reduce_then_scan;  // resident where its tiles fit (below)
+    const std::size_t needed = compact_temp_bytes<Load>(n, algorithm);
     if (storage.size < needed || (needed > 0 && storage.bytes == nullptr))
         throw std::invalid_argument(std::string(what) +
                                     (storage.workspace ? ": a workspace of " : ": temporary storage of ") +
@@ -538,7 +474,7 @@ void compact(const char* what, Source src, std::size_t n, std::size_t load_n, ty
         return;
     }
     if (src.in == nullptr || out == nullptr) throw std::invalid_argument(std::string(what) + ": null input or output");
-    const bool held = compact_holds_rounds<Load>(n, algorithm, kPartition);
+    const bool held = select_holds_rounds<Load>(n, algorithm);
     const std::size_t tiles = tiles_for<Load>(n, held);
     const unsigned grid = grid_of(tiles, what);
     unsigned char* const temp = storage.bytes;
@@ -549,11 +485,11 @@ void compact(const char* what, Source src, std::size_t n, std::size_t load_n, ty
     p.num_selected = num;
     const bool clear_first = !storage.workspace;
     const unsigned init_grid = unsigned(tiles < 256 * 1024 ? (tiles + 255) / 256 : 1024);
-    // The single pass runs resident where every tile fits at once: one launch instead of the
-    // clearing launch and the look-back (and partition's reversal). Over a workspace the look-back
-    // is one launch already and runs instead, as the scan library decides for its integer sums
-    // (resident_scan_pays).
-    if (algorithm == SelectAlgorithm::single_pass) {
+    // The single pass and partition run resident where every tile fits at once: one launch, no
+    // clearing (single pass) or one instead of three (partition's counts, scan and scatter). Over a
+    // workspace the look-back is one launch already and runs instead, as the scan library decides
+    // for its integer sums (resident_scan_pays).
+    if (algorithm == SelectAlgorithm::single_pass || kPartition) {
         constexpr auto resident_kernel = select_kernel<Source, SelectMode::scatter_resident, kPartition, false>;
         if (scan_detail::resident_scan_pays<std::uint32_t, Sum<std::uint32_t>>(clear_first) && !held &&
             tiles <= scan_detail::resident_tile_capacity<resident_kernel>()) {
@@ -569,20 +505,13 @@ void compact(const char* what, Source src, std::size_t n, std::size_t load_n, ty
             single_level_init_kernel<<<init_grid, 256, 0, stream>>>(p.single_level, p.counters.tickets, tiles);
             TS_CUDA_CHECK_LAUNCH();
         }
-        if constexpr (kPartition) {
-            select_kernel<Source, SelectMode::scatter_single_level, true, false>
+        if (held)
+            select_kernel<Source, SelectMode::scatter_single_level, false, true>
                 <<<grid, scan_detail::kFastThreads, 0, stream>>>(src, out, p);
-            TS_CUDA_CHECK_LAUNCH();
-            reverse_rejected(out, n, num, stream);
-        } else {
-            if (held)
-                select_kernel<Source, SelectMode::scatter_single_level, false, true>
-                    <<<grid, scan_detail::kFastThreads, 0, stream>>>(src, out, p);
-            else
-                select_kernel<Source, SelectMode::scatter_single_level, false, false>
-                    <<<grid, scan_detail::kFastThreads, 0, stream>>>(src, out, p);
-            TS_CUDA_CHECK_LAUNCH();
-        }
+        else
+            select_kernel<Source, SelectMode::scatter_single_level, false, false>  // partition: offsets only
+                <<<grid, scan_detail::kFastThreads, 0, stream>>>(src, out, p);
+        TS_CUDA_CHECK_LAUNCH();
         return;
     }
     if (algorithm == SelectAlgorithm::single_pass_two_level) {
@@ -590,10 +519,9 @@ void compact(const char* what, Source src, std::size_t n, std::size_t load_n, ty
         p.two_level.carve(temp + scan_detail::kLookbackCounterBytes, tiles);
         scan_detail::lookback_init_kernel<<<init_grid, 256, 0, stream>>>(p.two_level, p.counters.tickets, tiles);
         TS_CUDA_CHECK_LAUNCH();
-        select_kernel<Source, SelectMode::scatter_two_level, kPartition, false>
+        select_kernel<Source, SelectMode::scatter_two_level, false, false>
             <<<grid, scan_detail::kFastThreads, 0, stream>>>(src, out, p);
         TS_CUDA_CHECK_LAUNCH();
-        if constexpr (kPartition) reverse_rejected(out, n, num, stream);
         return;
     }
     p.tile_counts = reinterpret_cast<std::uint32_t*>(temp);
@@ -615,12 +543,12 @@ namespace tilescan {
 
 template <typename T>
 std::size_t select_temp_bytes(std::size_t n, SelectAlgorithm algorithm) {
-    return prim_detail::compact_temp_bytes<T>(n, algorithm, false);
+    return prim_detail::compact_temp_bytes<T>(n, algorithm);
 }
 
 template <typename T>
 std::size_t select_workspace_bytes(std::size_t n) {
-    return prim_detail::compact_temp_bytes<T>(n, SelectAlgorithm::single_pass, false);
+    return prim_detail::compact_temp_bytes<T>(n, SelectAlgorithm::single_pass);
 }
 
 template <typename T, typename Pred>
@@ -656,33 +584,21 @@ void select_flagged(const T* d_in, const Flag* d_flags, T* d_out, std::size_t n,
 }
 
 template <typename T>
-std::size_t partition_temp_bytes(std::size_t n, SelectAlgorithm algorithm) {
-    return prim_detail::compact_temp_bytes<T>(n, algorithm, true);
-}
-
-template <typename T>
-std::size_t partition_workspace_bytes(std::size_t n) {
-    return prim_detail::compact_temp_bytes<T>(n, SelectAlgorithm::single_pass, true);
+std::size_t partition_temp_bytes(std::size_t n) {
+    return prim_detail::compact_temp_bytes<T>(n, SelectAlgorithm::reduce_then_scan);
 }
 
 template <typename T, typename Pred>
 void partition_if(const T* d_in, T* d_out, std::size_t n, Pred pred, std::uint64_t* d_num_selected, void* d_temp,
-                  std::size_t temp_bytes, cudaStream_t stream, SelectAlgorithm algorithm) {
+                  std::size_t temp_bytes, cudaStream_t stream) {
     prim_detail::compact<true>("partition_if", prim_detail::PredicateSource<T, Pred>{d_in, pred}, n, n, d_out,
-                               d_num_selected, prim_detail::temporary_storage(d_temp, temp_bytes), stream, algorithm);
-}
-
-template <typename T, typename Pred>
-void partition_if(const T* d_in, T* d_out, std::size_t n, Pred pred, std::uint64_t* d_num_selected,
-                  ScanWorkspace& workspace, cudaStream_t stream) {
-    prim_detail::compact<true>("partition_if", prim_detail::PredicateSource<T, Pred>{d_in, pred}, n, n, d_out,
-                               d_num_selected, prim_detail::workspace_storage(workspace), stream,
-                               SelectAlgorithm::single_pass);
+                               d_num_selected, prim_detail::temporary_storage(d_temp, temp_bytes), stream,
+                               SelectAlgorithm::reduce_then_scan);
 }
 
 template <typename T>
 std::size_t find_repeats_temp_bytes(std::size_t n) {
-    return prim_detail::compact_temp_bytes<T>(n == 0 ? 0 : n - 1, SelectAlgorithm::single_pass, false);
+    return prim_detail::compact_temp_bytes<T>(n == 0 ? 0 : n - 1, SelectAlgorithm::single_pass);
 }
 
 template <typename T>

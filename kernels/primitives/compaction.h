@@ -17,7 +17,7 @@
 /// types only), pass at least that much device memory, reuse it freely. The calls are
 /// asynchronous on `stream`; errors throw std::invalid_argument or CudaError.
 ///
-/// Callers that compact again and again can give select_if, select_flagged and partition_if the scan library's
+/// Callers that compact again and again can give select_if and select_flagged the scan library's
 /// ScanWorkspace (scan.h) instead of temporary storage: cleared once when allocated, it spares
 /// each call the launch that empties the look-back's status slots. One workspace may serve scans
 /// and compactions alike (calls one after another on one stream, as with temporary storage).
@@ -142,34 +142,17 @@ template <typename T, typename Flag>
 void select_flagged(const T* d_in, const Flag* d_flags, T* d_out, std::size_t n, std::uint64_t* d_num_selected,
                     ScanWorkspace& workspace, cudaStream_t stream = nullptr);
 
-/// Bytes of temporary device storage partition_if of n elements of T needs with `algorithm` (0
-/// when n == 0).
+/// Bytes of temporary device storage partition_if of n elements of T needs (0 when n == 0).
 template <typename T>
-std::size_t partition_temp_bytes(std::size_t n, SelectAlgorithm algorithm = SelectAlgorithm::single_pass);
+std::size_t partition_temp_bytes(std::size_t n);
 
 /// Writes the kept elements (pred true) to d_out in input order, then the rejected ones in input
 /// order (both halves stable, unlike CUB's reversed rejected half); `*d_num_selected` receives
-/// the kept count. A tile's rejected elements are preceded by the rejected elements of the tiles
-/// before it, which its look-back tells it, and by every kept element, which it cannot know: so
-/// the look-back algorithms write the rejected half from the end of d_out backwards, then a
-/// second launch reverses it in place (it reads and writes the rejected half once more);
-/// reduce_then_scan counts first and places both halves directly. Where the tiles all fit on the
-/// GPU at once, single_pass is one cooperative launch that counts, meets at a grid-wide barrier
-/// and scatters. Sizes, storage and errors as select_if, with partition_temp_bytes<T>(n,
-/// algorithm) bytes of temporary storage.
+/// the kept count. Runs reduce_then_scan, or, where its tiles all fit on the GPU at once, one
+/// cooperative launch that counts, meets at a grid-wide barrier and scatters. Sizes, storage and
+/// errors as select_if, with partition_temp_bytes<T>(n) bytes of temporary storage.
 template <typename T, typename Pred>
 void partition_if(const T* d_in, T* d_out, std::size_t n, Pred pred, std::uint64_t* d_num_selected, void* d_temp,
-                  std::size_t temp_bytes, cudaStream_t stream = nullptr,
-                  SelectAlgorithm algorithm = SelectAlgorithm::single_pass);
-
-/// Bytes of a ScanWorkspace that partition_if of n elements of T needs (0 when n == 0).
-template <typename T>
-std::size_t partition_workspace_bytes(std::size_t n);
-
-/// partition_if by the single pass over `workspace` (reserved for partition_workspace_bytes<T>(n)
-/// bytes or more): the look-back and the reversal, no clearing launch.
-template <typename T, typename Pred>
-void partition_if(const T* d_in, T* d_out, std::size_t n, Pred pred, std::uint64_t* d_num_selected,
-                  ScanWorkspace& workspace, cudaStream_t stream = nullptr);
+                  std::size_t temp_bytes, cudaStream_t stream = nullptr);
 
 }  // namespace tilescan

@@ -90,32 +90,19 @@ std::vector<T> compaction_input(std::size_t n, int dist) {
     return v;
 }
 
-// partition_if of `in` (on the device: d_in) by `algorithm`, and over the shared workspace where
-// the algorithm is the single pass, against the serial reference: both halves, bit for bit.
+// partition_if of `in` (on the device: d_in) against the serial reference: both halves, bit for bit.
 template <typename T, typename Pred>
-void check_partition(const std::vector<T>& in, const DeviceBuffer<T>& d_in, Pred pred, SelectAlgorithm algorithm) {
+void check_partition(const std::vector<T>& in, const DeviceBuffer<T>& d_in, Pred pred) {
     const std::size_t n = in.size();
     std::vector<T> expect(n);
     const std::size_t kept = serial_partition_if(in.data(), n, pred, expect.data());
     DeviceBuffer<std::uint64_t> d_count(1);
-    const auto check = [&](const char* how, const auto& partition) {
-        INFO(how);
-        DeviceBuffer<T> d_out = poisoned<T>(n);
-        partition(d_out.data());
-        REQUIRE(read_count(d_count) == kept);
-        CHECK(same_bits(download(d_out.data(), n), expect, n));
-    };
-    const std::size_t bytes = partition_temp_bytes<T>(n, algorithm);
+    const std::size_t bytes = partition_temp_bytes<T>(n);
     DeviceBuffer<unsigned char> temp(bytes + 1);
-    check("partition_if", [&](T* out) {
-        partition_if(d_in.data(), out, n, pred, d_count.data(), temp.data(), bytes, nullptr, algorithm);
-    });
-    if (algorithm == SelectAlgorithm::single_pass) {
-        ScanWorkspace& workspace = shared_workspace();
-        workspace.reserve_bytes(partition_workspace_bytes<T>(n));
-        check("partition_if with a workspace",
-              [&](T* out) { partition_if(d_in.data(), out, n, pred, d_count.data(), workspace); });
-    }
+    DeviceBuffer<T> d_out = poisoned<T>(n);
+    partition_if(d_in.data(), d_out.data(), n, pred, d_count.data(), temp.data(), bytes);
+    REQUIRE(read_count(d_count) == kept);
+    CHECK(same_bits(download(d_out.data(), n), expect, n));
 }
 
 template <typename T>
@@ -167,9 +154,9 @@ void check_compaction(std::size_t n, int dist, SelectAlgorithm algorithm, bool f
             });
     }
     if (partition_too) {
-        check_partition(in, d_in, pred, algorithm);
+        check_partition(in, d_in, pred);
         // The complement keeps what pred rejects: every element rejected where pred keeps all.
-        check_partition(in, d_in, GreaterEqual<T>{T(500)}, algorithm);
+        check_partition(in, d_in, GreaterEqual<T>{T(500)});
     }
 }
 
@@ -183,7 +170,7 @@ void compaction_suite(bool large) {
         for (int dist = 0; dist < 3; ++dist)
             for (SelectAlgorithm a : {SelectAlgorithm::single_pass, SelectAlgorithm::single_pass_two_level,
                                       SelectAlgorithm::reduce_then_scan})
-                check_compaction<T>(n, dist, a, !large || dist == 0, true);
+                check_compaction<T>(n, dist, a, !large || dist == 0, a == SelectAlgorithm::single_pass);
 }
 
 // ---- find_repeats -----------------------------------------------------------------------------
@@ -406,11 +393,11 @@ TEST_CASE("GPU select and partition at 10^6 + 3 and 2^24", "[gpu][primitives][co
     compaction_suite<std::uint64_t>(true);
 }
 
-// The single pass (select and partition) runs resident (one cooperative launch: no look-back, no
-// separate scan) while its tiles all fit on the GPU at once: at the most tiles the device holds
-// (792 for select on the H200) and at one more, where it takes the look-back instead (partition:
-// and the reversal of its rejected half); select_if, select_flagged, partition_if and
-// find_repeats against the serial reference.
+// The single pass and partition run resident (one cooperative launch: no look-back, no separate
+// scan) while their tiles all fit on the GPU at once: at the most tiles the device holds (792 for
+// the single pass on the H200) and at one more, where they take the look-back and the three
+// phases instead; select_if, select_flagged, partition_if and find_repeats against the serial
+// reference.
 TEST_CASE("GPU select, partition and find_repeats at the resident kernels' limits", "[gpu][primitives][compaction]") {
     using Source = prim_detail::PredicateSource<std::uint32_t, LessThan<std::uint32_t>>;
     constexpr auto kResident = prim_detail::SelectMode::scatter_resident;
@@ -428,7 +415,7 @@ TEST_CASE("GPU select, partition and find_repeats at the resident kernels' limit
     }
     for (std::size_t n : {partition_tiles * tile, partition_tiles * tile + 1})
         for (int dist = 0; dist < 3; ++dist)
-            check_compaction<std::uint32_t>(n, dist, SelectAlgorithm::single_pass, false, true);
+            check_compaction<std::uint32_t>(n, dist, SelectAlgorithm::reduce_then_scan, false, true);
 }
 
 // Sizes of at least 256 MiB, where the single pass holds rounds in registers: whole tiles, and a
@@ -531,8 +518,6 @@ TEST_CASE("GPU compaction over a workspace: tags wrap, scans share it, too small
                                        d_count.data(), small),
                         std::invalid_argument);
         CHECK_THROWS_AS(find_repeats(d_in.data(), n, d_indices.data(), d_count.data(), small), std::invalid_argument);
-        REQUIRE(partition_workspace_bytes<T>(n) > small.bytes());
-        CHECK_THROWS_AS(partition_if(d_in.data(), d_out.data(), n, pred, d_count.data(), small), std::invalid_argument);
     }
 }
 
@@ -772,8 +757,8 @@ TEST_CASE("GPU primitives API errors", "[gpu][primitives][sanitize]") {
 TEST_CASE("GPU primitives, small cases for compute-sanitizer", "[gpu][primitives][sanitize]") {
     for (std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(33), std::size_t(8193), std::size_t(20000)}) {
         check_compaction<std::int32_t>(n, 0, SelectAlgorithm::single_pass, true, true);
-        check_compaction<std::int32_t>(n, 2, SelectAlgorithm::reduce_then_scan, true, true);
-        check_compaction<std::int32_t>(n, 0, SelectAlgorithm::single_pass_two_level, true, true);
+        check_compaction<std::int32_t>(n, 2, SelectAlgorithm::reduce_then_scan, true, false);
+        check_compaction<std::int32_t>(n, 0, SelectAlgorithm::single_pass_two_level, true, false);
         const auto keys = sort_keys_input<std::uint32_t>(n, 0);
         check_sort(keys, 0, 32, 8, true, false);
         check_sort(keys, 0, 32, 4, false, true);
