@@ -132,19 +132,32 @@ struct StatusSlots {
     // published by another call; the value is written only for a non-zero flag.
     __device__ __forceinline__ unsigned read(std::size_t i, T& value) const {
         unsigned long long got[kWords];
+        const unsigned flag = load(i, got);
+        if (flag != 0) {
+            std::uint32_t pieces[kWords];
+#pragma unroll
+            for (int w = 0; w < kWords; ++w) pieces[w] = std::uint32_t(got[w]);
+            memcpy(&value, pieces, sizeof(T));
+        }
+        return flag;
+    }
+    // The slot's flag alone, as read returns it.
+    __device__ __forceinline__ unsigned flag(std::size_t i) const {
+        unsigned long long got[kWords];
+        return load(i, got);
+    }
+
+private:
+    // Loads slot i's words into `got` and returns their common flag under this call's tag, else 0.
+    __device__ __forceinline__ unsigned load(std::size_t i, unsigned long long (&got)[kWords]) const {
 #pragma unroll
         for (int w = 0; w < kWords; ++w) got[w] = Ref(words[i * kSlotWords + w]).load(cuda::memory_order_relaxed);
         const unsigned tagged_flag = unsigned(got[0] >> 32);
-        std::uint32_t pieces[kWords];
 #pragma unroll
-        for (int w = 0; w < kWords; ++w) {
+        for (int w = 1; w < kWords; ++w)
             if (unsigned(got[w] >> 32) != tagged_flag) return 0;
-            pieces[w] = std::uint32_t(got[w]);
-        }
         if (tagged_flag >> kFlagBits != tag) return 0;
-        const unsigned flag = tagged_flag & ((1u << kFlagBits) - 1);
-        if (flag != 0) memcpy(&value, pieces, sizeof(T));
-        return flag;
+        return tagged_flag & ((1u << kFlagBits) - 1);
     }
 };
 
@@ -199,6 +212,22 @@ struct LookbackCounters {
     std::size_t status_word_count;  // every status word of the storage, not only this call's
 };
 
+// How many tiles a single pass lets load ahead of the oldest tile still loading: kLoadWindowPercent
+// of the tiles the current GPU holds at once (kFastBlocksPerSM an SM), at least one; 0 for none.
+// Without a window, the blocks that a late tile's prefix releases finish together, their successors
+// start together, load together and look back together while nothing loads, and these waves last
+// hundreds of microseconds (a per-tile timeline at 2^28 int32: 19 tiles a microsecond in the first
+// 50 us, 35-39 after, 41-42, a copy's pace, only from about 350 us on; with a window of 256 tiles
+// the pace is reached within 50 us). With it, tiles take their turn to load in ticket order, and a
+// turn frees as the tile that many before publishes its aggregate: each wave's loads arrive in
+// order, so its prefixes, its stores and its successors' starts spread out too.
+inline std::size_t load_window_tiles() {
+    if (kLoadWindowPercent == 0) return 0;
+    const std::size_t resident =
+        std::size_t(current_device_attribute(cudaDevAttrMultiProcessorCount)) * kFastBlocksPerSM;
+    return std::max<std::size_t>(1, resident * kLoadWindowPercent / 100);
+}
+
 // The counters at the front of a single pass's storage (kLookbackCounterBytes, scan_tiles.h) of
 // `bytes` in all, and every status word after them.
 inline LookbackCounters lookback_counters(unsigned char* storage, std::size_t bytes) {
@@ -221,6 +250,18 @@ __device__ __forceinline__ LookbackTicket take_ticket(const LookbackCounters& co
     const unsigned tile = unsigned(ticket);
     if (tile == gridDim.x - 1) atomicAdd(counters.tickets, (1ull << 32) - gridDim.x);
     return {tile, unsigned(ticket >> 32) & kLastTag};
+}
+
+// Called by one thread of tile `tile`'s block before the tile's loads: waits until the tile
+// `window` before it has published its aggregate in `tiles` (window 0: never waits). That tile's
+// block took an earlier ticket, so it runs or has run, and it publishes without waiting for later
+// tiles: forward progress holds as for the look-back.
+template <typename T, int kSlotWords>
+__device__ __forceinline__ void wait_for_load_turn(const StatusSlots<T, kSlotWords>& tiles, std::size_t tile,
+                                                   std::size_t window) {
+    if (window == 0 || tile < window) return;
+    while (tiles.flag(tile - window) == 0) {
+    }
 }
 
 // Called by every thread of every block of a call whose tag is kLastTag, after the block's look-back:

@@ -285,6 +285,20 @@ TEST_CASE("GPU single pass over large inputs: tiles that hold rounds in register
         Sum<std::uint64_t>{}, "uint32 -> uint64 sum", 0, true, true);
 }
 
+TEST_CASE("GPU single pass over large inputs waits its load turn: under compute-sanitizer too",
+          "[gpu][scan][sanitize]") {
+    // From kHeldMinInputBytes of input a tile loads only once the tile a load window before it has
+    // published its aggregate (wait_for_load_turn, scan_lookback.cuh): a third of the tiles the GPU
+    // holds at once, so with more tiles than it holds the window holds tiles back.
+    const std::size_t n = just_above_held_threshold<std::int32_t, std::int32_t>();
+    REQUIRE(n * sizeof(std::int32_t) >= scan_detail::kHeldMinInputBytes);
+    const std::size_t resident =
+        std::size_t(current_device_attribute(cudaDevAttrMultiProcessorCount)) * scan_detail::kFastBlocksPerSM;
+    REQUIRE(scan_detail::lookback_tiles<std::int32_t, std::int32_t>(n) > resident);
+    check_scans<std::int32_t, std::int32_t>(random_ints<std::int32_t>(n, 35, -1000, 1000), Sum<std::int32_t>{},
+                                            "int32 sum", 0, true, true);
+}
+
 TEST_CASE("GPU float scans are identical run to run", "[gpu][scan]") {
     const std::size_t n = std::size_t(1) << 24;
     const auto in = random_reals<float>(n, 99);
