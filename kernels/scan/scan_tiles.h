@@ -82,8 +82,9 @@ constexpr std::size_t kScanL2PrefetchBytes = TILESCAN_SCAN_L2_PREFETCH_BYTES;
 // tiles), one call, two rounds (bench/results/2026-12-04-scan-h200-load-window.md): int32 exclusive
 // sum at 2^28, temporary storage / workspace, 0.588-0.584 / 0.584-0.582 ms without a window, 25 %
 // 0.569-0.574 / 0.563-0.568, 33 % 0.559-0.561 / 0.556-0.558, 40 % 0.561-0.567 / 0.561-0.562; at
-// 2^26 0.174-0.176 without, 0.159-0.160 with 33 %. The compaction's single pass lost with it
-// (select_if at 2^28 0.444 -> 0.478 ms, select_flagged 0.522 -> 0.597), so only the scan waits.
+// 2^26 (temporary storage) 0.174-0.176 without, 0.159-0.160 with 33 %. The compaction's single
+// pass lost with it (select_if at 2^28 0.444 -> 0.478 ms, select_flagged 0.522 -> 0.597), so only
+// the scan waits.
 #ifndef TILESCAN_SCAN_LOAD_WINDOW_PERCENT
 #define TILESCAN_SCAN_LOAD_WINDOW_PERCENT 33
 #endif
