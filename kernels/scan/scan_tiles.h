@@ -182,6 +182,12 @@ template <typename In, typename Out>
 constexpr bool lookback_holds_rounds(std::size_t n) {
     return n * sizeof(In) >= held_min_input_bytes<In, Out>();
 }
+// Whether the single pass over n In values takes turns to load (kLoadWindowPercent above): from
+// kHeldMinInputBytes of input, where it was measured to pay, whatever Out.
+template <typename In>
+constexpr bool lookback_takes_load_turns(std::size_t n) {
+    return n * sizeof(In) >= kHeldMinInputBytes;
+}
 template <typename In, typename Out>
 constexpr std::size_t lookback_tile_elems(std::size_t n) {
     return lookback_holds_rounds<In, Out>(n) ? FastTile<In, Out, kFastHeldBytes>::tile : FastTile<In, Out>::tile;

@@ -291,7 +291,7 @@ TEST_CASE("GPU single pass over large inputs waits its load turn: under compute-
     // published its aggregate (wait_for_load_turn, scan_lookback.cuh): a third of the tiles the GPU
     // holds at once, so with more tiles than it holds the window holds tiles back.
     const std::size_t n = just_above_held_threshold<std::int32_t, std::int32_t>();
-    REQUIRE(n * sizeof(std::int32_t) >= scan_detail::kHeldMinInputBytes);
+    REQUIRE(scan_detail::lookback_takes_load_turns<std::int32_t>(n));
     const std::size_t resident =
         std::size_t(current_device_attribute(cudaDevAttrMultiProcessorCount)) * scan_detail::kFastBlocksPerSM;
     REQUIRE(scan_detail::lookback_tiles<std::int32_t, std::int32_t>(n) > resident);
