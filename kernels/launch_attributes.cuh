@@ -1,7 +1,7 @@
 // Kernel launches with a launch attribute (cudaLaunchKernelEx): programmatic dependent launches
-// between the renderer's frame kernels (kernels/render/programmatic_launch.cuh), and cooperative
-// launches, whose blocks all run at once and so may wait for one another at a grid-wide barrier
-// (cooperative_groups::this_grid().sync(): the resident scan and compaction, kernels/scan/scan.cuh).
+// (kernels/programmatic_launch.cuh), and cooperative launches, whose blocks all run at once and so
+// may wait for one another at a grid-wide barrier (cooperative_groups::this_grid().sync(): the
+// resident scan and compaction, kernels/scan/scan.cuh).
 #pragma once
 
 #include <cuda_runtime.h>

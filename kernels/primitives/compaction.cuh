@@ -366,6 +366,7 @@ __global__ void __launch_bounds__(scan_detail::kFastThreads, scan_detail::kFastB
     using Tile = SelectTile<typename Source::Load, kHeld>;
     __shared__ typename Tile::Shared shared;
     if constexpr (kMode == SelectMode::scatter_two_level || kMode == SelectMode::scatter_single_level) {
+        wait_for_prior_grid();  // the clearing launch's, over temporary storage
         // The call's tag: temporary storage, cleared before the call, always has 0; a workspace
         // numbers its calls, so the slots of earlier ones read as empty.
         __shared__ unsigned call_tag;
@@ -501,17 +502,16 @@ void compact(const char* what, Source src, std::size_t n, std::size_t load_n, ty
     if (algorithm == SelectAlgorithm::single_pass) {
         p.counters = scan_detail::lookback_counters(temp, storage.size);
         p.single_level.carve(temp + scan_detail::kLookbackCounterBytes);
-        if (clear_first) {
+        const auto kernel = held ? select_kernel<Source, SelectMode::scatter_single_level, false, true>
+                                 : select_kernel<Source, SelectMode::scatter_single_level, false, false>;
+        if (clear_first) {  // the look-back as the clearing's programmatic dependent, as the scan's (scan.cuh)
             single_level_init_kernel<<<init_grid, 256, 0, stream>>>(p.single_level, p.counters.tickets, tiles);
             TS_CUDA_CHECK_LAUNCH();
+            launch_after_prior_grid(kernel, grid, scan_detail::kFastThreads, stream, src, out, p);
+        } else {
+            kernel<<<grid, scan_detail::kFastThreads, 0, stream>>>(src, out, p);
+            TS_CUDA_CHECK_LAUNCH();
         }
-        if (held)
-            select_kernel<Source, SelectMode::scatter_single_level, false, true>
-                <<<grid, scan_detail::kFastThreads, 0, stream>>>(src, out, p);
-        else
-            select_kernel<Source, SelectMode::scatter_single_level, false, false>  // partition: offsets only
-                <<<grid, scan_detail::kFastThreads, 0, stream>>>(src, out, p);
-        TS_CUDA_CHECK_LAUNCH();
         return;
     }
     if (algorithm == SelectAlgorithm::single_pass_two_level) {
@@ -519,9 +519,8 @@ void compact(const char* what, Source src, std::size_t n, std::size_t load_n, ty
         p.two_level.carve(temp + scan_detail::kLookbackCounterBytes, tiles);
         scan_detail::lookback_init_kernel<<<init_grid, 256, 0, stream>>>(p.two_level, p.counters.tickets, tiles);
         TS_CUDA_CHECK_LAUNCH();
-        select_kernel<Source, SelectMode::scatter_two_level, false, false>
-            <<<grid, scan_detail::kFastThreads, 0, stream>>>(src, out, p);
-        TS_CUDA_CHECK_LAUNCH();
+        launch_after_prior_grid(select_kernel<Source, SelectMode::scatter_two_level, false, false>, grid,
+                                scan_detail::kFastThreads, stream, src, out, p);
         return;
     }
     p.tile_counts = reinterpret_cast<std::uint32_t*>(temp);

@@ -13,8 +13,8 @@
 #include "kernels/cuda_check.h"
 #include "kernels/primitives/lower_bound.cuh"
 #include "kernels/primitives/ordered_binning.h"
+#include "kernels/programmatic_launch.cuh"
 #include "kernels/render/circle_records.cuh"
-#include "kernels/render/programmatic_launch.cuh"
 #include "kernels/render/render_launch.h"
 
 namespace tilescan {
@@ -25,11 +25,9 @@ using render_detail::band_tile_index;
 using render_detail::clip_to_band;
 using render_detail::footprint_of;
 using render_detail::for_each_masked_tile;
-using render_detail::launch_after_prior_grid;
 using render_detail::nearest_centre_of;
 using render_detail::touched_tile_mask;
 using render_detail::unpack_box;
-using render_detail::wait_for_prior_grid;
 
 constexpr int kThreads = 256;
 

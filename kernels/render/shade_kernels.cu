@@ -13,8 +13,8 @@
 
 #include "kernels/cuda_check.h"
 #include "kernels/primitives/block_ranking.cuh"
+#include "kernels/programmatic_launch.cuh"
 #include "kernels/render/circle_records.cuh"
-#include "kernels/render/programmatic_launch.cuh"
 #include "kernels/render/render_launch.h"
 #include "kernels/scan/scan_ops.h"
 #include "kernels/scan/scan_warp.cuh"
@@ -419,7 +419,7 @@ __global__ void __launch_bounds__(TileLayout<kPixels>::kThreads, shade_blocks_pe
                        unsigned long long* blends) {
     constexpr int kBatch = TileLayout<kPixels>::kBatch;
     __shared__ StagedCircles<kPixels> staged[2];
-    render_detail::wait_for_prior_grid();  // the ordered binning's lists
+    wait_for_prior_grid();  // the ordered binning's lists
     const std::uint32_t band_tile = tile_order != nullptr ? tile_order[blockIdx.x] : blockIdx.x;
     const std::uint64_t begin = tile_offsets[band_tile];
     const std::uint64_t end = tile_offsets[band_tile + 1];
@@ -583,7 +583,7 @@ __global__ void __launch_bounds__(kRegionListThreads, 2)
     constexpr int kWarps = kRegionListThreads / 32;
     constexpr std::uint32_t kRound = kRegionListThreads * kCompactionPerThread;
     __shared__ std::uint32_t warp_sums[kWarps];
-    render_detail::wait_for_prior_grid();  // the cull's boxes
+    wait_for_prior_grid();  // the cull's boxes
     const int regions_x = regions_along(f.grid.tiles_x);
     const int side = kTileSize << kRegionTilesLog2;  // pixels
     const int x0 = int(blockIdx.x % unsigned(regions_x)) * side;
@@ -646,7 +646,7 @@ __device__ __forceinline__ void compact_and_shade_tile(const FrameParams& f, con
     constexpr int kRound = CompactedTile<kPixels, kPerThread>::kRound;
     __shared__ CompactedTile<kPixels, kPerThread> compacted;
     __shared__ StagedCircles<kPixels> staged;
-    render_detail::wait_for_prior_grid();  // the cull's records, the region lists
+    wait_for_prior_grid();  // the cull's records, the region lists
     const std::uint32_t tile = blockIdx.x;
     const int tx = int(tile % std::uint32_t(f.grid.tiles_x));
     const int ty = int(tile / std::uint32_t(f.grid.tiles_x));
@@ -987,9 +987,8 @@ void launch_shade_tiles(const FrameParams& frame, const CircleRecords& records, 
         TS_CUDA_CHECK_LAUNCH();
     }
     const auto shade = [&](auto kernel, int threads) {
-        render_detail::launch_after_prior_grid(kernel, band_tile_count(frame), unsigned(threads), stream, frame,
-                                               records, tile_offsets, tile_circles, circle_id_mask, tile_order,
-                                               busy.on_device, image, blends);
+        launch_after_prior_grid(kernel, band_tile_count(frame), unsigned(threads), stream, frame, records, tile_offsets,
+                                tile_circles, circle_id_mask, tile_order, busy.on_device, image, blends);
     };
     if (pixels_per_thread == kWidePixels)
         shade(shade_tiles_kernel_for<kWidePixels>(frame.shading, blends != nullptr, boxes_from_geometry),
@@ -1002,8 +1001,8 @@ void launch_shade_tiles(const FrameParams& frame, const CircleRecords& records, 
 
 void launch_list_region_circles(const FrameParams& frame, const CircleRecords& records, std::uint32_t circles,
                                 const RegionLists& regions, cudaStream_t stream) {
-    render_detail::launch_after_prior_grid(list_region_circles_kernel, unsigned(region_count(frame.grid)),
-                                           unsigned(kRegionListThreads), stream, frame, records, circles, regions);
+    launch_after_prior_grid(list_region_circles_kernel, unsigned(region_count(frame.grid)),
+                            unsigned(kRegionListThreads), stream, frame, records, circles, regions);
 }
 
 void launch_compact_and_shade_tiles(const FrameParams& frame, const CircleRecords& records, std::uint32_t circles,
@@ -1011,8 +1010,8 @@ void launch_compact_and_shade_tiles(const FrameParams& frame, const CircleRecord
                                     float* image, unsigned long long* blends, cudaStream_t stream) {
     check_pixels_per_thread("launch_compact_and_shade_tiles", pixels_per_thread);
     const auto shade = [&](auto kernel, int threads) {
-        render_detail::launch_after_prior_grid(kernel, tile_count(frame), unsigned(threads), stream, frame, records,
-                                               circles, regions, totals, image, blends);
+        launch_after_prior_grid(kernel, tile_count(frame), unsigned(threads), stream, frame, records, circles, regions,
+                                totals, image, blends);
     };
     if (pixels_per_thread == kWidePixels)
         shade(compact_and_shade_tiles_kernel_for<kWidePixels>(frame.shading, blends != nullptr, regions.ids != nullptr),

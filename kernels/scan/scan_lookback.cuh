@@ -30,7 +30,8 @@
 // their own values.
 //
 // Calls: tile ids come from a 64-bit ticket counter whose high half numbers the calls (take_ticket).
-// Temporary storage is cleared before every call (lookback_init_kernel: two launches, as CUB). A
+// Temporary storage is cleared before every call (lookback_init_kernel: two launches, as CUB; the
+// scan launched as the clearing's programmatic dependent, kernels/programmatic_launch.cuh). A
 // ScanWorkspace is cleared once, when allocated: a slot counts as published only when it carries
 // the current call's tag (the call number modulo 2^30), so earlier calls' words read as empty and
 // a call is one launch; the call whose tag is the last before they wrap clears every slot once all
@@ -44,6 +45,7 @@
 #include <cuda/atomic>
 
 #include "kernels/launch_attributes.cuh"
+#include "kernels/programmatic_launch.cuh"
 #include "kernels/scan/scan_ops.h"
 #include "kernels/scan/scan_tiles.h"
 #include "kernels/scan/scan_warp.cuh"

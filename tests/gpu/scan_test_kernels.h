@@ -18,6 +18,7 @@ void scan_test_fill_flags(std::uint8_t* d_flags, std::size_t n);
 struct ResidentScanShape {
     std::size_t tile, capacity;
 };
+ResidentScanShape scan_test_resident_shape_int32_sum();
 ResidentScanShape scan_test_resident_shape_float_sum();
 ResidentScanShape scan_test_resident_shape_affine();
 // Inclusive scans of n device values by the decoupled look-back alone (never the resident scan).

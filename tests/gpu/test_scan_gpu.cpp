@@ -292,9 +292,8 @@ TEST_CASE("GPU single pass over large inputs waits its load turn: under compute-
     // holds at once, so with more tiles than it holds the window holds tiles back.
     const std::size_t n = just_above_held_threshold<std::int32_t, std::int32_t>();
     REQUIRE(scan_detail::lookback_takes_load_turns<std::int32_t>(n));
-    const std::size_t resident =
-        std::size_t(current_device_attribute(cudaDevAttrMultiProcessorCount)) * scan_detail::kFastBlocksPerSM;
-    REQUIRE(scan_detail::lookback_tiles<std::int32_t, std::int32_t>(n) > resident);
+    REQUIRE(scan_detail::lookback_tiles<std::int32_t, std::int32_t>(n) >
+            testing::scan_test_resident_shape_int32_sum().capacity);
     check_scans<std::int32_t, std::int32_t>(random_ints<std::int32_t>(n, 35, -1000, 1000), Sum<std::int32_t>{},
                                             "int32 sum", 0, true, true);
 }
@@ -453,6 +452,18 @@ TEST_CASE("GPU scans with a workspace: tags wrap, graphs replay (temporary stora
         DeviceBuffer<unsigned char> temp(bytes);
         check_graph_replays(n, [&](const std::int32_t* in, std::int32_t* out, cudaStream_t stream) {
             exclusive_scan(in, out, n, Sum<std::int32_t>{}, temp.data(), bytes, stream);
+        });
+    }
+
+    SECTION(
+        "a captured scan over temporary storage beyond the resident tiles (the clearing launch, then the "
+        "look-back as its programmatic dependent) replays right") {
+        const testing::ResidentScanShape resident = testing::scan_test_resident_shape_int32_sum();
+        const std::size_t beyond = (resident.capacity + 1) * resident.tile + 17;
+        const std::size_t bytes = scan_temp_bytes<std::int32_t>(beyond);
+        DeviceBuffer<unsigned char> temp(bytes);
+        check_graph_replays(beyond, [&](const std::int32_t* in, std::int32_t* out, cudaStream_t stream) {
+            exclusive_scan(in, out, beyond, Sum<std::int32_t>{}, temp.data(), bytes, stream);
         });
     }
 

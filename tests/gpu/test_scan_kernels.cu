@@ -37,6 +37,12 @@ void scan_test_fill_flags(std::uint8_t* d_flags, std::size_t n) {
     TS_CUDA_CHECK_LAUNCH();
 }
 
+ResidentScanShape scan_test_resident_shape_int32_sum() {
+    return {scan_detail::FastTile<std::int32_t, std::int32_t>::tile,
+            scan_detail::resident_tile_capacity<
+                scan_detail::resident_scan_kernel<std::int32_t, std::int32_t, Sum<std::int32_t>>>()};
+}
+
 ResidentScanShape scan_test_resident_shape_float_sum() {
     return {scan_detail::FastTile<float, float>::tile,
             scan_detail::resident_tile_capacity<scan_detail::resident_scan_kernel<float, float, Sum<float>>>()};

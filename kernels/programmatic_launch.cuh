@@ -1,11 +1,12 @@
-// Programmatic dependent launch (sm_90) between the frame's kernels: a kernel launched with
-// launch_after_prior_grid may be scheduled while the kernel before it on the stream is still
-// finishing, so its blocks are resident when that kernel's last block exits instead of a launch
-// latency later. It must not read what the prior kernel writes before wait_for_prior_grid(),
-// which returns once that kernel has completed and its writes are visible. Every kernel launched
-// this way waits first thing, so completion is transitive down the chain. Captured into the frame
-// graph as programmatic edges. Without a prior kernel (a memset or an event before it) the launch
-// is an ordinary one.
+// Programmatic dependent launch (sm_90): a kernel launched with launch_after_prior_grid may be
+// scheduled while the kernel before it on the stream is still finishing, so its blocks are
+// resident when that kernel's last block exits instead of a launch latency later. It must not
+// read what the prior kernel writes before wait_for_prior_grid(), which returns once that kernel
+// has completed and its writes are visible. Every kernel launched this way waits before it reads
+// what came before it, so completion is transitive down the chain. Captured into a CUDA graph as
+// programmatic edges. Without a prior kernel (a memset or an event before it) the launch is an
+// ordinary one. Used between the renderer's frame kernels, and between the scan's and the
+// compaction's clearing launch and their single pass.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -14,7 +15,7 @@
 
 #include "kernels/launch_attributes.cuh"
 
-namespace tilescan::render_detail {
+namespace tilescan {
 
 // Blocks until the grid this one was launched after has completed (a no-op for an ordinary launch).
 __device__ __forceinline__ void wait_for_prior_grid() {
@@ -33,4 +34,4 @@ void launch_after_prior_grid(void (*kernel)(Params...), unsigned grid, unsigned 
     launch_with_attribute(attribute, kernel, grid, block, stream, std::forward<Args>(args)...);
 }
 
-}  // namespace tilescan::render_detail
+}  // namespace tilescan
