@@ -258,11 +258,11 @@ void launch_lookback(const In* in, Out* out, std::size_t n, Op op, bool exclusiv
         lookback_init_kernel<<<init_grid, 256, 0, stream>>>(status, counters.tickets, tiles);
         TS_CUDA_CHECK_LAUNCH();
     }
-    // The load window where it was measured to pay (int32 sums 2^26 and 2^28 9 % and 5 % faster,
-    // float sums 10 %, affine composition 7 %). Below it, and for the widening scans that hold
-    // rounds from 2 MiB, it was not measured to pay (int32 sums at 2^24 unchanged, int64 sums 4 %
-    // slower).
-    const std::size_t load_window = lookback_takes_load_turns<In>(n) ? load_window_tiles() : 0;
+    // The load window where it was measured to pay (from 256 MiB: int32 sums 2^26 and 2^28 9 % and
+    // 5 % faster, float sums 10 %, affine composition 7 %; the two-level look-back from 32 MiB:
+    // float sums at 2^23-2^25 7-15 %). Below it, and for the widening scans that hold rounds from
+    // 2 MiB, it was not measured to pay (int32 sums at 2^24 unchanged, int64 sums 4 % slower).
+    const std::size_t load_window = lookback_takes_load_turns<In, Out, Op>(n) ? load_window_tiles() : 0;
     auto kernel = lookback_holds_rounds<In, Out>(n) ? lookback_scan_kernel<In, Out, Op, kFastHeldBytes>
                                                     : lookback_scan_kernel<In, Out, Op, 0>;
     // After the clearing launch the scan is its programmatic dependent: its blocks are resident as

@@ -5,6 +5,7 @@
 #include <cstddef>
 
 #include "kernels/scan/scan_algorithm.h"
+#include "kernels/scan/scan_ops.h"
 
 namespace tilescan::scan_detail {
 
@@ -89,6 +90,16 @@ constexpr std::size_t kScanL2PrefetchBytes = TILESCAN_SCAN_L2_PREFETCH_BYTES;
 #define TILESCAN_SCAN_LOAD_WINDOW_PERCENT 33
 #endif
 constexpr int kLoadWindowPercent = TILESCAN_SCAN_LOAD_WINDOW_PERCENT;
+// The two-level look-back (floating-point sums and maxima, affine composition: their tiles wait for
+// superblocks to close) takes load turns from far smaller inputs. H200, one call, two rounds, the
+// window from 16 MiB against from 256 MiB, temporary storage (workspace), us: float sum 2^23
+// 42.7-43.0 -> 36.5-38.0 (38.2-38.4 -> 32.8-34.1), 2^24 61.0-61.5 -> 56.5-56.6 (56.9-57.2 ->
+// 51.4-53.0), 2^25 97.6-99.1 -> 90.3-92.4; affine composition 2^22 47.5-49.1 -> 44.6-46.7, 2^24
+// 108.5-109.2 -> 99.9-103.3; float max 2^24 61.5-64.1 -> 59.2-59.6. The single-level look-back
+// (integer sums) did not gain (int32 2^25 86.0-87.1 -> 88.1-88.5, int64 2^24 89.2-91.6 ->
+// 91.0-93.5) and keeps kHeldMinInputBytes. 32 MiB is the smallest input measured that took the
+// look-back (below about 26 MB the H200 runs every tile at once, the resident scan).
+constexpr std::size_t kLoadTurnsMinTwoLevelBytes = std::size_t(32) << 20;
 
 template <typename T>
 constexpr int vector_elems() {
@@ -182,11 +193,13 @@ template <typename In, typename Out>
 constexpr bool lookback_holds_rounds(std::size_t n) {
     return n * sizeof(In) >= held_min_input_bytes<In, Out>();
 }
-// Whether the single pass over n In values takes turns to load (kLoadWindowPercent above): from
-// kHeldMinInputBytes of input, where it was measured to pay, whatever Out.
-template <typename In>
+// Whether the single pass over n In values into Out by Op takes turns to load (kLoadWindowPercent
+// above): the two-level look-back (operators that do not regroup exactly) from
+// kLoadTurnsMinTwoLevelBytes, the single-level one from kHeldMinInputBytes, where each was
+// measured to pay.
+template <typename In, typename Out, typename Op>
 constexpr bool lookback_takes_load_turns(std::size_t n) {
-    return n * sizeof(In) >= kHeldMinInputBytes;
+    return n * sizeof(In) >= (regroups_exactly<Out, Op>::value ? kHeldMinInputBytes : kLoadTurnsMinTwoLevelBytes);
 }
 template <typename In, typename Out>
 constexpr std::size_t lookback_tile_elems(std::size_t n) {

@@ -287,15 +287,21 @@ TEST_CASE("GPU single pass over large inputs: tiles that hold rounds in register
 
 TEST_CASE("GPU single pass over large inputs waits its load turn: under compute-sanitizer too",
           "[gpu][scan][sanitize]") {
-    // From kHeldMinInputBytes of input a tile loads only once the tile a load window before it has
-    // published its aggregate (wait_for_load_turn, scan_lookback.cuh): a third of the tiles the GPU
-    // holds at once, so with more tiles than it holds the window holds tiles back.
+    // Over large inputs a tile loads only once the tile a load window before it has published its
+    // aggregate (wait_for_load_turn, scan_lookback.cuh): a third of the tiles the GPU holds at once,
+    // so with more tiles than it holds the window holds tiles back. Integer sums from
+    // kHeldMinInputBytes of input:
     const std::size_t n = just_above_held_threshold<std::int32_t, std::int32_t>();
-    REQUIRE(scan_detail::lookback_takes_load_turns<std::int32_t>(n));
+    REQUIRE(scan_detail::lookback_takes_load_turns<std::int32_t, std::int32_t, Sum<std::int32_t>>(n));
     REQUIRE(scan_detail::lookback_tiles<std::int32_t, std::int32_t>(n) >
             testing::scan_test_resident_shape_int32_sum().capacity);
     check_scans<std::int32_t, std::int32_t>(random_ints<std::int32_t>(n, 35, -1000, 1000), Sum<std::int32_t>{},
                                             "int32 sum", 0, true, true);
+    // The two-level look-back waits its turn from far smaller inputs.
+    const std::size_t maps = scan_detail::kLoadTurnsMinTwoLevelBytes / sizeof(Affine) + 12295;
+    REQUIRE(scan_detail::lookback_takes_load_turns<Affine, Affine, AffineCompose>(maps));
+    REQUIRE(scan_detail::lookback_tiles<Affine, Affine>(maps) > testing::scan_test_resident_shape_affine().capacity);
+    check_scans<Affine, Affine>(random_affine(maps, 36), AffineCompose{}, "affine compose", 0, true, true);
 }
 
 TEST_CASE("GPU float scans are identical run to run", "[gpu][scan]") {
