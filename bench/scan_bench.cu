@@ -259,8 +259,11 @@ int main(int argc, char** argv) {
                   "memcpy time / our time; vs CUB = CUB time / our time (> 1: we are faster)\n\n";
         std::printf("%s", header.str().c_str());
 
+        // The issue's sizes, and 2^22, 2^23 and 2^26, where the look-back first takes over from the
+        // resident scan and where it starts to take load turns.
         std::vector<std::size_t> sizes = {std::size_t(1) << 10,   std::size_t(1) << 16, std::size_t(1) << 20,
-                                          std::size_t(1) << 24,   std::size_t(1) << 28, std::size_t(1) << 30,
+                                          std::size_t(1) << 22,   std::size_t(1) << 23, std::size_t(1) << 24,
+                                          std::size_t(1) << 26,   std::size_t(1) << 28, std::size_t(1) << 30,
                                           std::size_t(1000000000)};
         if (quick) sizes = {std::size_t(1) << 10, std::size_t(1) << 20, std::size_t(1) << 24, std::size_t(1) << 28};
         if (!args.sizes.empty()) sizes = args.sizes;
