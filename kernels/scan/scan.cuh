@@ -263,8 +263,8 @@ void launch_lookback(const In* in, Out* out, std::size_t n, Op op, bool exclusiv
     // float sums at 2^23-2^25 7-15 %). Below it, and for the widening scans that hold rounds from
     // 2 MiB, it was not measured to pay (int32 sums at 2^24 unchanged, int64 sums 4 % slower).
     const std::size_t load_window = lookback_takes_load_turns<In, Out, Op>(n) ? load_window_tiles() : 0;
-    auto kernel = lookback_holds_rounds<In, Out>(n) ? lookback_scan_kernel<In, Out, Op, kFastHeldBytes>
-                                                    : lookback_scan_kernel<In, Out, Op, 0>;
+    const auto kernel = lookback_holds_rounds<In, Out>(n) ? lookback_scan_kernel<In, Out, Op, kFastHeldBytes>
+                                                          : lookback_scan_kernel<In, Out, Op, 0>;
     // After the clearing launch the scan is its programmatic dependent: its blocks are resident as
     // the clearing ends instead of a launch latency later (H200, 2026-12-04, two rounds: float sums
     // at 2^24 60.8-61.5 -> 60.3 us, int32 55.0 / 53.8 -> 53.6 / 50.7; no row slower).
