@@ -132,11 +132,11 @@ __global__ void __launch_bounds__(kFastThreads, kFastBlocksPerSM)
 // its predecessors' aggregates in the look-back's order (resident_prefix) and finishes its tile.
 // One launch with nothing to clear, and no tile waits for a superblock; the bits are the
 // look-back's.
-template <typename In, typename Out, typename Op, std::size_t kHeldBytes = 0>
+template <typename In, typename Out, typename Op>
 __global__ void __launch_bounds__(kFastThreads, kFastBlocksPerSM)
     resident_scan_kernel(const In* in, Out* out, std::size_t n, LookbackSlots<Out> aggregates, Op op, bool exclusive,
                          Out* total) {
-    using Agent = FastTileAgent<In, Out, Op, kHeldBytes>;
+    using Agent = FastTileAgent<In, Out, Op>;
     __shared__ typename Agent::Shared shared;
     typename Agent::Held held;
     const std::size_t tile = blockIdx.x;
@@ -278,23 +278,6 @@ void launch_lookback(const In* in, Out* out, std::size_t n, Op op, bool exclusiv
     }
 }
 
-// The resident scan over `storage` (its aggregates where the look-back's status slots begin) with
-// tiles of kHeldBytes a thread held in registers, when they all fit on the GPU at once; false
-// (nothing launched) when they do not.
-template <typename In, typename Out, typename Op, std::size_t kHeldBytes>
-bool try_resident_scan(const In* in, Out* out, std::size_t n, Op op, bool exclusive, Out* total, unsigned char* storage,
-                       std::size_t bytes, cudaStream_t stream) {
-    constexpr auto kernel = resident_scan_kernel<In, Out, Op, kHeldBytes>;
-    constexpr std::size_t tile = FastTile<In, Out, kHeldBytes>::tile;
-    const std::size_t tiles = (n + tile - 1) / tile;
-    if (kLookbackCounterBytes + LookbackSlots<Out>::bytes(tiles) > bytes || tiles > resident_tile_capacity<kernel>())
-        return false;
-    LookbackSlots<Out> aggregates;
-    aggregates.carve(storage + kLookbackCounterBytes);
-    launch_cooperative(kernel, grid_for(tiles), kFastThreads, stream, in, out, n, aggregates, op, exclusive, total);
-    return true;
-}
-
 // The single pass over `storage` (see lookback_storage): temporary storage, cleared first by a
 // second launch (clear_first) or by a kernel the caller ran just before (clear_lookback_status),
 // or a ScanWorkspace's, which needs no clearing (scan_lookback.cuh). No more tiles than the GPU
@@ -312,18 +295,15 @@ void single_pass(const In* in, Out* out, std::size_t n, Op op, bool exclusive, O
     // Not where the look-back would hold rounds (widening scans from 2 MiB): its tiles are larger
     // there, and a floating-point result would then depend on which of the two ran, that is on the
     // device's capacity.
+    const std::size_t resident_tiles = (n + FastTile<In, Out>::tile - 1) / FastTile<In, Out>::tile;
     if (resident_scan_pays<Out, Op>(clear_first) && !lookback_holds_rounds<In, Out>(n) &&
-        try_resident_scan<In, Out, Op, 0>(in, out, n, op, exclusive, total, storage, bytes, stream))
-        return;
-#if TILESCAN_TRY_RESIDENT_HELD
-    if constexpr (regroups_exactly<Out, Op>::value) {
-        const std::size_t staged_tiles = (n + FastTile<In, Out>::tile - 1) / FastTile<In, Out>::tile;
-        if ((TILESCAN_TRY_RESIDENT_HELD == 2 || resident_scan_pays<Out, Op>(clear_first)) &&
-            staged_tiles > resident_tile_capacity<resident_scan_kernel<In, Out, Op>>() &&
-            try_resident_scan<In, Out, Op, kFastHeldBytes>(in, out, n, op, exclusive, total, storage, bytes, stream))
-            return;
+        kLookbackCounterBytes + LookbackSlots<Out>::bytes(resident_tiles) <= bytes &&
+        resident_tiles <= resident_tile_capacity<resident_scan_kernel<In, Out, Op>>()) {
+        LookbackSlots<Out> aggregates;
+        aggregates.carve(storage + kLookbackCounterBytes);
+        return launch_cooperative(resident_scan_kernel<In, Out, Op>, grid_for(resident_tiles), kFastThreads, stream, in,
+                                  out, n, aggregates, op, exclusive, total);
     }
-#endif
     launch_lookback(in, out, n, op, exclusive, total, view, clear_first, stream);
 }
 

@@ -7,9 +7,6 @@
 #include "kernels/scan/scan_algorithm.h"
 #include "kernels/scan/scan_ops.h"
 
-#ifndef TILESCAN_TRY_RESIDENT_HELD
-#define TILESCAN_TRY_RESIDENT_HELD 1
-#endif
 namespace tilescan::scan_detail {
 
 // The textbook block scans all cover 1024 elements per block.

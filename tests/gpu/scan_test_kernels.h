@@ -19,10 +19,6 @@ struct ResidentScanShape {
     std::size_t tile, capacity;
 };
 ResidentScanShape scan_test_resident_shape_int32_sum();
-// The same for the resident scan's tiles that hold rounds in registers, which integer scans take
-// where the staged tiles do not all fit (single_pass).
-ResidentScanShape scan_test_resident_held_shape_int32_sum();
-ResidentScanShape scan_test_resident_held_shape_int64_max();
 ResidentScanShape scan_test_resident_shape_float_sum();
 ResidentScanShape scan_test_resident_shape_affine();
 // Inclusive scans of n device values by the decoupled look-back alone (never the resident scan).

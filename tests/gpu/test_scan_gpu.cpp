@@ -388,25 +388,6 @@ TEST_CASE("GPU single pass: the resident scan gives the look-back's bits", "[gpu
                     "the look-back");
 }
 
-// Integer scans over temporary storage whose staged tiles do not all fit on the GPU take the
-// resident scan with tiles that hold rounds in registers (1.5 times the elements) while those fit:
-// just past the staged tiles' reach, at the most held tiles the device holds, and one held tile
-// more (the look-back), every result against the serial reference (a workspace's call takes the
-// look-back throughout).
-TEST_CASE("GPU single pass: integer scans just past the resident scan's staged tiles hold rounds",
-          "[gpu][scan][sanitize]") {
-    const testing::ResidentScanShape staged = testing::scan_test_resident_shape_int32_sum();
-    const testing::ResidentScanShape held = testing::scan_test_resident_held_shape_int32_sum();
-    REQUIRE(held.capacity * held.tile > staged.capacity * staged.tile);
-    for (std::size_t n : {staged.capacity * staged.tile + 1, held.capacity * held.tile, held.capacity * held.tile + 1})
-        check_scans<std::int32_t, std::int32_t>(random_ints<std::int32_t>(n, 37, -1000, 1000), Sum<std::int32_t>{},
-                                                "int32 sum", 0, true, true);
-    const testing::ResidentScanShape held_max = testing::scan_test_resident_held_shape_int64_max();
-    const std::size_t most = held_max.capacity * held_max.tile;
-    check_scans<std::int64_t, std::int64_t>(random_ints<std::int64_t>(most, 38, -1000000, 1000000), Max<std::int64_t>{},
-                                            "int64 max", 0, true, true);
-}
-
 // An int32 sum of n values through the workspace, checked against the serial reference.
 void check_workspace_sum(ScanWorkspace& workspace, std::size_t n, std::uint64_t seed) {
     const auto in = random_ints<std::int32_t>(n, seed, -1000, 1000);
@@ -483,7 +464,7 @@ TEST_CASE("GPU scans with a workspace: tags wrap, graphs replay (temporary stora
     SECTION(
         "a captured scan over temporary storage beyond the resident tiles (the clearing launch, then the "
         "look-back as its programmatic dependent) replays right") {
-        const testing::ResidentScanShape resident = testing::scan_test_resident_held_shape_int32_sum();
+        const testing::ResidentScanShape resident = testing::scan_test_resident_shape_int32_sum();
         const std::size_t beyond = (resident.capacity + 1) * resident.tile + 17;
         const std::size_t bytes = scan_temp_bytes<std::int32_t>(beyond);
         DeviceBuffer<unsigned char> temp(bytes);

@@ -43,18 +43,6 @@ ResidentScanShape scan_test_resident_shape_int32_sum() {
                 scan_detail::resident_scan_kernel<std::int32_t, std::int32_t, Sum<std::int32_t>>>()};
 }
 
-ResidentScanShape scan_test_resident_held_shape_int32_sum() {
-    return {scan_detail::FastTile<std::int32_t, std::int32_t, scan_detail::kFastHeldBytes>::tile,
-            scan_detail::resident_tile_capacity<scan_detail::resident_scan_kernel<
-                std::int32_t, std::int32_t, Sum<std::int32_t>, scan_detail::kFastHeldBytes>>()};
-}
-
-ResidentScanShape scan_test_resident_held_shape_int64_max() {
-    return {scan_detail::FastTile<std::int64_t, std::int64_t, scan_detail::kFastHeldBytes>::tile,
-            scan_detail::resident_tile_capacity<scan_detail::resident_scan_kernel<
-                std::int64_t, std::int64_t, Max<std::int64_t>, scan_detail::kFastHeldBytes>>()};
-}
-
 ResidentScanShape scan_test_resident_shape_float_sum() {
     return {scan_detail::FastTile<float, float>::tile,
             scan_detail::resident_tile_capacity<scan_detail::resident_scan_kernel<float, float, Sum<float>>>()};
