@@ -485,7 +485,6 @@ void compact(const char* what, Source src, std::size_t n, std::size_t load_n, ty
     p.aligned = reinterpret_cast<std::uintptr_t>(src.in) % 16 == 0;
     p.num_selected = num;
     const bool clear_first = !storage.workspace;
-    const unsigned init_grid = unsigned(tiles < 256 * 1024 ? (tiles + 255) / 256 : 1024);
     // The single pass and partition run resident where every tile fits at once: one launch, no
     // clearing (single pass) or one instead of three (partition's counts, scan and scatter). Over a
     // workspace the look-back is one launch already and runs instead, as the scan library decides
@@ -505,7 +504,9 @@ void compact(const char* what, Source src, std::size_t n, std::size_t load_n, ty
         const auto kernel = held ? select_kernel<Source, SelectMode::scatter_single_level, false, true>
                                  : select_kernel<Source, SelectMode::scatter_single_level, false, false>;
         if (clear_first) {  // the look-back as the clearing's programmatic dependent, as the scan's (scan.cuh)
-            single_level_init_kernel<<<init_grid, 256, 0, stream>>>(p.single_level, p.counters.tickets, tiles);
+            const unsigned clearing = scan_detail::clearing_blocks(tiles);
+            single_level_init_kernel<<<clearing, scan_detail::kClearingThreads, 0, stream>>>(p.single_level,
+                                                                                             p.counters.tickets, tiles);
             TS_CUDA_CHECK_LAUNCH();
             launch_after_prior_grid(kernel, grid, scan_detail::kFastThreads, stream, src, out, p);
         } else {
@@ -517,7 +518,9 @@ void compact(const char* what, Source src, std::size_t n, std::size_t load_n, ty
     if (algorithm == SelectAlgorithm::single_pass_two_level) {
         p.counters = scan_detail::lookback_counters(temp, storage.size);
         p.two_level.carve(temp + scan_detail::kLookbackCounterBytes, tiles);
-        scan_detail::lookback_init_kernel<<<init_grid, 256, 0, stream>>>(p.two_level, p.counters.tickets, tiles);
+        const unsigned clearing = scan_detail::clearing_blocks(tiles);
+        scan_detail::lookback_init_kernel<<<clearing, scan_detail::kClearingThreads, 0, stream>>>(
+            p.two_level, p.counters.tickets, tiles);
         TS_CUDA_CHECK_LAUNCH();
         launch_after_prior_grid(select_kernel<Source, SelectMode::scatter_two_level, false, false>, grid,
                                 scan_detail::kFastThreads, stream, src, out, p);

@@ -253,11 +253,6 @@ void launch_lookback(const In* in, Out* out, std::size_t n, Op op, bool exclusiv
     const std::size_t tiles = view.tiles;
     const LookbackCounters& counters = view.counters;
     const TileStatus<Out>& status = view.status;
-    if (clear_first) {
-        const unsigned init_grid = unsigned(tiles < 256 * 1024 ? (tiles + 255) / 256 : 1024);
-        lookback_init_kernel<<<init_grid, 256, 0, stream>>>(status, counters.tickets, tiles);
-        TS_CUDA_CHECK_LAUNCH();
-    }
     // The load window where it was measured to pay (from 256 MiB: int32 sums 2^26 and 2^28 9 % and
     // 5 % faster, float sums 10 %, affine composition 7 %; the two-level look-back from 32 MiB:
     // float sums at 2^23-2^25 7-15 %). Below it, and for the widening scans that hold rounds from
@@ -265,10 +260,12 @@ void launch_lookback(const In* in, Out* out, std::size_t n, Op op, bool exclusiv
     const std::size_t load_window = lookback_takes_load_turns<In, Out, Op>(n) ? load_window_tiles() : 0;
     const auto kernel = lookback_holds_rounds<In, Out>(n) ? lookback_scan_kernel<In, Out, Op, kFastHeldBytes>
                                                           : lookback_scan_kernel<In, Out, Op, 0>;
-    // After the clearing launch the scan is its programmatic dependent: its blocks are resident as
-    // the clearing ends instead of a launch latency later (H200, 2026-12-04, two rounds: float sums
-    // at 2^24 60.8-61.5 -> 60.3 us, int32 55.0 / 53.8 -> 53.6 / 50.7; no row slower).
     if (clear_first) {
+        lookback_init_kernel<<<clearing_blocks(tiles), kClearingThreads, 0, stream>>>(status, counters.tickets, tiles);
+        TS_CUDA_CHECK_LAUNCH();
+        // The scan as the clearing's programmatic dependent: its blocks are resident as the clearing
+        // ends instead of a launch latency later (H200, 2026-12-04, two rounds: float sums at 2^24
+        // 60.8-61.5 -> 60.3 us, int32 55.0 / 53.8 -> 53.6 / 50.7; no row slower).
         launch_after_prior_grid(kernel, grid_for(tiles), kFastThreads, stream, in, out, n, status, counters,
                                 load_window, op, exclusive, total);
     } else {

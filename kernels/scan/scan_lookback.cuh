@@ -199,6 +199,13 @@ __device__ __forceinline__ void clear_lookback_status(const TileStatus<T>& statu
     for (std::size_t t = i; t < TileStatus<T>::superblock_count(tiles); t += stride) status.superblocks.clear(t);
 }
 
+// The clearing launch's shape for `tiles` tiles: blocks of kClearingThreads threads, a slot a
+// thread, at most 1024 blocks (each thread then clears several).
+constexpr unsigned kClearingThreads = 256;
+inline unsigned clearing_blocks(std::size_t tiles) {
+    return unsigned(tiles < 1024 * kClearingThreads ? (tiles + kClearingThreads - 1) / kClearingThreads : 1024);
+}
+
 template <typename T, typename Counter>
 __global__ void lookback_init_kernel(TileStatus<T> status, Counter* tile_counter, std::size_t tiles) {
     clear_lookback_status(status, tile_counter, tiles, std::size_t(blockIdx.x) * blockDim.x + threadIdx.x,

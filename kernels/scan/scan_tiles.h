@@ -77,8 +77,8 @@ constexpr std::size_t kHeldMinWideningBytes = TILESCAN_SCAN_HELD_MIN_WIDENING_BY
 #define TILESCAN_SCAN_L2_PREFETCH_BYTES (std::size_t(2) << 20)
 #endif
 constexpr std::size_t kScanL2PrefetchBytes = TILESCAN_SCAN_L2_PREFETCH_BYTES;
-// The single-pass scan over inputs of kHeldMinInputBytes and more lets a tile start loading only
-// once the tile this many percent of the GPU's resident tiles before it has published its
+// The single-pass scan over large inputs (lookback_takes_load_turns, below) lets a tile start loading
+// only once the tile this many percent of the GPU's resident tiles before it has published its
 // aggregate (0: at once; load_window_tiles in scan_lookback.cuh says why). H200 (792 resident
 // tiles), one call, two rounds (bench/results/2026-12-04-scan-h200-load-window.md): int32 exclusive
 // sum at 2^28, temporary storage / workspace, 0.588-0.584 / 0.584-0.582 ms without a window, 25 %
