@@ -83,6 +83,31 @@ __global__ void __launch_bounds__(kFastThreads, kFastBlocksPerSM)
     agent.finish(shared, held, op, prefixes, seed, exclusive, out, aligned);
 }
 
+// After stage_and_prepare of tile `tile`: warp 0 publishes the tile's aggregate and looks back for
+// its prefix (the single-level look-back where Op regroups exactly, else the two-level one), then
+// the block finishes the tile from it; the tile that holds element n-1 writes `total`.
+template <typename Agent, typename Out, typename Op>
+__device__ __forceinline__ void look_back_and_finish(const Agent& agent, typename Agent::Shared& shared,
+                                                     const typename Agent::Held& held,
+                                                     const typename Agent::RoundPrefixes& prefixes,
+                                                     const TileStatus<Out>& status, std::size_t tile, std::size_t n,
+                                                     Op op, bool exclusive, Out* out, bool aligned, Out* total) {
+    if (agent.warp == 0) {
+        const Out aggregate = Agent::warp_prefix(shared, op, kFastWarps);
+        Out tile_prefix;
+        if constexpr (regroups_exactly<Out, Op>::value)
+            tile_prefix = look_back_regrouping(status.tiles, tile, aggregate, op, agent.lane);
+        else
+            tile_prefix = look_back(status, tile, aggregate, op, agent.lane);
+        if (agent.lane == 0) {
+            shared.tile_prefix[0] = tile_prefix;
+            if (total != nullptr && (tile + 1) * Agent::kTile >= n) *total = op(tile_prefix, aggregate);
+        }
+    }
+    __syncthreads();
+    agent.finish(shared, held, op, prefixes, shared.tile_prefix[0], exclusive, out, aligned);
+}
+
 // The single-pass scan: one tile per block, tile ids in the order blocks start; kHeldBytes a
 // thread of the tile in registers (lookback_holds_rounds); a tile loads only once the tile
 // load_window before it has published its aggregate (wait_for_load_turn; 0: at once).
@@ -104,26 +129,53 @@ __global__ void __launch_bounds__(kFastThreads, kFastBlocksPerSM)
     }
     __syncthreads();
     const std::size_t tile = shared.tile_id;
-    const TileStatus<Out> status = untagged_status.tagged(call_tag);
     const Agent agent(tile, n);
     const bool aligned = (reinterpret_cast<std::uintptr_t>(in) | reinterpret_cast<std::uintptr_t>(out)) % 16 == 0;
     typename Agent::RoundPrefixes prefixes;
     agent.stage_and_prepare(shared, held, in, aligned, op, prefixes);
-    if (agent.warp == 0) {
-        const Out aggregate = Agent::warp_prefix(shared, op, kFastWarps);
-        Out tile_prefix;
-        if constexpr (regroups_exactly<Out, Op>::value)
-            tile_prefix = look_back_regrouping(status.tiles, tile, aggregate, op, agent.lane);
-        else
-            tile_prefix = look_back(status, tile, aggregate, op, agent.lane);
-        if (agent.lane == 0) {
-            shared.tile_prefix[0] = tile_prefix;
-            if (total != nullptr && (tile + 1) * Agent::kTile >= n) *total = op(tile_prefix, aggregate);
-        }
-    }
-    __syncthreads();
-    agent.finish(shared, held, op, prefixes, shared.tile_prefix[0], exclusive, out, aligned);
+    look_back_and_finish(agent, shared, held, prefixes, untagged_status.tagged(call_tag), tile, n, op, exclusive, out,
+                         aligned, total);
     if (call_tag == kLastTag) clear_slots_after_last_tag(counters);
+}
+
+// The single pass over temporary storage in one launch, for a few more tiles than the GPU holds
+// at once (self_clearing_lookback_pays): launched cooperatively with a block for each tile it
+// holds, whose blocks empty the status slots and zero the tile counter themselves, announce it at
+// a grid-wide barrier, stage tile blockIdx.x while the others arrive, and look back once all have
+// (every slot is empty before any is read). Then each takes the tiles after the first wave by
+// ticket, in the order blocks finish, as the look-back does (any tile it waits for is in the first
+// wave or was taken before, by a running block). The bits are the look-back's.
+template <typename In, typename Out, typename Op>
+__global__ void __launch_bounds__(kFastThreads, kFastBlocksPerSM)
+    self_clearing_lookback_kernel(const In* in, Out* out, std::size_t n, std::size_t tiles, TileStatus<Out> status,
+                                  unsigned long long* tile_counter, std::size_t load_window, Op op, bool exclusive,
+                                  Out* total) {
+    using Agent = FastTileAgent<In, Out, Op>;
+    __shared__ typename Agent::Shared shared;
+    typename Agent::Held held;
+    const cooperative_groups::grid_group grid = cooperative_groups::this_grid();
+    clear_lookback_status(status, tile_counter, tiles, std::size_t(blockIdx.x) * blockDim.x + threadIdx.x,
+                          std::size_t(gridDim.x) * blockDim.x);
+    cooperative_groups::grid_group::arrival_token cleared = grid.barrier_arrive();
+    const bool aligned = (reinterpret_cast<std::uintptr_t>(in) | reinterpret_cast<std::uintptr_t>(out)) % 16 == 0;
+    std::size_t tile = blockIdx.x;
+    bool first = true;
+    while (tile < tiles) {
+        const Agent agent(tile, n);
+        typename Agent::RoundPrefixes prefixes;
+        agent.stage_and_prepare(shared, held, in, aligned, op, prefixes);
+        if (first) grid.barrier_wait(std::move(cleared));
+        first = false;
+        look_back_and_finish(agent, shared, held, prefixes, status, tile, n, op, exclusive, out, aligned, total);
+        __syncthreads();  // every thread is done with this tile's shared memory and id
+        if (threadIdx.x == 0) {
+            const std::size_t next = gridDim.x + std::size_t(atomicAdd(tile_counter, 1ull));
+            shared.tile_id = unsigned(next);
+            if (next < tiles) wait_for_load_turn(status.tiles, next, load_window);
+        }
+        __syncthreads();
+        tile = shared.tile_id;
+    }
 }
 
 // The single pass when every tile fits on the GPU at once (single_pass decides): each block
@@ -246,33 +298,59 @@ LookbackStorage<Out> lookback_storage(unsigned char* storage, std::size_t bytes,
     return view;
 }
 
+// The look-back over `view`'s storage with kHeldBytes a thread held in registers. Over storage
+// cleared already (a workspace's, or cleared by the caller's kernel) one launch; over temporary
+// storage a self-clearing cooperative launch where its tiles are few enough
+// (self_clearing_lookback_pays), else a clearing launch and the look-back as its programmatic
+// dependent.
+template <std::size_t kHeldBytes, typename In, typename Out, typename Op>
+void launch_lookback_kernels(const In* in, Out* out, std::size_t n, Op op, bool exclusive, Out* total,
+                             const LookbackStorage<Out>& view, std::size_t load_window, bool clear_first,
+                             cudaStream_t stream) {
+    const std::size_t tiles = view.tiles;
+    const auto lookback = lookback_scan_kernel<In, Out, Op, kHeldBytes>;
+    if (!clear_first) {
+        lookback<<<grid_for(tiles), kFastThreads, 0, stream>>>(in, out, n, view.status, view.counters, load_window, op,
+                                                               exclusive, total);
+        TS_CUDA_CHECK_LAUNCH();
+        return;
+    }
+    // Not with held rounds: the loop over tiles keeps too much alive beside them (ptxas: up to 272
+    // bytes spilled), and held rounds start far past the self-clearing launch's tiles but for
+    // widening scans.
+    if constexpr (kHeldBytes == 0) {
+        constexpr auto self_clearing = self_clearing_lookback_kernel<In, Out, Op>;
+        const std::size_t resident = co_resident_blocks<self_clearing, kFastThreads>();
+        if (self_clearing_lookback_pays(tiles, resident)) {
+            launch_cooperative(self_clearing, grid_for(std::min(tiles, resident)), kFastThreads, stream, in, out, n,
+                               tiles, view.status, view.counters.tickets, load_window, op, exclusive, total);
+            return;
+        }
+    }
+    lookback_init_kernel<<<clearing_blocks(tiles), kClearingThreads, 0, stream>>>(view.status, view.counters.tickets,
+                                                                                  tiles);
+    TS_CUDA_CHECK_LAUNCH();
+    // The scan as the clearing's programmatic dependent: its blocks are resident as the clearing
+    // ends instead of a launch latency later (H200, 2026-12-04, two rounds: float sums at 2^24
+    // 60.8-61.5 -> 60.3 us, int32 55.0 / 53.8 -> 53.6 / 50.7; no row slower).
+    launch_after_prior_grid(lookback, grid_for(tiles), kFastThreads, stream, in, out, n, view.status, view.counters,
+                            load_window, op, exclusive, total);
+}
+
 // The decoupled look-back over `view`'s storage, cleared first when clear_first.
 template <typename In, typename Out, typename Op>
 void launch_lookback(const In* in, Out* out, std::size_t n, Op op, bool exclusive, Out* total,
                      const LookbackStorage<Out>& view, bool clear_first, cudaStream_t stream) {
-    const std::size_t tiles = view.tiles;
-    const LookbackCounters& counters = view.counters;
-    const TileStatus<Out>& status = view.status;
     // The load window where it was measured to pay (from 256 MiB: int32 sums 2^26 and 2^28 9 % and
     // 5 % faster, float sums 10 %, affine composition 7 %; the two-level look-back from 32 MiB:
     // float sums at 2^23-2^25 7-15 %). Below it, and for the widening scans that hold rounds from
     // 2 MiB, it was not measured to pay (int32 sums at 2^24 unchanged, int64 sums 4 % slower).
     const std::size_t load_window = lookback_takes_load_turns<In, Out, Op>(n) ? load_window_tiles() : 0;
-    const auto kernel = lookback_holds_rounds<In, Out>(n) ? lookback_scan_kernel<In, Out, Op, kFastHeldBytes>
-                                                          : lookback_scan_kernel<In, Out, Op, 0>;
-    if (clear_first) {
-        lookback_init_kernel<<<clearing_blocks(tiles), kClearingThreads, 0, stream>>>(status, counters.tickets, tiles);
-        TS_CUDA_CHECK_LAUNCH();
-        // The scan as the clearing's programmatic dependent: its blocks are resident as the clearing
-        // ends instead of a launch latency later (H200, 2026-12-04, two rounds: float sums at 2^24
-        // 60.8-61.5 -> 60.3 us, int32 55.0 / 53.8 -> 53.6 / 50.7; no row slower).
-        launch_after_prior_grid(kernel, grid_for(tiles), kFastThreads, stream, in, out, n, status, counters,
-                                load_window, op, exclusive, total);
-    } else {
-        kernel<<<grid_for(tiles), kFastThreads, 0, stream>>>(in, out, n, status, counters, load_window, op, exclusive,
-                                                             total);
-        TS_CUDA_CHECK_LAUNCH();
-    }
+    if (lookback_holds_rounds<In, Out>(n))
+        launch_lookback_kernels<kFastHeldBytes>(in, out, n, op, exclusive, total, view, load_window, clear_first,
+                                                stream);
+    else
+        launch_lookback_kernels<0>(in, out, n, op, exclusive, total, view, load_window, clear_first, stream);
 }
 
 // The single pass over `storage` (see lookback_storage): temporary storage, cleared first by a

@@ -101,6 +101,19 @@ constexpr int kLoadWindowPercent = TILESCAN_SCAN_LOAD_WINDOW_PERCENT;
 // look-back (below about 26 MB the H200 runs every tile at once, the resident scan).
 constexpr std::size_t kLoadTurnsMinTwoLevelBytes = std::size_t(32) << 20;
 
+// A single pass over temporary storage runs as one cooperative launch whose blocks clear the
+// status slots themselves (self_clearing_lookback_kernel, scan.cuh) while its tiles are at most
+// this many times the blocks the GPU holds at once (0: never), instead of a clearing launch and
+// the look-back. To be measured.
+#ifndef TILESCAN_SCAN_SELF_CLEARING_MAX_ROUNDS
+#define TILESCAN_SCAN_SELF_CLEARING_MAX_ROUNDS 4
+#endif
+constexpr std::size_t kSelfClearingMaxRounds = TILESCAN_SCAN_SELF_CLEARING_MAX_ROUNDS;
+// `resident_blocks`: the self-clearing kernel's co-resident blocks (0 without cooperative launches).
+inline bool self_clearing_lookback_pays(std::size_t tiles, std::size_t resident_blocks) {
+    return resident_blocks > 0 && tiles <= resident_blocks * kSelfClearingMaxRounds;
+}
+
 template <typename T>
 constexpr int vector_elems() {
     return (sizeof(T) <= 16 && 16 % sizeof(T) == 0) ? int(16 / sizeof(T)) : 1;

@@ -13,8 +13,8 @@ using namespace tilescan;
 using namespace tilescan::testing;
 
 TEST_CASE("limits: cuda renders a pair total above 2^32 exactly, binned in bands", "[.limits]") {
-    const int side = 4096;                    // 256 x 256 tiles
-    const std::size_t circles = 17000000;     // x 256 tiles each = 4,352,000,000 pairs
+    const int side = 4096;                 // 256 x 256 tiles
+    const std::size_t circles = 17000000;  // x 256 tiles each = 4,352,000,000 pairs
     const Scene scene = edge_column_circles(circles, side);
     // The default budget (half the free device memory) and one that forces many bands; either way no
     // band may hold 2^32 pairs, the ordered binning's limit per call. The two images must be the same

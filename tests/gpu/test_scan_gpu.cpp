@@ -11,6 +11,8 @@
 #include <cstring>
 #include <random>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "device_copies.h"
@@ -294,13 +296,13 @@ TEST_CASE("GPU single pass over large inputs waits its load turn: under compute-
     const std::size_t n = just_above_held_threshold<std::int32_t, std::int32_t>();
     REQUIRE(scan_detail::lookback_takes_load_turns<std::int32_t, std::int32_t, Sum<std::int32_t>>(n));
     REQUIRE(scan_detail::lookback_tiles<std::int32_t, std::int32_t>(n) >
-            testing::scan_test_resident_shape_int32_sum().capacity);
+            testing::scan_test_single_pass_shape_int32_sum().capacity);
     check_scans<std::int32_t, std::int32_t>(random_ints<std::int32_t>(n, 35, -1000, 1000), Sum<std::int32_t>{},
                                             "int32 sum", 0, true, true);
     // The two-level look-back waits its turn from far smaller inputs.
     const std::size_t maps = scan_detail::kLoadTurnsMinTwoLevelBytes / sizeof(Affine) + 12295;
     REQUIRE(scan_detail::lookback_takes_load_turns<Affine, Affine, AffineCompose>(maps));
-    REQUIRE(scan_detail::lookback_tiles<Affine, Affine>(maps) > testing::scan_test_resident_shape_affine().capacity);
+    REQUIRE(scan_detail::lookback_tiles<Affine, Affine>(maps) > testing::scan_test_single_pass_shape_affine().capacity);
     check_scans<Affine, Affine>(random_affine(maps, 36), AffineCompose{}, "affine compose", 0, true, true);
 }
 
@@ -361,31 +363,78 @@ void check_same_bits(const std::vector<T>& in, std::size_t n, Op op, void (*look
 
 // No more tiles than the GPU holds at once take the resident scan (one launch, a grid-wide barrier
 // instead of status words) from temporary storage, and from a workspace for operators that do not
-// regroup exactly; more tiles, the look-back. The resident scan combines the tiles' aggregates in
-// the look-back's order, so both must give the same bits: float sums and a non-commutative float
-// operator from a few tiles to the most the device holds (on the H200 792, 24 superblocks), and one
-// tile more. Every algorithm's results against the serial reference, the resident scan's included,
-// are checked above (boundary sizes, 10^6 + 3).
-TEST_CASE("GPU single pass: the resident scan gives the look-back's bits", "[gpu][scan]") {
-    const testing::ResidentScanShape sums = testing::scan_test_resident_shape_float_sum();
-    const testing::ResidentScanShape maps = testing::scan_test_resident_shape_affine();
+// regroup exactly; more tiles, the look-back: from temporary storage up to self_clearing_tiles as
+// one self-clearing launch, beyond it after a clearing launch. The resident scan combines the
+// tiles' aggregates in the look-back's order, so every path must give the look-back kernel's bits:
+// float sums and a non-commutative float operator from a few tiles to the most the device holds (on
+// the H200 792, 24 superblocks), one tile more, the most tiles the self-clearing launch takes and
+// one more. Every algorithm's results against the serial reference, the resident scan's included,
+// are checked above (boundary sizes, 10^6 + 3, 2^24).
+TEST_CASE("GPU single pass: the resident scan and the self-clearing launch give the look-back's bits", "[gpu][scan]") {
+    const testing::SinglePassShape sums = testing::scan_test_single_pass_shape_float_sum();
+    const testing::SinglePassShape maps = testing::scan_test_single_pass_shape_affine();
     REQUIRE(sums.capacity > 1);  // every GPU this project runs on launches cooperatively
     REQUIRE(maps.capacity > 1);
+    REQUIRE(sums.self_clearing_tiles > sums.capacity);
+    REQUIRE(maps.self_clearing_tiles > maps.capacity);
     const std::size_t most_sums = sums.capacity * sums.tile, most_maps = maps.capacity * maps.tile;
-    const auto reals = random_reals<float>(most_sums + 1, 17);
+    const std::size_t self_clearing_sums = sums.self_clearing_tiles * sums.tile;
+    const std::size_t self_clearing_maps = maps.self_clearing_tiles * maps.tile;
+    REQUIRE(!scan_detail::lookback_holds_rounds<float, float>(self_clearing_sums + 1));
+    REQUIRE(!scan_detail::lookback_holds_rounds<Affine, Affine>(self_clearing_maps + 1));
+    const auto reals = random_reals<float>(self_clearing_sums + 1, 17);
     std::mt19937_64 rng(18);
-    std::vector<Affine> affine(most_maps + 1);  // inexact compositions: the grouping shows in the bits
+    std::vector<Affine> affine(self_clearing_maps + 1);  // inexact compositions: the grouping shows in the bits
     for (auto& f : affine) f = {float(0.5 + 0.5 * (rng() % 1000) / 1000.0), float(int(rng() % 2001) - 1000) / 997.0f};
-    for (std::size_t n : {3 * sums.tile + 5, 100 * sums.tile - 1, most_sums})
-        check_same_bits(reals, n, Sum<float>{}, testing::scan_test_look_back_float_sum, "float sum",
-                        "the resident scan");
-    check_same_bits(reals, most_sums + 1, Sum<float>{}, testing::scan_test_look_back_float_sum, "float sum",
-                    "the look-back");
-    for (std::size_t n : {3 * maps.tile + 5, 100 * maps.tile - 1, most_maps})
-        check_same_bits(affine, n, AffineCompose{}, testing::scan_test_look_back_affine, "affine compose",
-                        "the resident scan");
-    check_same_bits(affine, most_maps + 1, AffineCompose{}, testing::scan_test_look_back_affine, "affine compose",
-                    "the look-back");
+    // (n, the path temporary storage takes)
+    const auto sizes = [](std::size_t tile, std::size_t most, std::size_t self_clearing) {
+        return std::vector<std::pair<std::size_t, const char*>>{
+            {3 * tile + 5, "the resident scan"},
+            {100 * tile - 1, "the resident scan"},
+            {most, "the resident scan"},
+            {most + 1, "the self-clearing launch"},
+            {self_clearing, "the self-clearing launch"},
+            {self_clearing + 1, "a clearing launch, the look-back"}};
+    };
+    for (const auto& [n, path] : sizes(sums.tile, most_sums, self_clearing_sums))
+        check_same_bits(reals, n, Sum<float>{}, testing::scan_test_look_back_float_sum, "float sum", path);
+    for (const auto& [n, path] : sizes(maps.tile, most_maps, self_clearing_maps))
+        check_same_bits(affine, n, AffineCompose{}, testing::scan_test_look_back_affine, "affine compose", path);
+}
+
+// The self-clearing launch with fewer blocks than tiles, so that each block takes several tiles by
+// ticket, over storage full of stale prefixes (a slot it failed to empty would be taken): int32
+// sums (the single-level look-back) against the serial reference, float sums (with a load window
+// of two tiles) and affine composition (the two-level look-back) against the look-back kernel's
+// bits. Small enough for racecheck, which watches each block's shared memory pass from tile to tile.
+TEST_CASE("GPU single pass over temporary storage clears its own slots, blocks taking several tiles",
+          "[gpu][scan][sanitize]") {
+    const testing::SinglePassShape ints = testing::scan_test_single_pass_shape_int32_sum();
+    const std::size_t n = 37 * ints.tile + 5;
+    const auto in = random_ints<std::int32_t>(n, 61, -1000, 1000);
+    std::vector<std::int32_t> expected(n);
+    serial_inclusive_scan(in.data(), expected.data(), n, Sum<std::int32_t>{});
+    DeviceBuffer<std::int32_t> d_in(n), d_out(n);
+    upload(d_in.data(), in);
+    testing::scan_test_self_clearing_int32_sum(d_in.data(), d_out.data(), n, 4, 0);
+    CHECK(download(d_out.data(), n) == expected);
+
+    const auto same_bits = [](const auto& values, auto look_back, auto self_clearing, unsigned blocks,
+                              std::size_t window) {
+        using T = typename std::decay_t<decltype(values)>::value_type;
+        const std::size_t count = values.size();
+        DeviceBuffer<T> d_values(count), looked_back(count), cleared_itself(count);
+        upload(d_values.data(), values);
+        look_back(d_values.data(), looked_back.data(), count);
+        self_clearing(d_values.data(), cleared_itself.data(), count, blocks, window);
+        INFO(count << " values, " << blocks << " blocks, load window " << window);
+        CHECK(std::memcmp(download(cleared_itself.data(), count).data(), download(looked_back.data(), count).data(),
+                          count * sizeof(T)) == 0);
+    };
+    same_bits(random_reals<float>(41 * testing::scan_test_single_pass_shape_float_sum().tile + 3, 62),
+              testing::scan_test_look_back_float_sum, testing::scan_test_self_clearing_float_sum, 3, 2);
+    same_bits(random_affine(23 * testing::scan_test_single_pass_shape_affine().tile + 1, 63),
+              testing::scan_test_look_back_affine, testing::scan_test_self_clearing_affine, 5, 0);
 }
 
 // An int32 sum of n values through the workspace, checked against the serial reference.
@@ -461,16 +510,18 @@ TEST_CASE("GPU scans with a workspace: tags wrap, graphs replay (temporary stora
         });
     }
 
-    SECTION(
-        "a captured scan over temporary storage beyond the resident tiles (the clearing launch, then the "
-        "look-back as its programmatic dependent) replays right") {
-        const testing::ResidentScanShape resident = testing::scan_test_resident_shape_int32_sum();
-        const std::size_t beyond = (resident.capacity + 1) * resident.tile + 17;
-        const std::size_t bytes = scan_temp_bytes<std::int32_t>(beyond);
-        DeviceBuffer<unsigned char> temp(bytes);
-        check_graph_replays(beyond, [&](const std::int32_t* in, std::int32_t* out, cudaStream_t stream) {
-            exclusive_scan(in, out, beyond, Sum<std::int32_t>{}, temp.data(), bytes, stream);
-        });
+    // Beyond the resident tiles temporary storage takes the self-clearing launch (cooperative), and
+    // beyond its tiles a clearing launch with the look-back as its programmatic dependent.
+    const testing::SinglePassShape resident = testing::scan_test_single_pass_shape_int32_sum();
+    for (const std::size_t tiles : {resident.capacity + 1, resident.self_clearing_tiles + 1}) {
+        const std::size_t beyond = tiles * resident.tile + 17;
+        DYNAMIC_SECTION("a captured scan over temporary storage of " << tiles + 1 << " tiles replays right") {
+            const std::size_t bytes = scan_temp_bytes<std::int32_t>(beyond);
+            DeviceBuffer<unsigned char> temp(bytes);
+            check_graph_replays(beyond, [&](const std::int32_t* in, std::int32_t* out, cudaStream_t stream) {
+                exclusive_scan(in, out, beyond, Sum<std::int32_t>{}, temp.data(), bytes, stream);
+            });
+        }
     }
 
     SECTION("too small a workspace is refused") {
