@@ -1,7 +1,7 @@
 // Device code and template definitions of stream compaction, partition and find_repeats
 // (compaction.h, find_repeats.h). Include from a .cu to instantiate other types or predicates.
 //
-// One kernel, four modes, on the scan library's fast tile (kernels/scan/scan_tile.cuh): a block of
+// One kernel, six modes, on the scan library's fast tile (kernels/scan/scan_tile.cuh): a block of
 // kFastThreads threads stages its tile in shared memory with asynchronous copies, in the layout of
 // scan_tiles.h (round r of lane `lane` in warp w holds V consecutive elements at
 // w·(R·32·V) + (r·32 + lane)·V), and counts what it keeps:
@@ -14,9 +14,13 @@
 //                         a cooperative launch whose blocks keep their counts, meet at a grid-wide
 //                         barrier and add up their predecessors' (the scan library's resident scan),
 //                         so one launch instead of the look-back's two or the three phases' three
+//   scatter_self_clearing the single pass over temporary storage for up to a few times the tiles
+//                         the GPU holds at once: a cooperative launch whose blocks clear the
+//                         single-level slots themselves, then take several tiles each (as the scan
+//                         library's self_clearing_lookback_kernel)
 // The look-back modes take their tiles by ticket and tag their status words with the call, so they
-// run over temporary storage (cleared by a launch first: call 0) or a ScanWorkspace (no clearing)
-// alike. A source that keeps by index alone (select_flagged's flags) counts the tile while its
+// run over temporary storage (cleared by a launch first, or by the self-clearing launch: call 0) or
+// a ScanWorkspace (no clearing) alike. A source that keeps by index alone (select_flagged's flags) counts the tile while its
 // elements are still on their way, so the tile's count is published without waiting for them.
 // Ranks: each kept element's rank in its warp's part of the tile is the kept elements of earlier
 // rounds, of earlier lanes in its round and of its own vector before it; the per-lane counts of all
@@ -98,7 +102,14 @@ struct SelectShape {
     }
 };
 
-enum class SelectMode { count, scatter_offsets, scatter_two_level, scatter_single_level, scatter_resident };
+enum class SelectMode {
+    count,
+    scatter_offsets,
+    scatter_two_level,
+    scatter_single_level,
+    scatter_self_clearing,
+    scatter_resident
+};
 
 // Sources: what a tile loads (Load), what it writes (Value) and which elements it keeps: by the
 // element (keep), or, with kKeepsByIndex, by its index alone (keep_bits, a round of V at a time,
@@ -198,11 +209,23 @@ struct SelectParams {
     unsigned long long* num_selected;                        // receives the kept count
 };
 
-// One tile: stage, count, take the tile's output offset (kMode), compact, write.
+// Empties the single-level look-back's slots of `tiles` tiles and zeroes the tile counter: thread
+// i of `stride` threads' share (scan_detail::clear_lookback_status for the two-level slots).
+__device__ __forceinline__ void clear_single_level_status(const scan_detail::LookbackSlots<std::uint32_t>& status,
+                                                          unsigned long long* tickets, std::size_t tiles, std::size_t i,
+                                                          std::size_t stride) {
+    if (i == 0) *tickets = 0;
+    for (std::size_t t = i; t < tiles; t += stride) status.clear(t);
+}
+
+// One tile: stage, count, take the tile's output offset (kMode), compact, write. The
+// self-clearing single pass passes `cleared` for its block's first tile: the tile waits there for
+// every block to have cleared the status slots before it looks back.
 template <typename Source, SelectMode kMode, bool kPartition, bool kHeld>
 __device__ __forceinline__ void select_tile(const Source& src, typename Source::Value* out, const SelectParams& p,
                                             typename SelectTile<typename Source::Load, kHeld>::Shared& shared,
-                                            std::size_t tile) {
+                                            std::size_t tile,
+                                            cooperative_groups::grid_group::arrival_token* cleared = nullptr) {
     using Load = typename Source::Load;
     using Value = typename Source::Value;
     using Shape = SelectShape<Load, kHeld>;
@@ -271,7 +294,8 @@ __device__ __forceinline__ void select_tile(const Source& src, typename Source::
         return;
     } else {
         std::uint32_t resident_offset = 0, resident_kept = 0;  // scatter_resident: this tile's offset, all kept
-        if constexpr (kMode == SelectMode::scatter_single_level) {
+        if constexpr (kMode == SelectMode::scatter_single_level || kMode == SelectMode::scatter_self_clearing) {
+            if (cleared != nullptr) cooperative_groups::this_grid().barrier_wait(std::move(*cleared));
             if (warp == 0) {
                 const std::uint32_t prefix =
                     scan_detail::look_back_regrouping(p.single_level, tile, tile_kept, Sum<std::uint32_t>{}, lane);
@@ -356,8 +380,9 @@ __device__ __forceinline__ void select_tile(const Source& src, typename Source::
     }
 }
 
-// A block a tile. The single-pass modes take tiles by ticket, so that a tile only waits in the
-// look-back for tiles whose blocks already run.
+// A block a tile, but for the self-clearing single pass (a block for each tile the GPU holds at
+// once, several tiles a block). The single-pass modes take tiles by ticket, so that a tile only
+// waits in the look-back for tiles whose blocks already run.
 template <typename Source, SelectMode kMode, bool kPartition, bool kHeld>
 __global__ void __launch_bounds__(scan_detail::kFastThreads, scan_detail::kFastBlocksPerSM)
     select_kernel(Source src, typename Source::Value* out, SelectParams p) {
@@ -382,6 +407,23 @@ __global__ void __launch_bounds__(scan_detail::kFastThreads, scan_detail::kFastB
         tagged.two_level = p.two_level.tagged(call_tag);
         select_tile<Source, kMode, kPartition, kHeld>(src, out, tagged, shared, shared.tile_id);
         if (call_tag == scan_detail::kLastTag) scan_detail::clear_slots_after_last_tag(p.counters);
+    } else if constexpr (kMode == SelectMode::scatter_self_clearing) {
+        // The scan's self-clearing single pass (self_clearing_lookback_kernel, scan.cuh): a
+        // cooperative launch whose blocks empty the slots, stage their first tile while the grid
+        // meets, and take the tiles after the first wave by ticket.
+        const std::size_t tiles = (p.n + Tile::kTile - 1) / Tile::kTile;
+        clear_single_level_status(p.single_level, p.counters.tickets, tiles,
+                                  std::size_t(blockIdx.x) * blockDim.x + threadIdx.x,
+                                  std::size_t(gridDim.x) * blockDim.x);
+        cooperative_groups::grid_group::arrival_token cleared = cooperative_groups::this_grid().barrier_arrive();
+        cooperative_groups::grid_group::arrival_token* first_tile_waits = &cleared;
+        for (std::size_t tile = blockIdx.x; tile < tiles; tile = shared.tile_id) {
+            select_tile<Source, kMode, kPartition, kHeld>(src, out, p, shared, tile, first_tile_waits);
+            first_tile_waits = nullptr;
+            __syncthreads();  // every thread is done with this tile's shared memory and id
+            if (threadIdx.x == 0) shared.tile_id = unsigned(gridDim.x + atomicAdd(p.counters.tickets, 1ull));
+            __syncthreads();
+        }
     } else {
         // The scatter pass takes its tiles last to first: it starts on those the counting pass read
         // last, which the L2 cache may still hold (its tiles' offsets are known, so any order gives
@@ -396,10 +438,8 @@ __global__ inline void write_zero_kernel(unsigned long long* where) { *where = 0
 // The single-level look-back's counterpart of the scan library's lookback_init_kernel.
 __global__ inline void single_level_init_kernel(scan_detail::LookbackSlots<std::uint32_t> status,
                                                 unsigned long long* tickets, std::size_t tiles) {
-    const std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
-    const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
-    if (i == 0) *tickets = 0;
-    for (std::size_t t = i; t < tiles; t += stride) status.clear(t);
+    clear_single_level_status(status, tickets, tiles, std::size_t(blockIdx.x) * blockDim.x + threadIdx.x,
+                              std::size_t(gridDim.x) * blockDim.x);
 }
 
 // Storage of each algorithm for `tiles` tiles: the look-backs' counters and status slots, laid
@@ -503,6 +543,14 @@ void compact(const char* what, Source src, std::size_t n, std::size_t load_n, ty
         p.single_level.carve(temp + scan_detail::kLookbackCounterBytes);
         const auto kernel = held ? select_kernel<Source, SelectMode::scatter_single_level, false, true>
                                  : select_kernel<Source, SelectMode::scatter_single_level, false, false>;
+        constexpr auto self_clearing = select_kernel<Source, SelectMode::scatter_self_clearing, false, false>;
+        const std::size_t resident =
+            clear_first && !held ? co_resident_blocks<self_clearing, scan_detail::kFastThreads>() : 0;
+        if (scan_detail::self_clearing_lookback_pays(tiles, resident)) {  // one launch, as the scan's (scan.cuh)
+            launch_cooperative(self_clearing, unsigned(std::min(tiles, resident)), scan_detail::kFastThreads, stream,
+                               src, out, p);
+            return;
+        }
         if (clear_first) {  // the look-back as the clearing's programmatic dependent, as the scan's (scan.cuh)
             const unsigned clearing = scan_detail::clearing_blocks(tiles);
             single_level_init_kernel<<<clearing, scan_detail::kClearingThreads, 0, stream>>>(p.single_level,

@@ -28,13 +28,9 @@ SinglePassShape scan_test_single_pass_shape_affine();
 void scan_test_look_back_float_sum(const float* d_in, float* d_out, std::size_t n);
 void scan_test_look_back_affine(const Affine* d_in, Affine* d_out, std::size_t n);
 // Inclusive scans of n device values by the self-clearing launch alone, with `blocks` blocks (at
-// most the co-resident ones), over storage full of stale published prefixes; the tiles after the
-// first `blocks` wait for the tile load_window before them (0: no window).
-void scan_test_self_clearing_int32_sum(const std::int32_t* d_in, std::int32_t* d_out, std::size_t n, unsigned blocks,
-                                       std::size_t load_window);
-void scan_test_self_clearing_float_sum(const float* d_in, float* d_out, std::size_t n, unsigned blocks,
-                                       std::size_t load_window);
-void scan_test_self_clearing_affine(const Affine* d_in, Affine* d_out, std::size_t n, unsigned blocks,
-                                    std::size_t load_window);
+// most the co-resident ones), over storage full of stale published prefixes.
+void scan_test_self_clearing_int32_sum(const std::int32_t* d_in, std::int32_t* d_out, std::size_t n, unsigned blocks);
+void scan_test_self_clearing_float_sum(const float* d_in, float* d_out, std::size_t n, unsigned blocks);
+void scan_test_self_clearing_affine(const Affine* d_in, Affine* d_out, std::size_t n, unsigned blocks);
 
 }  // namespace tilescan::testing

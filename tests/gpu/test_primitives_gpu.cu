@@ -14,6 +14,7 @@
 #include <cstring>
 #include <limits>
 #include <random>
+#include <utility>
 #include <vector>
 
 #include "device_copies.h"
@@ -395,9 +396,11 @@ TEST_CASE("GPU select and partition at 10^6 + 3 and 2^24", "[gpu][primitives][co
 
 // The single pass and partition run resident (one cooperative launch: no look-back, no separate
 // scan) while their tiles all fit on the GPU at once: at the most tiles the device holds (792 for
-// the single pass on the H200) and at one more, where they take the look-back and the three
-// phases instead; select_if, select_flagged, partition_if and find_repeats against the serial
-// reference.
+// the single pass on the H200) and at one more, where partition takes the three phases and the
+// single pass over temporary storage the self-clearing launch (one cooperative launch whose blocks
+// clear the look-back's slots, several tiles a block), up to its most tiles and one more, where
+// it takes a clearing launch and the look-back; select_if, select_flagged, partition_if and
+// find_repeats against the serial reference.
 TEST_CASE("GPU select, partition and find_repeats at the resident kernels' limits", "[gpu][primitives][compaction]") {
     using Source = prim_detail::PredicateSource<std::uint32_t, LessThan<std::uint32_t>>;
     constexpr auto kResident = prim_detail::SelectMode::scatter_resident;
@@ -405,10 +408,18 @@ TEST_CASE("GPU select, partition and find_repeats at the resident kernels' limit
         scan_detail::resident_tile_capacity<prim_detail::select_kernel<Source, kResident, false, false>>();
     const std::size_t partition_tiles =
         scan_detail::resident_tile_capacity<prim_detail::select_kernel<Source, kResident, true, false>>();
+    const std::size_t self_clearing_tiles =
+        co_resident_blocks<
+            prim_detail::select_kernel<Source, prim_detail::SelectMode::scatter_self_clearing, false, false>,
+            scan_detail::kFastThreads>() *
+        scan_detail::kSelfClearingMaxRounds;
     REQUIRE(select_tiles > 1);  // every GPU this project runs on launches cooperatively
     REQUIRE(partition_tiles > 1);
+    REQUIRE(self_clearing_tiles > select_tiles);
     const std::size_t tile = select_tile_elems<std::uint32_t>(false);
-    for (std::size_t n : {select_tiles * tile, select_tiles * tile + 1}) {
+    REQUIRE(!select_holds_rounds<std::uint32_t>(self_clearing_tiles * tile + 1, SelectAlgorithm::single_pass));
+    for (std::size_t n :
+         {select_tiles * tile, select_tiles * tile + 1, self_clearing_tiles * tile, self_clearing_tiles * tile + 1}) {
         for (int dist = 0; dist < 3; ++dist)
             check_compaction<std::uint32_t>(n, dist, SelectAlgorithm::single_pass, true, false);
         check_find_repeats(random_u32(n + 1, 9, 2));  // n + 1 values: n candidates
@@ -416,6 +427,45 @@ TEST_CASE("GPU select, partition and find_repeats at the resident kernels' limit
     for (std::size_t n : {partition_tiles * tile, partition_tiles * tile + 1})
         for (int dist = 0; dist < 3; ++dist)
             check_compaction<std::uint32_t>(n, dist, SelectAlgorithm::reduce_then_scan, false, true);
+}
+
+// The self-clearing single pass with fewer blocks than tiles, so that each block takes several
+// tiles by ticket, over storage full of stale published prefixes (a slot it failed to empty would
+// be taken, an uncleared counter would hand out tiles past the end): select_if against the serial
+// reference. Small enough for racecheck, which watches each block's shared memory pass from tile
+// to tile.
+TEST_CASE("GPU select's self-clearing single pass, blocks taking several tiles",
+          "[gpu][primitives][compaction][sanitize]") {
+    using Source = prim_detail::PredicateSource<std::uint32_t, LessThan<std::uint32_t>>;
+    const std::size_t tile = select_tile_elems<std::uint32_t>(false);
+    for (const auto& [tiles, blocks] : {std::pair<std::size_t, unsigned>{2, 1}, {19, 4}, {40, 3}}) {
+        const std::size_t n = tiles * tile - 7;
+        CAPTURE(n, blocks);
+        const std::vector<std::uint32_t> in = compaction_input<std::uint32_t>(n, 0);
+        const LessThan<std::uint32_t> pred{500};
+        std::vector<std::uint32_t> expect(n);
+        const std::size_t kept = serial_select_if(in.data(), n, pred, expect.data());
+        DeviceBuffer<std::uint32_t> d_in = upload(in);
+        DeviceBuffer<std::uint32_t> d_out = poisoned<std::uint32_t>(n);
+        DeviceBuffer<std::uint64_t> d_count(1);
+        const std::size_t bytes = prim_detail::single_level_select_bytes(tiles);
+        DeviceBuffer<unsigned char> temp(bytes);
+        const unsigned long long stale = (static_cast<unsigned long long>(scan_detail::kFlagPrefix) << 32) | 3u;
+        upload(reinterpret_cast<unsigned long long*>(temp.data()),
+               std::vector<unsigned long long>(bytes / sizeof(unsigned long long), stale));
+        prim_detail::SelectParams p{};
+        p.n = p.load_n = n;
+        p.aligned = true;
+        p.num_selected = reinterpret_cast<unsigned long long*>(d_count.data());
+        p.counters = scan_detail::lookback_counters(temp.data(), bytes);
+        p.single_level.carve(temp.data() + scan_detail::kLookbackCounterBytes);
+        launch_cooperative(
+            prim_detail::select_kernel<Source, prim_detail::SelectMode::scatter_self_clearing, false, false>, blocks,
+            scan_detail::kFastThreads, nullptr, Source{d_in.data(), pred}, d_out.data(), p);
+        TS_CUDA_CHECK(cudaDeviceSynchronize());
+        REQUIRE(read_count(d_count) == kept);
+        CHECK(same_bits(download(d_out.data(), n), expect, kept));
+    }
 }
 
 // Sizes of at least 256 MiB, where the single pass holds rounds in registers: whole tiles, and a

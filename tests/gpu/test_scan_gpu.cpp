@@ -363,50 +363,48 @@ void check_same_bits(const std::vector<T>& in, std::size_t n, Op op, void (*look
 
 // No more tiles than the GPU holds at once take the resident scan (one launch, a grid-wide barrier
 // instead of status words) from temporary storage, and from a workspace for operators that do not
-// regroup exactly; more tiles, the look-back: from temporary storage up to self_clearing_tiles as
-// one self-clearing launch, beyond it after a clearing launch. The resident scan combines the
-// tiles' aggregates in the look-back's order, so every path must give the look-back kernel's bits:
-// float sums and a non-commutative float operator from a few tiles to the most the device holds (on
-// the H200 792, 24 superblocks), one tile more, the most tiles the self-clearing launch takes and
-// one more. Every algorithm's results against the serial reference, the resident scan's included,
-// are checked above (boundary sizes, 10^6 + 3, 2^24).
+// regroup exactly; more tiles, the look-back: from temporary storage as one self-clearing launch
+// while no tile waits its load turn (the two-level look-back takes turns from
+// kLoadTurnsMinTwoLevelBytes of input), else after a clearing launch. The resident scan combines
+// the tiles' aggregates in the look-back's order, so every path must give the look-back kernel's
+// bits: float sums and a non-commutative float operator from a few tiles to the most the device
+// holds (on the H200 792, 24 superblocks), one tile more, and from the first input that takes load
+// turns. Every algorithm's results against the serial reference, the resident scan's included, are
+// checked above (boundary sizes, 10^6 + 3, 2^24).
 TEST_CASE("GPU single pass: the resident scan and the self-clearing launch give the look-back's bits", "[gpu][scan]") {
     const testing::SinglePassShape sums = testing::scan_test_single_pass_shape_float_sum();
     const testing::SinglePassShape maps = testing::scan_test_single_pass_shape_affine();
     REQUIRE(sums.capacity > 1);  // every GPU this project runs on launches cooperatively
     REQUIRE(maps.capacity > 1);
-    REQUIRE(sums.self_clearing_tiles > sums.capacity);
-    REQUIRE(maps.self_clearing_tiles > maps.capacity);
     const std::size_t most_sums = sums.capacity * sums.tile, most_maps = maps.capacity * maps.tile;
-    const std::size_t self_clearing_sums = sums.self_clearing_tiles * sums.tile;
-    const std::size_t self_clearing_maps = maps.self_clearing_tiles * maps.tile;
-    REQUIRE(!scan_detail::lookback_holds_rounds<float, float>(self_clearing_sums + 1));
-    REQUIRE(!scan_detail::lookback_holds_rounds<Affine, Affine>(self_clearing_maps + 1));
-    const auto reals = random_reals<float>(self_clearing_sums + 1, 17);
+    const std::size_t turns_sums = scan_detail::kLoadTurnsMinTwoLevelBytes / sizeof(float) + 1;
+    const std::size_t turns_maps = scan_detail::kLoadTurnsMinTwoLevelBytes / sizeof(Affine) + 1;
+    REQUIRE(!scan_detail::lookback_takes_load_turns<float, float, Sum<float>>(most_sums + 1));
+    REQUIRE(!scan_detail::lookback_takes_load_turns<Affine, Affine, AffineCompose>(most_maps + 1));
+    REQUIRE((most_sums + 1 < turns_sums && most_maps + 1 < turns_maps));
+    const auto reals = random_reals<float>(turns_sums, 17);
     std::mt19937_64 rng(18);
-    std::vector<Affine> affine(self_clearing_maps + 1);  // inexact compositions: the grouping shows in the bits
+    std::vector<Affine> affine(turns_maps);  // inexact compositions: the grouping shows in the bits
     for (auto& f : affine) f = {float(0.5 + 0.5 * (rng() % 1000) / 1000.0), float(int(rng() % 2001) - 1000) / 997.0f};
     // (n, the path temporary storage takes)
-    const auto sizes = [](std::size_t tile, std::size_t most, std::size_t self_clearing) {
-        return std::vector<std::pair<std::size_t, const char*>>{
-            {3 * tile + 5, "the resident scan"},
-            {100 * tile - 1, "the resident scan"},
-            {most, "the resident scan"},
-            {most + 1, "the self-clearing launch"},
-            {self_clearing, "the self-clearing launch"},
-            {self_clearing + 1, "a clearing launch, the look-back"}};
+    const auto sizes = [](std::size_t tile, std::size_t most, std::size_t turns) {
+        return std::vector<std::pair<std::size_t, const char*>>{{3 * tile + 5, "the resident scan"},
+                                                                {100 * tile - 1, "the resident scan"},
+                                                                {most, "the resident scan"},
+                                                                {most + 1, "the self-clearing launch"},
+                                                                {turns, "a clearing launch, the look-back"}};
     };
-    for (const auto& [n, path] : sizes(sums.tile, most_sums, self_clearing_sums))
+    for (const auto& [n, path] : sizes(sums.tile, most_sums, turns_sums))
         check_same_bits(reals, n, Sum<float>{}, testing::scan_test_look_back_float_sum, "float sum", path);
-    for (const auto& [n, path] : sizes(maps.tile, most_maps, self_clearing_maps))
+    for (const auto& [n, path] : sizes(maps.tile, most_maps, turns_maps))
         check_same_bits(affine, n, AffineCompose{}, testing::scan_test_look_back_affine, "affine compose", path);
 }
 
 // The self-clearing launch with fewer blocks than tiles, so that each block takes several tiles by
 // ticket, over storage full of stale prefixes (a slot it failed to empty would be taken): int32
-// sums (the single-level look-back) against the serial reference, float sums (with a load window
-// of two tiles) and affine composition (the two-level look-back) against the look-back kernel's
-// bits. Small enough for racecheck, which watches each block's shared memory pass from tile to tile.
+// sums (the single-level look-back) against the serial reference, float sums and affine
+// composition (the two-level look-back) against the look-back kernel's bits. Small enough for racecheck, which watches
+// each block's shared memory pass from tile to tile.
 TEST_CASE("GPU single pass over temporary storage clears its own slots, blocks taking several tiles",
           "[gpu][scan][sanitize]") {
     const testing::SinglePassShape ints = testing::scan_test_single_pass_shape_int32_sum();
@@ -416,25 +414,24 @@ TEST_CASE("GPU single pass over temporary storage clears its own slots, blocks t
     serial_inclusive_scan(in.data(), expected.data(), n, Sum<std::int32_t>{});
     DeviceBuffer<std::int32_t> d_in(n), d_out(n);
     upload(d_in.data(), in);
-    testing::scan_test_self_clearing_int32_sum(d_in.data(), d_out.data(), n, 4, 0);
+    testing::scan_test_self_clearing_int32_sum(d_in.data(), d_out.data(), n, 4);
     CHECK(download(d_out.data(), n) == expected);
 
-    const auto same_bits = [](const auto& values, auto look_back, auto self_clearing, unsigned blocks,
-                              std::size_t window) {
+    const auto same_bits = [](const auto& values, auto look_back, auto self_clearing, unsigned blocks) {
         using T = typename std::decay_t<decltype(values)>::value_type;
         const std::size_t count = values.size();
         DeviceBuffer<T> d_values(count), looked_back(count), cleared_itself(count);
         upload(d_values.data(), values);
         look_back(d_values.data(), looked_back.data(), count);
-        self_clearing(d_values.data(), cleared_itself.data(), count, blocks, window);
-        INFO(count << " values, " << blocks << " blocks, load window " << window);
+        self_clearing(d_values.data(), cleared_itself.data(), count, blocks);
+        INFO(count << " values, " << blocks << " blocks");
         CHECK(std::memcmp(download(cleared_itself.data(), count).data(), download(looked_back.data(), count).data(),
                           count * sizeof(T)) == 0);
     };
     same_bits(random_reals<float>(41 * testing::scan_test_single_pass_shape_float_sum().tile + 3, 62),
-              testing::scan_test_look_back_float_sum, testing::scan_test_self_clearing_float_sum, 3, 2);
+              testing::scan_test_look_back_float_sum, testing::scan_test_self_clearing_float_sum, 3);
     same_bits(random_affine(23 * testing::scan_test_single_pass_shape_affine().tile + 1, 63),
-              testing::scan_test_look_back_affine, testing::scan_test_self_clearing_affine, 5, 0);
+              testing::scan_test_look_back_affine, testing::scan_test_self_clearing_affine, 5);
 }
 
 // An int32 sum of n values through the workspace, checked against the serial reference.

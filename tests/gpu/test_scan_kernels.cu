@@ -80,10 +80,9 @@ __global__ void fill_stale_prefixes_kernel(unsigned long long* words, std::size_
 }
 
 // An inclusive scan by the self-clearing launch with `blocks` blocks, over storage full of stale
-// prefixes; tiles after the first `blocks` go by ticket, each waiting for the tile load_window
-// before it (0: none).
+// prefixes; tiles after the first `blocks` go by ticket.
 template <typename T, typename Op>
-void self_clearing_alone(const T* d_in, T* d_out, std::size_t n, Op op, unsigned blocks, std::size_t load_window) {
+void self_clearing_alone(const T* d_in, T* d_out, std::size_t n, Op op, unsigned blocks) {
     const std::size_t bytes = scan_detail::single_pass_bytes<T, T>(n);
     DeviceBuffer<unsigned char> temp(bytes);
     fill_stale_prefixes_kernel<<<64, 256>>>(reinterpret_cast<unsigned long long*>(temp.data()),
@@ -91,7 +90,7 @@ void self_clearing_alone(const T* d_in, T* d_out, std::size_t n, Op op, unsigned
     TS_CUDA_CHECK_LAUNCH();
     const scan_detail::LookbackStorage<T> view = scan_detail::lookback_storage<T, T>(temp.data(), bytes, n);
     launch_cooperative(scan_detail::self_clearing_lookback_kernel<T, T, Op>, blocks, scan_detail::kFastThreads, nullptr,
-                       d_in, d_out, n, view.tiles, view.status, view.counters.tickets, load_window, op, false,
+                       d_in, d_out, n, view.tiles, view.status, view.counters.tickets, op, false,
                        static_cast<T*>(nullptr));
     TS_CUDA_CHECK(cudaDeviceSynchronize());
 }
@@ -106,19 +105,16 @@ void scan_test_look_back_affine(const Affine* d_in, Affine* d_out, std::size_t n
     look_back_alone(d_in, d_out, n, AffineCompose{});
 }
 
-void scan_test_self_clearing_int32_sum(const std::int32_t* d_in, std::int32_t* d_out, std::size_t n, unsigned blocks,
-                                       std::size_t load_window) {
-    self_clearing_alone(d_in, d_out, n, Sum<std::int32_t>{}, blocks, load_window);
+void scan_test_self_clearing_int32_sum(const std::int32_t* d_in, std::int32_t* d_out, std::size_t n, unsigned blocks) {
+    self_clearing_alone(d_in, d_out, n, Sum<std::int32_t>{}, blocks);
 }
 
-void scan_test_self_clearing_float_sum(const float* d_in, float* d_out, std::size_t n, unsigned blocks,
-                                       std::size_t load_window) {
-    self_clearing_alone(d_in, d_out, n, Sum<float>{}, blocks, load_window);
+void scan_test_self_clearing_float_sum(const float* d_in, float* d_out, std::size_t n, unsigned blocks) {
+    self_clearing_alone(d_in, d_out, n, Sum<float>{}, blocks);
 }
 
-void scan_test_self_clearing_affine(const Affine* d_in, Affine* d_out, std::size_t n, unsigned blocks,
-                                    std::size_t load_window) {
-    self_clearing_alone(d_in, d_out, n, AffineCompose{}, blocks, load_window);
+void scan_test_self_clearing_affine(const Affine* d_in, Affine* d_out, std::size_t n, unsigned blocks) {
+    self_clearing_alone(d_in, d_out, n, AffineCompose{}, blocks);
 }
 
 }  // namespace tilescan::testing
