@@ -139,17 +139,19 @@ __global__ void __launch_bounds__(kFastThreads, kFastBlocksPerSM)
 }
 
 // The single pass over temporary storage in one launch, for a few more tiles than the GPU holds
-// at once where no tile waits its load turn (self_clearing_lookback_pays): launched cooperatively
-// with a block for each tile it holds, whose blocks empty the status slots and zero the tile
-// counter themselves, announce it at a grid-wide barrier, stage tile blockIdx.x while the others
-// arrive, and look back once all have (every slot is empty before any is read). Then each takes
-// the tiles after the first wave by ticket, in the order blocks finish, as the look-back does (any
-// tile it waits for is in the first wave or was taken before, by a running block). The bits are
-// the look-back's.
+// at once (self_clearing_lookback_pays): launched cooperatively with a block for each tile it
+// holds, whose blocks empty the status slots and zero the tile counter themselves, announce it at
+// a grid-wide barrier, stage tile blockIdx.x while the others arrive, and look back once all have
+// (every slot is empty before any is read). Then each takes the tiles after the first wave by
+// ticket, in the order blocks finish, as the look-back does (any tile it waits for is in the first
+// wave or was taken before, by a running block). Tiles from load_window on wait their load turn
+// as the look-back's do (wait_for_load_turn), after the barrier: the flag a turn reads is stale
+// until every block has cleared. The bits are the look-back's.
 template <typename In, typename Out, typename Op>
 __global__ void __launch_bounds__(kFastThreads, kFastBlocksPerSM)
     self_clearing_lookback_kernel(const In* in, Out* out, std::size_t n, std::size_t tiles, TileStatus<Out> status,
-                                  unsigned long long* tile_counter, Op op, bool exclusive, Out* total) {
+                                  unsigned long long* tile_counter, std::size_t load_window, Op op, bool exclusive,
+                                  Out* total) {
     using Agent = FastTileAgent<In, Out, Op>;
     __shared__ typename Agent::Shared shared;
     typename Agent::Held held;
@@ -161,6 +163,12 @@ __global__ void __launch_bounds__(kFastThreads, kFastBlocksPerSM)
     std::size_t tile = blockIdx.x;
     bool first = true;
     while (tile < tiles) {
+        if (load_window != 0 && tile >= load_window) {
+            if (first) grid.barrier_wait(std::move(cleared));
+            first = false;
+            if (threadIdx.x == 0) wait_for_load_turn(status.tiles, tile, load_window);
+            __syncthreads();
+        }
         const Agent agent(tile, n);
         typename Agent::RoundPrefixes prefixes;
         agent.stage_and_prepare(shared, held, in, aligned, op, prefixes);
@@ -297,8 +305,8 @@ LookbackStorage<Out> lookback_storage(unsigned char* storage, std::size_t bytes,
 // The look-back over `view`'s storage with kHeldBytes a thread held in registers. Over storage
 // cleared already (a workspace's, or cleared by the caller's kernel) one launch; over temporary
 // storage a self-clearing cooperative launch where its tiles are few enough
-// (self_clearing_lookback_pays) and take no load turns, else a clearing launch and the look-back
-// as its programmatic dependent.
+// (self_clearing_lookback_pays), else a clearing launch and the look-back as its programmatic
+// dependent.
 template <std::size_t kHeldBytes, typename In, typename Out, typename Op>
 void launch_lookback_kernels(const In* in, Out* out, std::size_t n, Op op, bool exclusive, Out* total,
                              const LookbackStorage<Out>& view, std::size_t load_window, bool clear_first,
@@ -313,13 +321,13 @@ void launch_lookback_kernels(const In* in, Out* out, std::size_t n, Op op, bool 
     }
     // Not with held rounds: the loop over tiles keeps too much alive beside them (ptxas: up to 272
     // bytes spilled), and held rounds start far past the self-clearing launch's tiles but for
-    // widening scans. Not with load turns, which its first wave cannot take before the barrier.
+    // widening scans.
     if constexpr (kHeldBytes == 0) {
         constexpr auto self_clearing = self_clearing_lookback_kernel<In, Out, Op>;
         const std::size_t resident = co_resident_blocks<self_clearing, kFastThreads>();
-        if (load_window == 0 && self_clearing_lookback_pays(tiles, resident)) {
+        if (self_clearing_lookback_pays(tiles, resident)) {
             launch_cooperative(self_clearing, grid_for(std::min(tiles, resident)), kFastThreads, stream, in, out, n,
-                               tiles, view.status, view.counters.tickets, op, exclusive, total);
+                               tiles, view.status, view.counters.tickets, load_window, op, exclusive, total);
             return;
         }
     }

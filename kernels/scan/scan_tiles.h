@@ -101,16 +101,19 @@ constexpr int kLoadWindowPercent = TILESCAN_SCAN_LOAD_WINDOW_PERCENT;
 // look-back (below about 26 MB the H200 runs every tile at once, the resident scan).
 constexpr std::size_t kLoadTurnsMinTwoLevelBytes = std::size_t(32) << 20;
 
-// A single pass over temporary storage that takes no load turns runs as one cooperative launch
-// whose blocks clear the status slots themselves (self_clearing_lookback_kernel, scan.cuh) while
-// its tiles are at most this many times the blocks the GPU holds at once (0: never), instead of a
-// clearing launch and the look-back. H200, one call, two rounds, temporary storage, none / up to 4 /
-// up to 16 rounds, us: int64 sum 2^22 (1024 tiles) 35.8-38.1 / 33.2-34.4 / 32.6-33.8 (CUB
-// 34.5-37.6), int32 sum 2^23 35.1-36.4 / 29.9-32.1 / 30.8-31.7, 2^24 (2048 tiles) 52.3-54.2 /
-// 48.5-49.6 / 48.6-48.8; from 4096 tiles no gain (int64 sum 2^24 87.3-89.4 / - / 87.6-88.4, 2^25
-// 163.7-173.3 / - / 162.1-166.1). Where the two-level look-back takes load turns it lost (affine
-// composition 2^23 60.8-63.8 / 63.9-65.3, 2^24 99.1-100.3 / - / 106.3-108.7): its first wave
-// cannot wait for turns before the barrier.
+// A single pass over temporary storage runs as one cooperative launch whose blocks clear the
+// status slots themselves (self_clearing_lookback_kernel, scan.cuh) while its tiles are at most
+// this many times the blocks the GPU holds at once (0: never), instead of a clearing launch and the
+// look-back. H200, one call, two rounds, temporary storage, none / up to 4 / up to 16 rounds, us:
+// int64 sum 2^22 (1024 tiles) 35.8-38.1 / 33.2-34.4 / 32.6-33.8 (CUB 34.5-37.6), int32 sum 2^23
+// 35.1-36.4 / 29.9-32.1 / 30.8-31.7, 2^24 (2048 tiles) 52.3-54.2 / 48.5-49.6 / 48.6-48.8; from
+// 4096 tiles no gain (int64 sum 2^24 87.3-89.4 / - / 87.6-88.4, 2^25 163.7-173.3 / - /
+// 162.1-166.1). Where the two-level look-back takes load turns, the first wave's tiles past the
+// window wait for the barrier and then their turn (a first build that let the first wave load
+// without turns lost: affine composition 2^23 60.8-63.8 -> 63.9-65.3 us). Against the clearing
+// launch, up to 4 rounds, one call, two rounds, us: float sum 2^23 37.2-39.6 -> 31.6-32.2 (CUB
+// 35.1-37.7), 2^24 54.6-56.7 -> 50.5-51.0, float max 2^23 38.2-40.2 -> 32.9-33.0, affine
+// composition 2^22 41.8-44.1 -> 36.4-38.1, 2^23 62.7-64.3 -> 57.2.
 #ifndef TILESCAN_SCAN_SELF_CLEARING_MAX_ROUNDS
 #define TILESCAN_SCAN_SELF_CLEARING_MAX_ROUNDS 4
 #endif

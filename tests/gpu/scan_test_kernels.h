@@ -28,9 +28,13 @@ SinglePassShape scan_test_single_pass_shape_affine();
 void scan_test_look_back_float_sum(const float* d_in, float* d_out, std::size_t n);
 void scan_test_look_back_affine(const Affine* d_in, Affine* d_out, std::size_t n);
 // Inclusive scans of n device values by the self-clearing launch alone, with `blocks` blocks (at
-// most the co-resident ones), over storage full of stale published prefixes.
-void scan_test_self_clearing_int32_sum(const std::int32_t* d_in, std::int32_t* d_out, std::size_t n, unsigned blocks);
-void scan_test_self_clearing_float_sum(const float* d_in, float* d_out, std::size_t n, unsigned blocks);
-void scan_test_self_clearing_affine(const Affine* d_in, Affine* d_out, std::size_t n, unsigned blocks);
+// most the co-resident ones), over storage full of stale published prefixes; a tile loads only once
+// the tile load_window before it has published (0: at once).
+void scan_test_self_clearing_int32_sum(const std::int32_t* d_in, std::int32_t* d_out, std::size_t n, unsigned blocks,
+                                       std::size_t load_window);
+void scan_test_self_clearing_float_sum(const float* d_in, float* d_out, std::size_t n, unsigned blocks,
+                                       std::size_t load_window);
+void scan_test_self_clearing_affine(const Affine* d_in, Affine* d_out, std::size_t n, unsigned blocks,
+                                    std::size_t load_window);
 
 }  // namespace tilescan::testing

@@ -363,14 +363,15 @@ void check_same_bits(const std::vector<T>& in, std::size_t n, Op op, void (*look
 
 // No more tiles than the GPU holds at once take the resident scan (one launch, a grid-wide barrier
 // instead of status words) from temporary storage, and from a workspace for operators that do not
-// regroup exactly; more tiles, the look-back: from temporary storage as one self-clearing launch
-// while no tile waits its load turn (the two-level look-back takes turns from
-// kLoadTurnsMinTwoLevelBytes of input), else after a clearing launch. The resident scan combines
-// the tiles' aggregates in the look-back's order, so every path must give the look-back kernel's
-// bits: float sums and a non-commutative float operator from a few tiles to the most the device
-// holds (on the H200 792, 24 superblocks), one tile more, and from the first input that takes load
-// turns. Every algorithm's results against the serial reference, the resident scan's included, are
-// checked above (boundary sizes, 10^6 + 3, 2^24).
+// regroup exactly; more tiles, the look-back: from temporary storage as one self-clearing launch up
+// to a few times the tiles the GPU holds (its tiles past the load window wait their turn: the
+// two-level look-back takes turns from kLoadTurnsMinTwoLevelBytes of input), else after a clearing
+// launch. The resident scan combines the tiles' aggregates in the look-back's order, so every path
+// must give the look-back kernel's bits: float sums and a non-commutative float operator from a
+// few tiles to the most the device holds (on the H200 792, 24 superblocks), one tile more, from the
+// first input that takes load turns, and one tile past the self-clearing launch's. Every
+// algorithm's results against the serial reference, the resident scan's included, are checked
+// above (boundary sizes, 10^6 + 3, 2^24).
 TEST_CASE("GPU single pass: the resident scan and the self-clearing launch give the look-back's bits", "[gpu][scan]") {
     const testing::SinglePassShape sums = testing::scan_test_single_pass_shape_float_sum();
     const testing::SinglePassShape maps = testing::scan_test_single_pass_shape_affine();
@@ -382,29 +383,36 @@ TEST_CASE("GPU single pass: the resident scan and the self-clearing launch give 
     REQUIRE(!scan_detail::lookback_takes_load_turns<float, float, Sum<float>>(most_sums + 1));
     REQUIRE(!scan_detail::lookback_takes_load_turns<Affine, Affine, AffineCompose>(most_maps + 1));
     REQUIRE((most_sums + 1 < turns_sums && most_maps + 1 < turns_maps));
-    const auto reals = random_reals<float>(turns_sums, 17);
+    const std::size_t past_sums = sums.self_clearing_tiles * sums.tile + 1;
+    const std::size_t past_maps = maps.self_clearing_tiles * maps.tile + 1;
+    REQUIRE((turns_sums < past_sums && turns_maps < past_maps));
+    const auto reals = random_reals<float>(past_sums, 17);
     std::mt19937_64 rng(18);
-    std::vector<Affine> affine(turns_maps);  // inexact compositions: the grouping shows in the bits
+    std::vector<Affine> affine(past_maps);  // inexact compositions: the grouping shows in the bits
     for (auto& f : affine) f = {float(0.5 + 0.5 * (rng() % 1000) / 1000.0), float(int(rng() % 2001) - 1000) / 997.0f};
     // (n, the path temporary storage takes)
-    const auto sizes = [](std::size_t tile, std::size_t most, std::size_t turns) {
-        return std::vector<std::pair<std::size_t, const char*>>{{3 * tile + 5, "the resident scan"},
-                                                                {100 * tile - 1, "the resident scan"},
-                                                                {most, "the resident scan"},
-                                                                {most + 1, "the self-clearing launch"},
-                                                                {turns, "a clearing launch, the look-back"}};
+    const auto sizes = [](std::size_t tile, std::size_t most, std::size_t turns, std::size_t past) {
+        return std::vector<std::pair<std::size_t, const char*>>{
+            {3 * tile + 5, "the resident scan"},
+            {100 * tile - 1, "the resident scan"},
+            {most, "the resident scan"},
+            {most + 1, "the self-clearing launch"},
+            {turns, "the self-clearing launch with load turns"},
+            {past, "a clearing launch, the look-back with load turns"}};
     };
-    for (const auto& [n, path] : sizes(sums.tile, most_sums, turns_sums))
+    for (const auto& [n, path] : sizes(sums.tile, most_sums, turns_sums, past_sums))
         check_same_bits(reals, n, Sum<float>{}, testing::scan_test_look_back_float_sum, "float sum", path);
-    for (const auto& [n, path] : sizes(maps.tile, most_maps, turns_maps))
+    for (const auto& [n, path] : sizes(maps.tile, most_maps, turns_maps, past_maps))
         check_same_bits(affine, n, AffineCompose{}, testing::scan_test_look_back_affine, "affine compose", path);
 }
 
 // The self-clearing launch with fewer blocks than tiles, so that each block takes several tiles by
 // ticket, over storage full of stale prefixes (a slot it failed to empty would be taken): int32
 // sums (the single-level look-back) against the serial reference, float sums and affine
-// composition (the two-level look-back) against the look-back kernel's bits. Small enough for racecheck, which watches
-// each block's shared memory pass from tile to tile.
+// composition (the two-level look-back) against the look-back kernel's bits; each at once and with
+// load turns of a window smaller than the blocks, so that tiles of the first wave wait their turn
+// too (a turn read before the barrier would find a stale prefix's flag). Small enough for
+// racecheck, which watches each block's shared memory pass from tile to tile.
 TEST_CASE("GPU single pass over temporary storage clears its own slots, blocks taking several tiles",
           "[gpu][scan][sanitize]") {
     const testing::SinglePassShape ints = testing::scan_test_single_pass_shape_int32_sum();
@@ -414,24 +422,30 @@ TEST_CASE("GPU single pass over temporary storage clears its own slots, blocks t
     serial_inclusive_scan(in.data(), expected.data(), n, Sum<std::int32_t>{});
     DeviceBuffer<std::int32_t> d_in(n), d_out(n);
     upload(d_in.data(), in);
-    testing::scan_test_self_clearing_int32_sum(d_in.data(), d_out.data(), n, 4);
-    CHECK(download(d_out.data(), n) == expected);
+    for (const std::size_t window : {0, 2}) {
+        testing::scan_test_self_clearing_int32_sum(d_in.data(), d_out.data(), n, 4, window);
+        INFO("int32 sum, load window " << window);
+        CHECK(download(d_out.data(), n) == expected);
+    }
 
-    const auto same_bits = [](const auto& values, auto look_back, auto self_clearing, unsigned blocks) {
+    const auto same_bits = [](const auto& values, auto look_back, auto self_clearing, unsigned blocks,
+                              std::size_t window) {
         using T = typename std::decay_t<decltype(values)>::value_type;
         const std::size_t count = values.size();
         DeviceBuffer<T> d_values(count), looked_back(count), cleared_itself(count);
         upload(d_values.data(), values);
         look_back(d_values.data(), looked_back.data(), count);
-        self_clearing(d_values.data(), cleared_itself.data(), count, blocks);
-        INFO(count << " values, " << blocks << " blocks");
+        self_clearing(d_values.data(), cleared_itself.data(), count, blocks, window);
+        INFO(count << " values, " << blocks << " blocks, load window " << window);
         CHECK(std::memcmp(download(cleared_itself.data(), count).data(), download(looked_back.data(), count).data(),
                           count * sizeof(T)) == 0);
     };
-    same_bits(random_reals<float>(41 * testing::scan_test_single_pass_shape_float_sum().tile + 3, 62),
-              testing::scan_test_look_back_float_sum, testing::scan_test_self_clearing_float_sum, 3);
-    same_bits(random_affine(23 * testing::scan_test_single_pass_shape_affine().tile + 1, 63),
-              testing::scan_test_look_back_affine, testing::scan_test_self_clearing_affine, 5);
+    const auto reals = random_reals<float>(41 * testing::scan_test_single_pass_shape_float_sum().tile + 3, 62);
+    const auto maps = random_affine(23 * testing::scan_test_single_pass_shape_affine().tile + 1, 63);
+    for (const std::size_t window : {0, 1}) {
+        same_bits(reals, testing::scan_test_look_back_float_sum, testing::scan_test_self_clearing_float_sum, 3, window);
+        same_bits(maps, testing::scan_test_look_back_affine, testing::scan_test_self_clearing_affine, 5, 3 * window);
+    }
 }
 
 // An int32 sum of n values through the workspace, checked against the serial reference.

@@ -80,9 +80,9 @@ __global__ void fill_stale_prefixes_kernel(unsigned long long* words, std::size_
 }
 
 // An inclusive scan by the self-clearing launch with `blocks` blocks, over storage full of stale
-// prefixes; tiles after the first `blocks` go by ticket.
+// prefixes; tiles after the first `blocks` go by ticket, tiles from load_window on wait their turn.
 template <typename T, typename Op>
-void self_clearing_alone(const T* d_in, T* d_out, std::size_t n, Op op, unsigned blocks) {
+void self_clearing_alone(const T* d_in, T* d_out, std::size_t n, Op op, unsigned blocks, std::size_t load_window) {
     const std::size_t bytes = scan_detail::single_pass_bytes<T, T>(n);
     DeviceBuffer<unsigned char> temp(bytes);
     fill_stale_prefixes_kernel<<<64, 256>>>(reinterpret_cast<unsigned long long*>(temp.data()),
@@ -90,7 +90,7 @@ void self_clearing_alone(const T* d_in, T* d_out, std::size_t n, Op op, unsigned
     TS_CUDA_CHECK_LAUNCH();
     const scan_detail::LookbackStorage<T> view = scan_detail::lookback_storage<T, T>(temp.data(), bytes, n);
     launch_cooperative(scan_detail::self_clearing_lookback_kernel<T, T, Op>, blocks, scan_detail::kFastThreads, nullptr,
-                       d_in, d_out, n, view.tiles, view.status, view.counters.tickets, op, false,
+                       d_in, d_out, n, view.tiles, view.status, view.counters.tickets, load_window, op, false,
                        static_cast<T*>(nullptr));
     TS_CUDA_CHECK(cudaDeviceSynchronize());
 }
@@ -105,16 +105,19 @@ void scan_test_look_back_affine(const Affine* d_in, Affine* d_out, std::size_t n
     look_back_alone(d_in, d_out, n, AffineCompose{});
 }
 
-void scan_test_self_clearing_int32_sum(const std::int32_t* d_in, std::int32_t* d_out, std::size_t n, unsigned blocks) {
-    self_clearing_alone(d_in, d_out, n, Sum<std::int32_t>{}, blocks);
+void scan_test_self_clearing_int32_sum(const std::int32_t* d_in, std::int32_t* d_out, std::size_t n, unsigned blocks,
+                                       std::size_t load_window) {
+    self_clearing_alone(d_in, d_out, n, Sum<std::int32_t>{}, blocks, load_window);
 }
 
-void scan_test_self_clearing_float_sum(const float* d_in, float* d_out, std::size_t n, unsigned blocks) {
-    self_clearing_alone(d_in, d_out, n, Sum<float>{}, blocks);
+void scan_test_self_clearing_float_sum(const float* d_in, float* d_out, std::size_t n, unsigned blocks,
+                                       std::size_t load_window) {
+    self_clearing_alone(d_in, d_out, n, Sum<float>{}, blocks, load_window);
 }
 
-void scan_test_self_clearing_affine(const Affine* d_in, Affine* d_out, std::size_t n, unsigned blocks) {
-    self_clearing_alone(d_in, d_out, n, AffineCompose{}, blocks);
+void scan_test_self_clearing_affine(const Affine* d_in, Affine* d_out, std::size_t n, unsigned blocks,
+                                    std::size_t load_window) {
+    self_clearing_alone(d_in, d_out, n, AffineCompose{}, blocks, load_window);
 }
 
 }  // namespace tilescan::testing
