@@ -546,7 +546,10 @@ void compact(const char* what, Source src, std::size_t n, std::size_t load_n, ty
         constexpr auto self_clearing = select_kernel<Source, SelectMode::scatter_self_clearing, false, false>;
         const std::size_t resident =
             clear_first && !held ? co_resident_blocks<self_clearing, scan_detail::kFastThreads>() : 0;
-        if (scan_detail::self_clearing_lookback_pays(tiles, resident)) {  // one launch, as the scan's (scan.cuh)
+        // One launch, as the scan's (scan.cuh). H200, two rounds, temporary storage, clearing launch
+        // -> self-clearing: select_if 2^24 0.0487-0.0492 -> 0.0435-0.0437 ms, select_flagged
+        // 0.0503-0.0506 -> 0.0444-0.0453 (bench/results/2026-12-04-scan-h200-self-clearing.md).
+        if (scan_detail::self_clearing_lookback_pays(tiles, resident)) {
             launch_cooperative(self_clearing, unsigned(std::min(tiles, resident)), scan_detail::kFastThreads, stream,
                                src, out, p);
             return;

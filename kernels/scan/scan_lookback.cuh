@@ -30,8 +30,11 @@
 // their own values.
 //
 // Calls: tile ids come from a 64-bit ticket counter whose high half numbers the calls (take_ticket).
-// Temporary storage is cleared before every call (lookback_init_kernel: two launches, as CUB; the
-// scan launched as the clearing's programmatic dependent, kernels/programmatic_launch.cuh). A
+// Temporary storage is cleared in every call: for up to a few times the tiles the GPU holds at
+// once by the scan's own blocks, in one cooperative launch, before a grid-wide barrier
+// (clear_lookback_status, self_clearing_lookback_kernel in scan.cuh); beyond that by a clearing
+// launch first (lookback_init_kernel: two launches, as CUB; the scan launched as the clearing's
+// programmatic dependent, kernels/programmatic_launch.cuh). A
 // ScanWorkspace is cleared once, when allocated: a slot counts as published only when it carries
 // the current call's tag (the call number modulo 2^30), so earlier calls' words read as empty and
 // a call is one launch; the call whose tag is the last before they wrap clears every slot once all
