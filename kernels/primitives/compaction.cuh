@@ -20,8 +20,9 @@
 //                         library's self_clearing_lookback_kernel)
 // The look-back modes take their tiles by ticket and tag their status words with the call, so they
 // run over temporary storage (cleared by a launch first, or by the self-clearing launch: call 0) or
-// a ScanWorkspace (no clearing) alike. A source that keeps by index alone (select_flagged's flags) counts the tile while its
-// elements are still on their way, so the tile's count is published without waiting for them.
+// a ScanWorkspace (no clearing) alike. A source that keeps by index alone (select_flagged's flags)
+// counts the tile while its elements are still on their way, so the tile's count is published
+// without waiting for them.
 // Ranks: each kept element's rank in its warp's part of the tile is the kept elements of earlier
 // rounds, of earlier lanes in its round and of its own vector before it; the per-lane counts of all
 // rounds are packed into 32-bit words and scanned across the warp together.
