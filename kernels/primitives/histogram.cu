@@ -1,10 +1,13 @@
 // GPU histogram (histogram.h): per-block shared-memory counts, warp-aggregated, flushed once.
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 #include "kernels/cuda_check.h"
+#include "kernels/launch_attributes.cuh"
 #include "kernels/primitives/histogram.h"
 
 namespace tilescan::prim_detail {
@@ -112,6 +115,31 @@ __global__ void __launch_bounds__(kHistThreads)
     }
 }
 
+// Blocks of the shared-counter kernel: up to 2048, each taking chunks kHistThreads * kHistItems
+// apart. Every block flushes its counters once, a global atomic a bin, so with few chunks a block
+// the flushes' atomics on the same bins probably weigh (not profiled); float samples (a product
+// and a conversion a sample) take one wave of blocks, as many as the GPU holds at once, while the
+// chunks are at most kOneWaveMostChunks a block. H200, 256 bins, three rounds against 2048 blocks, ms
+// (bench/results/2026-12-04-primitives-h200-histogram-wave.md): float 2^24 0.0388-0.0391 ->
+// 0.0314-0.0315 (CUB 0.033-0.034), 2^26 0.0878-0.0909 -> 0.0820-0.0850; but 2^28 0.281-0.287 ->
+// 0.294-0.301, and u32 samples (a division by a constant a sample) lost at 2^24 and up (2^24
+// 0.0425-0.0431 -> 0.0440-0.0456, 2^28 0.512-0.521 -> 0.547-0.555), so they keep 2048.
+// The wave is the kernel's occupancy without its dynamic shared memory (the float kernel: 32
+// registers a thread, 8 blocks an SM, 1056 on the H200); 8 KiB of counters a block (256 bins)
+// leave it so, and the largest, 32 KiB (8192 bins), hold an SM to 7 blocks, where the grid is a
+// little more than one wave.
+constexpr std::size_t kHistMostBlocks = 2048;
+constexpr std::size_t kOneWaveMostChunks = 16;  // 2^26: 15.5 a block, gained; 2^28: 62, lost; between: not measured
+
+template <typename T>
+unsigned histogram_blocks(std::size_t chunks) {
+    if constexpr (std::is_floating_point<T>::value) {
+        const std::size_t wave = co_resident_blocks<histogram_kernel<T, true>, kHistThreads>();
+        if (wave > 0 && chunks <= wave * kOneWaveMostChunks) return unsigned(std::min(chunks, wave));
+    }
+    return unsigned(std::min(chunks, kHistMostBlocks));
+}
+
 }  // namespace
 }  // namespace tilescan::prim_detail
 
@@ -127,13 +155,14 @@ void histogram_even(const T* d_samples, std::size_t n, EvenBins<T> bins, std::ui
     if (n == 0) return;
     const std::size_t chunk = std::size_t(kHistThreads) * kHistItems;
     const std::size_t chunks = (n + chunk - 1) / chunk;
-    const unsigned grid = unsigned(chunks < 2048 ? chunks : 2048);
     auto* counts = reinterpret_cast<unsigned long long*>(d_counts);
     if (bins.bins <= kHistSharedBins) {
         const int rows = bins.bins * (kHistThreads / 32) <= kHistSharedBins ? kHistThreads / 32 : 1;
         histogram_kernel<T, true>
-            <<<grid, kHistThreads, std::size_t(bins.bins) * rows * 4, stream>>>(d_samples, n, bins, counts);
+            <<<histogram_blocks<T>(chunks), kHistThreads, std::size_t(bins.bins) * rows * 4, stream>>>(d_samples, n,
+                                                                                                       bins, counts);
     } else {
+        const unsigned grid = unsigned(std::min(chunks, kHistMostBlocks));
         histogram_kernel<T, false><<<grid, kHistThreads, 0, stream>>>(d_samples, n, bins, counts);
     }
     TS_CUDA_CHECK_LAUNCH();
