@@ -626,6 +626,22 @@ TEST_CASE("GPU histogram: exact counts, constant input, many bins", "[gpu][primi
         histogram_even(d.data(), n, frule, counts.data());
         CHECK(download(counts.data(), 64) == expect);
     }
+    // Float samples take one wave of blocks while the chunks are few a block (histogram.cu), up to
+    // 2048 blocks past that: 2^26 + 5 (about 16 chunks a block on the H200) and 2^27 + 1 (past it).
+    for (std::size_t n : {(std::size_t(1) << 26) + 5, (std::size_t(1) << 27) + 1}) {
+        CAPTURE(n);
+        std::vector<float> f(n);
+        std::mt19937 rng(11);
+        std::uniform_real_distribution<float> unit(-0.25f, 1.25f);  // some outside the range, counted nowhere
+        for (float& x : f) x = unit(rng);
+        const EvenBins<float> rule(256, 0.0f, 1.0f);
+        std::vector<std::uint64_t> expect(256);
+        serial_histogram(f.data(), n, rule, expect.data());
+        DeviceBuffer<float> d = upload(f);
+        DeviceBuffer<std::uint64_t> counts = poisoned<std::uint64_t>(256);
+        histogram_even(d.data(), n, rule, counts.data());
+        CHECK(download(counts.data(), 256) == expect);
+    }
 }
 
 TEST_CASE("GPU radix sort of uint32 keys and pairs at boundary sizes", "[gpu][primitives][radix]") {
