@@ -18,6 +18,12 @@ constexpr int kHistItems = 16;
 constexpr int kHistSharedBins = 8192;
 constexpr unsigned kAll = 0xffffffffu;
 
+// Rows of shared counters a block keeps for `bins` bins: one per warp while they fit in
+// kHistSharedBins counters, else one for the block.
+__host__ __device__ constexpr int counter_rows(int bins) {
+    return bins * (kHistThreads / 32) <= kHistSharedBins ? kHistThreads / 32 : 1;
+}
+
 // One increment per lane; a warp whose 32 samples share one bin (constant input) adds 32 once
 // instead of contending 32 ways on one address. (A __match_any_sync aggregation for every load
 // was measured 8x slower than CUB on the H200.)
@@ -83,7 +89,7 @@ __global__ void __launch_bounds__(kHistThreads)
     static_assert(kHistItems % 4 == 0, "whole chunks load in vectors of four samples");
     extern __shared__ unsigned int local[];  // [rows][bins]: one row per warp when they fit
     const int lane = threadIdx.x % 32;
-    const int rows = rule.bins * (kHistThreads / 32) <= kHistSharedBins ? kHistThreads / 32 : 1;
+    const int rows = counter_rows(rule.bins);
     unsigned int* row = local + (rows > 1 ? (threadIdx.x / 32) * rule.bins : 0);
     if constexpr (kShared) {
         for (int b = threadIdx.x; b < rule.bins * rows; b += kHistThreads) local[b] = 0;
@@ -115,7 +121,7 @@ __global__ void __launch_bounds__(kHistThreads)
     }
 }
 
-// Blocks of the shared-counter kernel: up to 2048, each taking chunks kHistThreads * kHistItems
+// Blocks of the histogram kernel: up to 2048, each taking chunks kHistThreads * kHistItems
 // apart. Every block flushes its counters once, a global atomic a bin, so with few chunks a block
 // the flushes' atomics on the same bins probably weigh (not profiled); float samples (a product
 // and a conversion a sample) take one wave of blocks, as many as the GPU holds at once, while the
@@ -131,9 +137,9 @@ __global__ void __launch_bounds__(kHistThreads)
 constexpr std::size_t kHistMostBlocks = 2048;
 constexpr std::size_t kOneWaveMostChunks = 16;  // 2^26: 15.5 a block, gained; 2^28: 62, lost; between: not measured
 
-template <typename T>
+template <typename T, bool kShared>
 unsigned histogram_blocks(std::size_t chunks) {
-    if constexpr (std::is_floating_point<T>::value) {
+    if constexpr (kShared && std::is_floating_point<T>::value) {
         const std::size_t wave = co_resident_blocks<histogram_kernel<T, true>, kHistThreads>();
         if (wave > 0 && chunks <= wave * kOneWaveMostChunks) return unsigned(std::min(chunks, wave));
     }
@@ -157,13 +163,12 @@ void histogram_even(const T* d_samples, std::size_t n, EvenBins<T> bins, std::ui
     const std::size_t chunks = (n + chunk - 1) / chunk;
     auto* counts = reinterpret_cast<unsigned long long*>(d_counts);
     if (bins.bins <= kHistSharedBins) {
-        const int rows = bins.bins * (kHistThreads / 32) <= kHistSharedBins ? kHistThreads / 32 : 1;
         histogram_kernel<T, true>
-            <<<histogram_blocks<T>(chunks), kHistThreads, std::size_t(bins.bins) * rows * 4, stream>>>(d_samples, n,
-                                                                                                       bins, counts);
+            <<<histogram_blocks<T, true>(chunks), kHistThreads, std::size_t(bins.bins) * counter_rows(bins.bins) * 4,
+               stream>>>(d_samples, n, bins, counts);
     } else {
-        const unsigned grid = unsigned(std::min(chunks, kHistMostBlocks));
-        histogram_kernel<T, false><<<grid, kHistThreads, 0, stream>>>(d_samples, n, bins, counts);
+        histogram_kernel<T, false>
+            <<<histogram_blocks<T, false>(chunks), kHistThreads, 0, stream>>>(d_samples, n, bins, counts);
     }
     TS_CUDA_CHECK_LAUNCH();
 }

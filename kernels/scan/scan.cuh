@@ -160,20 +160,22 @@ __global__ void __launch_bounds__(kFastThreads, kFastBlocksPerSM)
                           std::size_t(gridDim.x) * blockDim.x);
     cooperative_groups::grid_group::arrival_token cleared = grid.barrier_arrive();
     const bool aligned = (reinterpret_cast<std::uintptr_t>(in) | reinterpret_cast<std::uintptr_t>(out)) % 16 == 0;
+    bool awaits_clearing = true;
+    const auto wait_for_clearing = [&] {  // once, before the block's first read of a slot
+        if (awaits_clearing) grid.barrier_wait(std::move(cleared));
+        awaits_clearing = false;
+    };
     std::size_t tile = blockIdx.x;
-    bool first = true;
     while (tile < tiles) {
         if (load_window != 0 && tile >= load_window) {
-            if (first) grid.barrier_wait(std::move(cleared));
-            first = false;
+            wait_for_clearing();
             if (threadIdx.x == 0) wait_for_load_turn(status.tiles, tile, load_window);
             __syncthreads();
         }
         const Agent agent(tile, n);
         typename Agent::RoundPrefixes prefixes;
         agent.stage_and_prepare(shared, held, in, aligned, op, prefixes);
-        if (first) grid.barrier_wait(std::move(cleared));
-        first = false;
+        wait_for_clearing();
         look_back_and_finish(agent, shared, held, prefixes, status, tile, n, op, exclusive, out, aligned, total);
         __syncthreads();  // every thread is done with this tile's shared memory and id
         if (threadIdx.x == 0) shared.tile_id = unsigned(gridDim.x + atomicAdd(tile_counter, 1ull));
