@@ -42,6 +42,16 @@
 // 0.543 -> 0.513-0.518 ms (CUB 0.60) on the H200. Smaller inputs keep the 8192-element tile,
 // whose latency they are made of (held at 2^20: 0.0178 against CUB's 0.0154 ms). Inputs whose
 // tiles all fit on the GPU at once run resident instead (scatter_resident, above).
+// The single pass over a ScanWorkspace below 256 MiB (a block a tile), reduce_then_scan and
+// partition (its resident launch too) take the small tile, half the staged bytes
+// (SelectTiling::small, 4096 uint32). H200, three rounds: select_if over a workspace at 2^24
+// 0.0457-0.0469 -> 0.0414-0.0429 ms (CUB 0.052-0.055), at 2^23 0.0291-0.0299 -> 0.0264-0.0269;
+// partition_if at 2^20 0.0190-0.0199 -> 0.0158-0.0172 ms, at 2^24 0.0815-0.0832 -> 0.0680-0.0694
+// (CUB 0.067-0.071), at 2^28 0.884 -> 0.816 (CUB 0.85)
+// (bench/results/2026-12-04-primitives-h200-small-tiles.md). The single pass over temporary
+// storage (self-clearing or resident launch) lost with it (select_if at 2^24 0.0439-0.0457 ->
+// 0.0455-0.0474 ms), so it keeps the staged tile, as does the two-level look-back (2^28 0.491 ->
+// 0.521 ms).
 #pragma once
 
 #include <cooperative_groups.h>
@@ -73,8 +83,9 @@ using scan_detail::TileStatus;
 // the warps' kept counts, its tile prefix the tile's output offset). Its staged rounds are
 // compacted in place in shared memory before the look-back; its held rounds (kSelectHeldBytes a
 // thread in registers) wait in registers and go out directly once the tile's offset is known.
-template <typename Load, bool kHeld>
-using SelectTile = scan_detail::FastTileAgent<Load, std::uint32_t, Sum<std::uint32_t>, select_held_bytes(kHeld)>;
+template <typename Load, SelectTiling kTiling>
+using SelectTile = scan_detail::FastTileAgent<Load, std::uint32_t, Sum<std::uint32_t>, select_held_bytes(kTiling),
+                                              select_staged_bytes(kTiling)>;
 
 // A thread's keep bits: bit r·V + v set when element (r, v) is kept.
 template <int kBits>
@@ -88,9 +99,9 @@ struct KeepBits {
     __device__ __forceinline__ bool test(int bit) const { return (words[bit / 64] >> (bit % 64)) & 1u; }
 };
 
-template <typename Load, bool kHeld>
+template <typename Load, SelectTiling kTiling>
 struct SelectShape {
-    using Tile = SelectTile<Load, kHeld>;
+    using Tile = SelectTile<Load, kTiling>;
     static constexpr int V = Tile::V, R = Tile::R;
     using Keep = KeepBits<R * V>;
     // Per-lane counts of one round (<= V) summed over a warp (<= 32 V) fit kFieldBits bits.
@@ -222,14 +233,14 @@ __device__ __forceinline__ void clear_single_level_status(const scan_detail::Loo
 // One tile: stage, count, take the tile's output offset (kMode), compact, write. The
 // self-clearing single pass passes `cleared` for its block's first tile: the tile waits there for
 // every block to have cleared the status slots before it looks back.
-template <typename Source, SelectMode kMode, bool kPartition, bool kHeld>
+template <typename Source, SelectMode kMode, bool kPartition, SelectTiling kTiling>
 __device__ __forceinline__ void select_tile(const Source& src, typename Source::Value* out, const SelectParams& p,
-                                            typename SelectTile<typename Source::Load, kHeld>::Shared& shared,
+                                            typename SelectTile<typename Source::Load, kTiling>::Shared& shared,
                                             std::size_t tile,
                                             cooperative_groups::grid_group::arrival_token* cleared = nullptr) {
     using Load = typename Source::Load;
     using Value = typename Source::Value;
-    using Shape = SelectShape<Load, kHeld>;
+    using Shape = SelectShape<Load, kTiling>;
     using Tile = typename Shape::Tile;
     constexpr int V = Shape::V, R = Shape::R, kTile = Tile::kTile;
     static_assert(sizeof(Value) <= sizeof(Load), "kept values are compacted in place over the staged elements");
@@ -384,12 +395,12 @@ __device__ __forceinline__ void select_tile(const Source& src, typename Source::
 // A block a tile, but for the self-clearing single pass (a block for each tile the GPU holds at
 // once, several tiles a block). The single-pass modes take tiles by ticket, so that a tile only
 // waits in the look-back for tiles whose blocks already run.
-template <typename Source, SelectMode kMode, bool kPartition, bool kHeld>
+template <typename Source, SelectMode kMode, bool kPartition, SelectTiling kTiling>
 __global__ void __launch_bounds__(scan_detail::kFastThreads, scan_detail::kFastBlocksPerSM)
     select_kernel(Source src, typename Source::Value* out, SelectParams p) {
-    static_assert(!kHeld || kMode == SelectMode::scatter_single_level,
+    static_assert(kTiling != SelectTiling::held || kMode == SelectMode::scatter_single_level,
                   "only the look-back over large inputs holds rounds");
-    using Tile = SelectTile<typename Source::Load, kHeld>;
+    using Tile = SelectTile<typename Source::Load, kTiling>;
     __shared__ typename Tile::Shared shared;
     if constexpr (kMode == SelectMode::scatter_two_level || kMode == SelectMode::scatter_single_level) {
         wait_for_prior_grid();  // the clearing launch's, over temporary storage
@@ -406,7 +417,7 @@ __global__ void __launch_bounds__(scan_detail::kFastThreads, scan_detail::kFastB
         SelectParams tagged = p;
         tagged.single_level.tag = call_tag;
         tagged.two_level = p.two_level.tagged(call_tag);
-        select_tile<Source, kMode, kPartition, kHeld>(src, out, tagged, shared, shared.tile_id);
+        select_tile<Source, kMode, kPartition, kTiling>(src, out, tagged, shared, shared.tile_id);
         if (call_tag == scan_detail::kLastTag) scan_detail::clear_slots_after_last_tag(p.counters);
     } else if constexpr (kMode == SelectMode::scatter_self_clearing) {
         // The scan's self-clearing single pass (self_clearing_lookback_kernel, scan.cuh): a
@@ -419,7 +430,7 @@ __global__ void __launch_bounds__(scan_detail::kFastThreads, scan_detail::kFastB
         cooperative_groups::grid_group::arrival_token cleared = cooperative_groups::this_grid().barrier_arrive();
         cooperative_groups::grid_group::arrival_token* first_tile_waits = &cleared;
         for (std::size_t tile = blockIdx.x; tile < tiles; tile = shared.tile_id) {
-            select_tile<Source, kMode, kPartition, kHeld>(src, out, p, shared, tile, first_tile_waits);
+            select_tile<Source, kMode, kPartition, kTiling>(src, out, p, shared, tile, first_tile_waits);
             first_tile_waits = nullptr;
             __syncthreads();  // every thread is done with this tile's shared memory and id
             if (threadIdx.x == 0) shared.tile_id = unsigned(gridDim.x + atomicAdd(p.counters.tickets, 1ull));
@@ -430,7 +441,7 @@ __global__ void __launch_bounds__(scan_detail::kFastThreads, scan_detail::kFastB
         // last, which the L2 cache may still hold (its tiles' offsets are known, so any order gives
         // the same output).
         const std::size_t tile = kMode == SelectMode::scatter_offsets ? gridDim.x - 1 - blockIdx.x : blockIdx.x;
-        select_tile<Source, kMode, kPartition, kHeld>(src, out, p, shared, tile);
+        select_tile<Source, kMode, kPartition, kTiling>(src, out, p, shared, tile);
     }
 }
 
@@ -457,13 +468,13 @@ inline std::size_t offsets_select_bytes(std::size_t tiles) {
 }
 
 template <typename Load>
-std::size_t tiles_for(std::size_t n, bool held_rounds) {
-    return (n + select_tile_elems<Load>(held_rounds) - 1) / select_tile_elems<Load>(held_rounds);
+std::size_t tiles_for(std::size_t n, SelectTiling tiling) {
+    return (n + select_tile_elems<Load>(tiling) - 1) / select_tile_elems<Load>(tiling);
 }
 
 template <typename Load>
-std::size_t compact_temp_bytes(std::size_t n, SelectAlgorithm algorithm) {
-    const std::size_t tiles = tiles_for<Load>(n, select_holds_rounds<Load>(n, algorithm));
+std::size_t compact_temp_bytes(std::size_t n, SelectAlgorithm algorithm, bool workspace) {
+    const std::size_t tiles = tiles_for<Load>(n, select_tiling<Load>(n, algorithm, workspace));
     if (tiles == 0) return 0;
     switch (algorithm) {
         case SelectAlgorithm::single_pass:
@@ -500,7 +511,7 @@ void compact(const char* what, Source src, std::size_t n, std::size_t load_n, ty
              std::uint64_t* d_num_selected, SelectStorage storage, cudaStream_t stream, SelectAlgorithm algorithm) {
     using Load = typename Source::Load;
     if (kPartition) algorithm = SelectAlgorithm::reduce_then_scan;  // resident where its tiles fit (below)
-    const std::size_t needed = compact_temp_bytes<Load>(n, algorithm);
+    const std::size_t needed = compact_temp_bytes<Load>(n, algorithm, storage.workspace);
     if (storage.size < needed || (needed > 0 && storage.bytes == nullptr))
         throw std::invalid_argument(std::string(what) +
                                     (storage.workspace ? ": a workspace of " : ": temporary storage of ") +
@@ -516,8 +527,8 @@ void compact(const char* what, Source src, std::size_t n, std::size_t load_n, ty
         return;
     }
     if (src.in == nullptr || out == nullptr) throw std::invalid_argument(std::string(what) + ": null input or output");
-    const bool held = select_holds_rounds<Load>(n, algorithm);
-    const std::size_t tiles = tiles_for<Load>(n, held);
+    const SelectTiling tiling = select_tiling<Load>(n, algorithm, storage.workspace);
+    const std::size_t tiles = tiles_for<Load>(n, tiling);
     const unsigned grid = grid_of(tiles, what);
     unsigned char* const temp = storage.bytes;
     SelectParams p{};
@@ -531,9 +542,11 @@ void compact(const char* what, Source src, std::size_t n, std::size_t load_n, ty
     // workspace the look-back is one launch already and runs instead, as the scan library decides
     // for its integer sums (resident_scan_pays).
     if (algorithm == SelectAlgorithm::single_pass || kPartition) {
-        constexpr auto resident_kernel = select_kernel<Source, SelectMode::scatter_resident, kPartition, false>;
-        if (scan_detail::resident_scan_pays<std::uint32_t, Sum<std::uint32_t>>(clear_first) && !held &&
-            tiles <= scan_detail::resident_tile_capacity<resident_kernel>()) {
+        constexpr SelectTiling kResidentTiling = kPartition ? SelectTiling::small : SelectTiling::staged;
+        constexpr auto resident_kernel =
+            select_kernel<Source, SelectMode::scatter_resident, kPartition, kResidentTiling>;
+        if (scan_detail::resident_scan_pays<std::uint32_t, Sum<std::uint32_t>>(clear_first) &&
+            tiling == kResidentTiling && tiles <= scan_detail::resident_tile_capacity<resident_kernel>()) {
             p.single_level.carve(temp + scan_detail::kLookbackCounterBytes);
             launch_cooperative(resident_kernel, grid, scan_detail::kFastThreads, stream, src, out, p);
             return;
@@ -542,11 +555,16 @@ void compact(const char* what, Source src, std::size_t n, std::size_t load_n, ty
     if (algorithm == SelectAlgorithm::single_pass) {
         p.counters = scan_detail::lookback_counters(temp, storage.size);
         p.single_level.carve(temp + scan_detail::kLookbackCounterBytes);
-        const auto kernel = held ? select_kernel<Source, SelectMode::scatter_single_level, false, true>
-                                 : select_kernel<Source, SelectMode::scatter_single_level, false, false>;
-        constexpr auto self_clearing = select_kernel<Source, SelectMode::scatter_self_clearing, false, false>;
-        const std::size_t resident =
-            clear_first && !held ? co_resident_blocks<self_clearing, scan_detail::kFastThreads>() : 0;
+        constexpr auto kSingleLevel = SelectMode::scatter_single_level;
+        const auto kernel =
+            tiling == SelectTiling::held    ? select_kernel<Source, kSingleLevel, false, SelectTiling::held>
+            : tiling == SelectTiling::small ? select_kernel<Source, kSingleLevel, false, SelectTiling::small>
+                                            : select_kernel<Source, kSingleLevel, false, SelectTiling::staged>;
+        constexpr auto self_clearing =
+            select_kernel<Source, SelectMode::scatter_self_clearing, false, SelectTiling::staged>;
+        const std::size_t resident = clear_first && tiling == SelectTiling::staged
+                                         ? co_resident_blocks<self_clearing, scan_detail::kFastThreads>()
+                                         : 0;
         // One launch, as the scan's (scan.cuh). H200, two rounds, temporary storage, clearing launch
         // -> self-clearing: select_if 2^24 0.0487-0.0492 -> 0.0435-0.0437 ms, select_flagged
         // 0.0503-0.0506 -> 0.0444-0.0453 (bench/results/2026-12-04-scan-h200-self-clearing.md).
@@ -574,7 +592,7 @@ void compact(const char* what, Source src, std::size_t n, std::size_t load_n, ty
         scan_detail::lookback_init_kernel<<<clearing, scan_detail::kClearingThreads, 0, stream>>>(
             p.two_level, p.counters.tickets, tiles);
         TS_CUDA_CHECK_LAUNCH();
-        launch_after_prior_grid(select_kernel<Source, SelectMode::scatter_two_level, false, false>, grid,
+        launch_after_prior_grid(select_kernel<Source, SelectMode::scatter_two_level, false, SelectTiling::staged>, grid,
                                 scan_detail::kFastThreads, stream, src, out, p);
         return;
     }
@@ -582,11 +600,12 @@ void compact(const char* what, Source src, std::size_t n, std::size_t load_n, ty
     std::uint32_t* total = reinterpret_cast<std::uint32_t*>(temp + align_bytes(tiles * 4));
     p.kept_total = total;
     unsigned char* scan_temp = temp + align_bytes(tiles * 4) + align_bytes(4);
-    select_kernel<Source, SelectMode::count, false, false><<<grid, scan_detail::kFastThreads, 0, stream>>>(src, out, p);
+    select_kernel<Source, SelectMode::count, false, SelectTiling::small>
+        <<<grid, scan_detail::kFastThreads, 0, stream>>>(src, out, p);
     TS_CUDA_CHECK_LAUNCH();
     exclusive_scan(p.tile_counts, p.tile_counts, tiles, Sum<std::uint32_t>{}, scan_temp,
                    scan_temp_bytes<std::uint32_t, std::uint32_t>(tiles), stream, kDefaultScanAlgorithm, total);
-    select_kernel<Source, SelectMode::scatter_offsets, kPartition, false>
+    select_kernel<Source, SelectMode::scatter_offsets, kPartition, SelectTiling::small>
         <<<grid, scan_detail::kFastThreads, 0, stream>>>(src, out, p);
     TS_CUDA_CHECK_LAUNCH();
 }
@@ -597,12 +616,12 @@ namespace tilescan {
 
 template <typename T>
 std::size_t select_temp_bytes(std::size_t n, SelectAlgorithm algorithm) {
-    return prim_detail::compact_temp_bytes<T>(n, algorithm);
+    return prim_detail::compact_temp_bytes<T>(n, algorithm, false);
 }
 
 template <typename T>
 std::size_t select_workspace_bytes(std::size_t n) {
-    return prim_detail::compact_temp_bytes<T>(n, SelectAlgorithm::single_pass);
+    return prim_detail::compact_temp_bytes<T>(n, SelectAlgorithm::single_pass, true);
 }
 
 template <typename T, typename Pred>
@@ -639,7 +658,7 @@ void select_flagged(const T* d_in, const Flag* d_flags, T* d_out, std::size_t n,
 
 template <typename T>
 std::size_t partition_temp_bytes(std::size_t n) {
-    return prim_detail::compact_temp_bytes<T>(n, SelectAlgorithm::reduce_then_scan);
+    return prim_detail::compact_temp_bytes<T>(n, SelectAlgorithm::reduce_then_scan, false);
 }
 
 template <typename T, typename Pred>
@@ -652,12 +671,12 @@ void partition_if(const T* d_in, T* d_out, std::size_t n, Pred pred, std::uint64
 
 template <typename T>
 std::size_t find_repeats_temp_bytes(std::size_t n) {
-    return prim_detail::compact_temp_bytes<T>(n == 0 ? 0 : n - 1, SelectAlgorithm::single_pass);
+    return prim_detail::compact_temp_bytes<T>(n == 0 ? 0 : n - 1, SelectAlgorithm::single_pass, false);
 }
 
 template <typename T>
 std::size_t find_repeats_workspace_bytes(std::size_t n) {
-    return find_repeats_temp_bytes<T>(n);
+    return prim_detail::compact_temp_bytes<T>(n == 0 ? 0 : n - 1, SelectAlgorithm::single_pass, true);
 }
 
 template <typename T>

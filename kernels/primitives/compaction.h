@@ -69,25 +69,57 @@ enum class SelectAlgorithm {
 /// the scan library's single pass does (compaction.cuh says why).
 constexpr std::size_t kSelectHeldBytes = TILESCAN_SELECT_HELD_BYTES;
 
-/// Bytes a thread of the compaction kernels holds in registers: kSelectHeldBytes with held rounds.
-constexpr std::size_t select_held_bytes(bool held_rounds) { return held_rounds ? kSelectHeldBytes : 0; }
+#ifndef TILESCAN_SELECT_SMALL_BYTES
+/// The default of kSelectSmallBytes; defined before this header, it overrides it (tuning builds).
+#define TILESCAN_SELECT_SMALL_BYTES 128
+#endif
+/// Bytes a thread stages of the small tile (SelectTiling::small).
+constexpr std::size_t kSelectSmallBytes = TILESCAN_SELECT_SMALL_BYTES;
 
-/// Whether a compaction of n elements of T by `algorithm` holds rounds in registers.
+/// The tiles of the GPU compaction kernels (select, partition, find_repeats): one block of
+/// scan_detail::kFastThreads threads compacts one tile, a shape of the scan library's fast tile.
+/// Sizes for 4-byte elements (half as many 8-byte ones). compaction.cuh says which call takes which.
+enum class SelectTiling {
+    staged,  ///< the fast tile: 256 bytes a thread staged in shared memory (8192 elements)
+    small,   ///< kSelectSmallBytes a thread staged (4096 elements)
+    held     ///< the fast tile and kSelectHeldBytes a thread held in registers (10240 elements)
+};
+
+/// The tiling of a compaction of n elements of T by `algorithm`, over a ScanWorkspace or
+/// temporary storage: held rounds for the single pass from 256 MiB; the small tile for the single
+/// pass over a workspace and for the three phases (reduce_then_scan, partition); else staged.
 template <typename T>
-constexpr bool select_holds_rounds(std::size_t n, SelectAlgorithm algorithm) {
-    return algorithm == SelectAlgorithm::single_pass && n * sizeof(T) >= scan_detail::kHeldMinInputBytes;
+constexpr SelectTiling select_tiling(std::size_t n, SelectAlgorithm algorithm, bool workspace) {
+    if (algorithm == SelectAlgorithm::single_pass && n * sizeof(T) >= scan_detail::kHeldMinInputBytes)
+        return SelectTiling::held;
+    if (algorithm == SelectAlgorithm::reduce_then_scan || (algorithm == SelectAlgorithm::single_pass && workspace))
+        return SelectTiling::small;
+    return SelectTiling::staged;
 }
 
-/// The tile of the GPU compaction kernels (select, partition, find_repeats) for elements of T: one
-/// block of scan_detail::kFastThreads threads compacts one tile, the scan library's fast tile,
-/// with or without held rounds (8192 or 10240 4-byte elements, 4096 or 5120 8-byte ones).
-template <typename T, bool kHeld>
-using SelectTileShape = scan_detail::FastTile<T, std::uint32_t, select_held_bytes(kHeld)>;
+/// Bytes a thread of a tiling stages in shared memory, and holds in registers.
+constexpr std::size_t select_staged_bytes(SelectTiling tiling) {
+    return tiling == SelectTiling::small ? kSelectSmallBytes : scan_detail::kFastThreadBytes;
+}
+constexpr std::size_t select_held_bytes(SelectTiling tiling) {
+    return tiling == SelectTiling::held ? kSelectHeldBytes : 0;
+}
 
-/// Elements of T in one tile of the GPU compaction kernels. Tests take their boundary sizes from it.
+template <typename T, SelectTiling kTiling>
+using SelectTileShape =
+    scan_detail::FastTile<T, std::uint32_t, select_held_bytes(kTiling), select_staged_bytes(kTiling)>;
+
+/// Elements of T in one tile of a tiling. Tests take their boundary sizes from it.
 template <typename T>
-constexpr std::size_t select_tile_elems(bool held_rounds) {
-    return held_rounds ? std::size_t(SelectTileShape<T, true>::tile) : std::size_t(SelectTileShape<T, false>::tile);
+constexpr std::size_t select_tile_elems(SelectTiling tiling) {
+    switch (tiling) {
+        case SelectTiling::small:
+            return SelectTileShape<T, SelectTiling::small>::tile;
+        case SelectTiling::held:
+            return SelectTileShape<T, SelectTiling::held>::tile;
+        default:
+            return SelectTileShape<T, SelectTiling::staged>::tile;
+    }
 }
 
 /// The enumerator's name ("single_pass"), as the benchmark prints it.

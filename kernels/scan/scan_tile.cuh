@@ -46,9 +46,10 @@ struct alignas(16) Vector {
     T v[V];
 };
 
-template <typename In, typename Out, typename Op, std::size_t kHeldBytes = 0>
+template <typename In, typename Out, typename Op, std::size_t kHeldBytes = 0,
+          std::size_t kStagedBytes = kFastThreadBytes>
 struct FastTileAgent {
-    using Shape = FastTile<In, Out, kHeldBytes>;
+    using Shape = FastTile<In, Out, kHeldBytes, kStagedBytes>;
     static constexpr int V = Shape::V;
     static constexpr int R = Shape::R;
     static constexpr int kStaged = Shape::R_staged;  // rounds in shared memory; the rest are held

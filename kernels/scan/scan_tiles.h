@@ -128,12 +128,14 @@ constexpr int vector_elems() {
     return (sizeof(T) <= 16 && 16 % sizeof(T) == 0) ? int(16 / sizeof(T)) : 1;
 }
 
-// kHeldBytes: bytes a thread holds in registers (0 but for the single pass over large inputs).
-template <typename In, typename Out, std::size_t kHeldBytes = 0>
+// kHeldBytes: bytes a thread holds in registers (0 but for the single pass over large inputs);
+// kStagedBytes: bytes a thread stages in shared memory (the compaction's block-a-tile kernels
+// stage fewer, compaction.h).
+template <typename In, typename Out, std::size_t kHeldBytes = 0, std::size_t kStagedBytes = kFastThreadBytes>
 struct FastTile {
     static constexpr int V = vector_elems<In>();
     static constexpr std::size_t width = sizeof(In) > sizeof(Out) ? sizeof(In) : sizeof(Out);
-    static constexpr int R_staged = kFastThreadBytes / (V * width) > 0 ? int(kFastThreadBytes / (V * width)) : 1;
+    static constexpr int R_staged = kStagedBytes / (V * width) > 0 ? int(kStagedBytes / (V * width)) : 1;
     static constexpr int R_held = int(kHeldBytes / (V * width));
     static constexpr int R = R_staged + R_held;
     static constexpr int items = V * R;

@@ -163,9 +163,11 @@ void check_compaction(std::size_t n, int dist, SelectAlgorithm algorithm, bool f
 
 template <typename T>
 void compaction_suite(bool large) {
-    // The second boundary: one warp's part of the tile, which each warp compacts on its own.
-    const std::size_t tile = select_tile_elems<T>(false);
-    std::vector<std::size_t> sizes = boundary_sizes(tile / scan_detail::kFastWarps, tile);
+    // The second boundary: one warp's part of the small tile, which each warp compacts on its own;
+    // the third, the staged tile (two small tiles).
+    const std::size_t tile = select_tile_elems<T>(SelectTiling::staged);
+    std::vector<std::size_t> sizes =
+        boundary_sizes(select_tile_elems<T>(SelectTiling::small) / scan_detail::kFastWarps, tile);
     if (large) sizes = {1000003, std::size_t(1) << 24};
     for (std::size_t n : sizes)
         for (int dist = 0; dist < 3; ++dist)
@@ -404,27 +406,29 @@ TEST_CASE("GPU select and partition at 10^6 + 3 and 2^24", "[gpu][primitives][co
 TEST_CASE("GPU select, partition and find_repeats at the resident kernels' limits", "[gpu][primitives][compaction]") {
     using Source = prim_detail::PredicateSource<std::uint32_t, LessThan<std::uint32_t>>;
     constexpr auto kResident = prim_detail::SelectMode::scatter_resident;
-    const std::size_t select_tiles =
-        scan_detail::resident_tile_capacity<prim_detail::select_kernel<Source, kResident, false, false>>();
+    const std::size_t select_tiles = scan_detail::resident_tile_capacity<
+        prim_detail::select_kernel<Source, kResident, false, SelectTiling::staged>>();
     const std::size_t partition_tiles =
-        scan_detail::resident_tile_capacity<prim_detail::select_kernel<Source, kResident, true, false>>();
+        scan_detail::resident_tile_capacity<prim_detail::select_kernel<Source, kResident, true, SelectTiling::small>>();
     const std::size_t self_clearing_tiles =
-        co_resident_blocks<
-            prim_detail::select_kernel<Source, prim_detail::SelectMode::scatter_self_clearing, false, false>,
-            scan_detail::kFastThreads>() *
+        co_resident_blocks<prim_detail::select_kernel<Source, prim_detail::SelectMode::scatter_self_clearing, false,
+                                                      SelectTiling::staged>,
+                           scan_detail::kFastThreads>() *
         scan_detail::kSelfClearingMaxRounds;
     REQUIRE(select_tiles > 1);  // every GPU this project runs on launches cooperatively
     REQUIRE(partition_tiles > 1);
     REQUIRE(self_clearing_tiles > select_tiles);
-    const std::size_t tile = select_tile_elems<std::uint32_t>(false);
-    REQUIRE(!select_holds_rounds<std::uint32_t>(self_clearing_tiles * tile + 1, SelectAlgorithm::single_pass));
+    const std::size_t tile = select_tile_elems<std::uint32_t>(SelectTiling::staged);
+    REQUIRE(select_tiling<std::uint32_t>(self_clearing_tiles * tile + 1, SelectAlgorithm::single_pass, false) ==
+            SelectTiling::staged);
     for (std::size_t n :
          {select_tiles * tile, select_tiles * tile + 1, self_clearing_tiles * tile, self_clearing_tiles * tile + 1}) {
         for (int dist = 0; dist < 3; ++dist)
             check_compaction<std::uint32_t>(n, dist, SelectAlgorithm::single_pass, true, false);
         check_find_repeats(random_u32(n + 1, 9, 2));  // n + 1 values: n candidates
     }
-    for (std::size_t n : {partition_tiles * tile, partition_tiles * tile + 1})
+    const std::size_t partition_tile = select_tile_elems<std::uint32_t>(SelectTiling::small);
+    for (std::size_t n : {partition_tiles * partition_tile, partition_tiles * partition_tile + 1})
         for (int dist = 0; dist < 3; ++dist)
             check_compaction<std::uint32_t>(n, dist, SelectAlgorithm::reduce_then_scan, false, true);
 }
@@ -437,7 +441,7 @@ TEST_CASE("GPU select, partition and find_repeats at the resident kernels' limit
 TEST_CASE("GPU select's self-clearing single pass, blocks taking several tiles",
           "[gpu][primitives][compaction][sanitize]") {
     using Source = prim_detail::PredicateSource<std::uint32_t, LessThan<std::uint32_t>>;
-    const std::size_t tile = select_tile_elems<std::uint32_t>(false);
+    const std::size_t tile = select_tile_elems<std::uint32_t>(SelectTiling::staged);
     for (const auto& [tiles, blocks] : {std::pair<std::size_t, unsigned>{2, 1}, {19, 4}, {40, 3}}) {
         const std::size_t n = tiles * tile - 7;
         CAPTURE(n, blocks);
@@ -459,9 +463,9 @@ TEST_CASE("GPU select's self-clearing single pass, blocks taking several tiles",
         p.num_selected = reinterpret_cast<unsigned long long*>(d_count.data());
         p.counters = scan_detail::lookback_counters(temp.data(), bytes);
         p.single_level.carve(temp.data() + scan_detail::kLookbackCounterBytes);
-        launch_cooperative(
-            prim_detail::select_kernel<Source, prim_detail::SelectMode::scatter_self_clearing, false, false>, blocks,
-            scan_detail::kFastThreads, nullptr, Source{d_in.data(), pred}, d_out.data(), p);
+        launch_cooperative(prim_detail::select_kernel<Source, prim_detail::SelectMode::scatter_self_clearing, false,
+                                                      SelectTiling::staged>,
+                           blocks, scan_detail::kFastThreads, nullptr, Source{d_in.data(), pred}, d_out.data(), p);
         TS_CUDA_CHECK(cudaDeviceSynchronize());
         REQUIRE(read_count(d_count) == kept);
         CHECK(same_bits(download(d_out.data(), n), expect, kept));
@@ -473,7 +477,7 @@ TEST_CASE("GPU select's self-clearing single pass, blocks taking several tiles",
 // one short of full.
 template <typename T>
 std::vector<std::size_t> held_round_sizes() {
-    using Shape = SelectTileShape<T, true>;
+    using Shape = SelectTileShape<T, SelectTiling::held>;
     const std::size_t tile = Shape::tile;
     const std::size_t staged = std::size_t(Shape::R_staged) * 32 * Shape::V;
     const std::size_t whole = (scan_detail::kHeldMinInputBytes / sizeof(T) + tile - 1) / tile * tile;
@@ -482,7 +486,8 @@ std::vector<std::size_t> held_round_sizes() {
 
 TEST_CASE("GPU select and find_repeats over 256 MiB hold rounds in registers", "[gpu][primitives][compaction]") {
     for (std::size_t n : held_round_sizes<std::int32_t>()) {
-        REQUIRE(select_holds_rounds<std::int32_t>(n, SelectAlgorithm::single_pass));
+        REQUIRE(select_tiling<std::int32_t>(n, SelectAlgorithm::single_pass, false) == SelectTiling::held);
+        REQUIRE(select_tiling<std::int32_t>(n, SelectAlgorithm::single_pass, true) == SelectTiling::held);
         check_compaction<std::int32_t>(n, 0, SelectAlgorithm::single_pass, n % 2 == 1, false);
     }
     check_compaction<std::int32_t>(held_round_sizes<std::int32_t>()[1], 1, SelectAlgorithm::single_pass, false, false);
@@ -513,7 +518,7 @@ TEST_CASE("GPU select with an unaligned input pointer", "[gpu][primitives][compa
 TEST_CASE("GPU compaction over a workspace: tags wrap, scans share it, too small is refused",
           "[gpu][primitives][compaction][sanitize]") {
     using T = std::uint32_t;
-    const std::size_t n = 5 * select_tile_elems<T>(false) + 17;  // six tiles: the look-back
+    const std::size_t n = 5 * select_tile_elems<T>(SelectTiling::small) + 17;  // six tiles: the look-back
     const LessThan<T> pred{T(500)};
     const std::vector<T> in = compaction_input<T>(n, 0);
     std::vector<T> expect(n);
@@ -573,11 +578,14 @@ TEST_CASE("GPU compaction over a workspace: tags wrap, scans share it, too small
 
 TEST_CASE("GPU find_repeats: the seed's example and adversarial inputs", "[gpu][primitives][find_repeats][sanitize]") {
     check_find_repeats(std::vector<std::int32_t>{3, 4, 4, 5, 6, 7, 7});
-    std::vector<std::size_t> sizes = boundary_sizes(select_tile_elems<std::uint32_t>(false) / scan_detail::kFastWarps,
-                                                    select_tile_elems<std::uint32_t>(false));
-    for (std::size_t n : boundary_sizes(select_tile_elems<std::uint64_t>(false) / scan_detail::kFastWarps,
-                                        select_tile_elems<std::uint64_t>(false)))
-        sizes.push_back(n);
+    // Warp parts of the small tile (the workspace's), whole staged tiles (two small ones).
+    const auto sizes_of = [](auto zero) {
+        using T = decltype(zero);
+        return boundary_sizes(select_tile_elems<T>(SelectTiling::small) / scan_detail::kFastWarps,
+                              select_tile_elems<T>(SelectTiling::staged));
+    };
+    std::vector<std::size_t> sizes = sizes_of(std::uint32_t());
+    for (std::size_t n : sizes_of(std::uint64_t())) sizes.push_back(n);
     for (std::size_t n : sizes) {
         for (std::uint32_t modulo : {0u, 2u, 1u}) {
             const auto r = random_u32(n, 5 + modulo, modulo);
