@@ -80,7 +80,8 @@ using scan_detail::SharedArray;
 using scan_detail::TileStatus;
 
 // The tile: the scan library's fast tile of Load elements counted into uint32 (its warp totals are
-// the warps' kept counts, its tile prefix the tile's output offset). Its staged rounds are
+// the warps' kept counts, its tile prefix the tile's output offset), in one of the shapes of
+// SelectTiling (compaction.h: staged, small, or staged with held rounds). Its staged rounds are
 // compacted in place in shared memory before the look-back; its held rounds (kSelectHeldBytes a
 // thread in registers) wait in registers and go out directly once the tile's offset is known.
 template <typename Load, SelectTiling kTiling>
