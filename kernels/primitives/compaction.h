@@ -97,14 +97,16 @@ constexpr SelectTiling select_tiling(std::size_t n, SelectAlgorithm algorithm, b
     return SelectTiling::staged;
 }
 
-/// Bytes a thread of a tiling stages in shared memory, and holds in registers.
+/// Bytes a thread of a tiling stages in shared memory.
 constexpr std::size_t select_staged_bytes(SelectTiling tiling) {
     return tiling == SelectTiling::small ? kSelectSmallBytes : scan_detail::kFastThreadBytes;
 }
+/// Bytes a thread of a tiling holds in registers (kSelectHeldBytes with held rounds, else 0).
 constexpr std::size_t select_held_bytes(SelectTiling tiling) {
     return tiling == SelectTiling::held ? kSelectHeldBytes : 0;
 }
 
+/// The shape (rounds, vector width, elements) of a tiling's tile for elements of T.
 template <typename T, SelectTiling kTiling>
 using SelectTileShape =
     scan_detail::FastTile<T, std::uint32_t, select_held_bytes(kTiling), select_staged_bytes(kTiling)>;
