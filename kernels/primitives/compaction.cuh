@@ -224,7 +224,8 @@ struct SelectParams {
 
 // Empties the single-level look-back's slots of `tiles` tiles and zeroes the tile counter: thread
 // i of `stride` threads' share (scan_detail::clear_lookback_status for the two-level slots).
-__device__ __forceinline__ void clear_single_level_status(const scan_detail::LookbackSlots<std::uint32_t>& status,
+template <typename T>
+__device__ __forceinline__ void clear_single_level_status(const scan_detail::LookbackSlots<T>& status,
                                                           unsigned long long* tickets, std::size_t tiles, std::size_t i,
                                                           std::size_t stride) {
     if (i == 0) *tickets = 0;
@@ -446,11 +447,17 @@ __global__ void __launch_bounds__(scan_detail::kFastThreads, scan_detail::kFastB
     }
 }
 
-__global__ inline void write_zero_kernel(unsigned long long* where) { *where = 0; }
+// The two small kernels are templates (on the count's type, on the slots' value type) so that every
+// file that includes this header may define them: `inline` does not apply to a __global__ function.
+template <typename Count>
+__global__ void write_zero_kernel(Count* where) {
+    *where = 0;
+}
 
 // The single-level look-back's counterpart of the scan library's lookback_init_kernel.
-__global__ inline void single_level_init_kernel(scan_detail::LookbackSlots<std::uint32_t> status,
-                                                unsigned long long* tickets, std::size_t tiles) {
+template <typename T>
+__global__ void single_level_init_kernel(scan_detail::LookbackSlots<T> status, unsigned long long* tickets,
+                                         std::size_t tiles) {
     clear_single_level_status(status, tickets, tiles, std::size_t(blockIdx.x) * blockDim.x + threadIdx.x,
                               std::size_t(gridDim.x) * blockDim.x);
 }
