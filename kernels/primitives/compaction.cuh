@@ -222,24 +222,13 @@ struct SelectParams {
     unsigned long long* num_selected;                        // receives the kept count
 };
 
-// Empties the single-level look-back's slots of `tiles` tiles and zeroes the tile counter: thread
-// i of `stride` threads' share (scan_detail::clear_lookback_status for the two-level slots).
-template <typename T>
-__device__ __forceinline__ void clear_single_level_status(const scan_detail::LookbackSlots<T>& status,
-                                                          unsigned long long* tickets, std::size_t tiles, std::size_t i,
-                                                          std::size_t stride) {
-    if (i == 0) *tickets = 0;
-    for (std::size_t t = i; t < tiles; t += stride) status.clear(t);
-}
-
 // One tile: stage, count, take the tile's output offset (kMode), compact, write. The
-// self-clearing single pass passes `cleared` for its block's first tile: the tile waits there for
-// every block to have cleared the status slots before it looks back.
+// self-clearing single pass passes `cleared`: the tile waits there, before it looks back, for every
+// block to have cleared the status slots (only its block's first tile waits).
 template <typename Source, SelectMode kMode, bool kPartition, SelectTiling kTiling>
 __device__ __forceinline__ void select_tile(const Source& src, typename Source::Value* out, const SelectParams& p,
                                             typename SelectTile<typename Source::Load, kTiling>::Shared& shared,
-                                            std::size_t tile,
-                                            cooperative_groups::grid_group::arrival_token* cleared = nullptr) {
+                                            std::size_t tile, scan_detail::SlotsCleared* cleared = nullptr) {
     using Load = typename Source::Load;
     using Value = typename Source::Value;
     using Shape = SelectShape<Load, kTiling>;
@@ -309,7 +298,7 @@ __device__ __forceinline__ void select_tile(const Source& src, typename Source::
     } else {
         std::uint32_t resident_offset = 0, resident_kept = 0;  // scatter_resident: this tile's offset, all kept
         if constexpr (kMode == SelectMode::scatter_single_level || kMode == SelectMode::scatter_self_clearing) {
-            if (cleared != nullptr) cooperative_groups::this_grid().barrier_wait(std::move(*cleared));
+            if (cleared != nullptr) cleared->wait();
             if (warp == 0) {
                 const std::uint32_t prefix =
                     scan_detail::look_back_regrouping(p.single_level, tile, tile_kept, Sum<std::uint32_t>{}, lane);
@@ -422,22 +411,18 @@ __global__ void __launch_bounds__(scan_detail::kFastThreads, scan_detail::kFastB
         select_tile<Source, kMode, kPartition, kTiling>(src, out, tagged, shared, shared.tile_id);
         if (call_tag == scan_detail::kLastTag) scan_detail::clear_slots_after_last_tag(p.counters);
     } else if constexpr (kMode == SelectMode::scatter_self_clearing) {
-        // The scan's self-clearing single pass (self_clearing_lookback_kernel, scan.cuh): a
+        // The scan's self-clearing single pass (self_clearing_tiles, scan_lookback.cuh): a
         // cooperative launch whose blocks empty the slots, stage their first tile while the grid
         // meets, and take the tiles after the first wave by ticket.
         const std::size_t tiles = (p.n + Tile::kTile - 1) / Tile::kTile;
-        clear_single_level_status(p.single_level, p.counters.tickets, tiles,
-                                  std::size_t(blockIdx.x) * blockDim.x + threadIdx.x,
-                                  std::size_t(gridDim.x) * blockDim.x);
-        cooperative_groups::grid_group::arrival_token cleared = cooperative_groups::this_grid().barrier_arrive();
-        cooperative_groups::grid_group::arrival_token* first_tile_waits = &cleared;
-        for (std::size_t tile = blockIdx.x; tile < tiles; tile = shared.tile_id) {
-            select_tile<Source, kMode, kPartition, kTiling>(src, out, p, shared, tile, first_tile_waits);
-            first_tile_waits = nullptr;
-            __syncthreads();  // every thread is done with this tile's shared memory and id
-            if (threadIdx.x == 0) shared.tile_id = unsigned(gridDim.x + atomicAdd(p.counters.tickets, 1ull));
-            __syncthreads();
-        }
+        const auto clear_share = [&](std::size_t i, std::size_t stride) {
+            scan_detail::clear_lookback_slots(p.single_level, p.counters.tickets, tiles, i, stride);
+        };
+        scan_detail::self_clearing_tiles(tiles, p.counters.tickets, shared.tile_id, clear_share,
+                                         [&](std::size_t tile, scan_detail::SlotsCleared& cleared) {
+                                             select_tile<Source, kMode, kPartition, kTiling>(src, out, p, shared, tile,
+                                                                                             &cleared);
+                                         });
     } else {
         // The scatter pass takes its tiles last to first: it starts on those the counting pass read
         // last, which the L2 cache may still hold (its tiles' offsets are known, so any order gives
@@ -458,8 +443,8 @@ __global__ void write_zero_kernel(Count* where) {
 template <typename T>
 __global__ void single_level_init_kernel(scan_detail::LookbackSlots<T> status, unsigned long long* tickets,
                                          std::size_t tiles) {
-    clear_single_level_status(status, tickets, tiles, std::size_t(blockIdx.x) * blockDim.x + threadIdx.x,
-                              std::size_t(gridDim.x) * blockDim.x);
+    scan_detail::clear_lookback_slots(status, tickets, tiles, std::size_t(blockIdx.x) * blockDim.x + threadIdx.x,
+                                      std::size_t(gridDim.x) * blockDim.x);
 }
 
 // Storage of each algorithm for `tiles` tiles: the look-backs' counters and status slots, laid

@@ -139,14 +139,11 @@ __global__ void __launch_bounds__(kFastThreads, kFastBlocksPerSM)
 }
 
 // The single pass over temporary storage in one launch, for a few more tiles than the GPU holds
-// at once (self_clearing_lookback_pays): launched cooperatively with a block for each tile it
-// holds, whose blocks empty the status slots and zero the tile counter themselves, announce it at
-// a grid-wide barrier, stage tile blockIdx.x while the others arrive, and look back once all have
-// (every slot is empty before any is read). Then each takes the tiles after the first wave by
-// ticket, in the order blocks finish, as the look-back does (any tile it waits for is in the first
-// wave or was taken before, by a running block). Tiles from load_window on wait their load turn
-// as the look-back's do (wait_for_load_turn), after the barrier: the flag a turn reads is stale
-// until every block has cleared. The bits are the look-back's.
+// at once (self_clearing_lookback_pays): the tile walk of self_clearing_tiles (scan_lookback.cuh),
+// whose blocks empty the status slots, stage their first tile while the grid meets at its barrier
+// and look back once all have arrived. Tiles from load_window on wait their load turn as the
+// look-back's do (wait_for_load_turn), after the barrier: the flag a turn reads is stale until every
+// block has cleared. The bits are the look-back's.
 template <typename In, typename Out, typename Op>
 __global__ void __launch_bounds__(kFastThreads, kFastBlocksPerSM)
     self_clearing_lookback_kernel(const In* in, Out* out, std::size_t n, std::size_t tiles, TileStatus<Out> status,
@@ -155,33 +152,22 @@ __global__ void __launch_bounds__(kFastThreads, kFastBlocksPerSM)
     using Agent = FastTileAgent<In, Out, Op>;
     __shared__ typename Agent::Shared shared;
     typename Agent::Held held;
-    const cooperative_groups::grid_group grid = cooperative_groups::this_grid();
-    clear_lookback_status(status, tile_counter, tiles, std::size_t(blockIdx.x) * blockDim.x + threadIdx.x,
-                          std::size_t(gridDim.x) * blockDim.x);
-    cooperative_groups::grid_group::arrival_token cleared = grid.barrier_arrive();
     const bool aligned = (reinterpret_cast<std::uintptr_t>(in) | reinterpret_cast<std::uintptr_t>(out)) % 16 == 0;
-    bool awaits_clearing = true;
-    const auto wait_for_clearing = [&] {  // once, before the block's first read of a slot
-        if (awaits_clearing) grid.barrier_wait(std::move(cleared));
-        awaits_clearing = false;
+    const auto clear_share = [&](std::size_t i, std::size_t stride) {
+        clear_lookback_status(status, tile_counter, tiles, i, stride);
     };
-    std::size_t tile = blockIdx.x;
-    while (tile < tiles) {
+    self_clearing_tiles(tiles, tile_counter, shared.tile_id, clear_share, [&](std::size_t tile, SlotsCleared& cleared) {
         if (load_window != 0 && tile >= load_window) {
-            wait_for_clearing();
+            cleared.wait();
             if (threadIdx.x == 0) wait_for_load_turn(status.tiles, tile, load_window);
             __syncthreads();
         }
         const Agent agent(tile, n);
         typename Agent::RoundPrefixes prefixes;
         agent.stage_and_prepare(shared, held, in, aligned, op, prefixes);
-        wait_for_clearing();
+        cleared.wait();
         look_back_and_finish(agent, shared, held, prefixes, status, tile, n, op, exclusive, out, aligned, total);
-        __syncthreads();  // every thread is done with this tile's shared memory and id
-        if (threadIdx.x == 0) shared.tile_id = unsigned(gridDim.x + atomicAdd(tile_counter, 1ull));
-        __syncthreads();
-        tile = shared.tile_id;
-    }
+    });
 }
 
 // The single pass when every tile fits on the GPU at once (single_pass decides): each block

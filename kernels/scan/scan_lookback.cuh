@@ -41,11 +41,14 @@
 // its tiles have looked back (clear_slots_after_last_tag).
 #pragma once
 
+#include <cooperative_groups.h>
+
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <cuda/atomic>
+#include <utility>
 
 #include "kernels/launch_attributes.cuh"
 #include "kernels/programmatic_launch.cuh"
@@ -189,6 +192,15 @@ struct TileStatus {
     }
 };
 
+// Empties `count` look-back slots and zeroes the tile counter: thread i of `stride` threads' share
+// (the single-level look-back's slots, or a TileStatus's, below).
+template <typename T, typename Counter>
+__device__ __forceinline__ void clear_lookback_slots(const LookbackSlots<T>& slots, Counter* tile_counter,
+                                                     std::size_t count, std::size_t i, std::size_t stride) {
+    if (i == 0) *tile_counter = 0;
+    for (std::size_t t = i; t < count; t += stride) slots.clear(t);
+}
+
 // Empties the status slots of `tiles` tiles and zeroes the tile counter, before a single-pass
 // kernel that looks back over them (its tile ids come from the counter, in block start order):
 // thread i of `stride` threads' share. Run by the scan's own clearing launch
@@ -197,9 +209,48 @@ struct TileStatus {
 template <typename T, typename Counter>
 __device__ __forceinline__ void clear_lookback_status(const TileStatus<T>& status, Counter* tile_counter,
                                                       std::size_t tiles, std::size_t i, std::size_t stride) {
-    if (i == 0) *tile_counter = 0;
-    for (std::size_t t = i; t < tiles; t += stride) status.tiles.clear(t);
+    clear_lookback_slots(status.tiles, tile_counter, tiles, i, stride);
     for (std::size_t t = i; t < TileStatus<T>::superblock_count(tiles); t += stride) status.superblocks.clear(t);
+}
+
+// The grid-wide barrier at which the blocks of a self-clearing single pass (self_clearing_tiles)
+// announce that they have emptied their share of the slots. A block passes it once, before it
+// first reads a slot; later calls of wait() return at once.
+class SlotsCleared {
+public:
+    __device__ explicit SlotsCleared(cooperative_groups::grid_group::arrival_token token) : token_(std::move(token)) {}
+    __device__ __forceinline__ void wait() {
+        if (pending_) cooperative_groups::this_grid().barrier_wait(std::move(token_));
+        pending_ = false;
+    }
+
+private:
+    cooperative_groups::grid_group::arrival_token token_;
+    bool pending_ = true;
+};
+
+// The tile walk of a single pass over temporary storage in one launch, for a few more tiles than
+// the GPU holds at once (self_clearing_lookback_pays): launched cooperatively with a block for each
+// tile it holds, whose blocks empty the status slots and zero the tile counter themselves
+// (`clear_share(i, stride)`, thread i of `stride` threads' share), arrive at a grid-wide barrier,
+// and do tile blockIdx.x while the others arrive: `do_tile(tile, cleared)` calls cleared.wait()
+// before its first read of a slot, so every slot is empty before any is read. Then each block takes
+// the tiles after the first wave by ticket, in the order blocks finish, as the look-back does (any
+// tile it waits for is in the first wave or was taken before, by a running block). `next_tile` is
+// the block's shared word that hands the ticket to its threads. The scan's
+// self_clearing_lookback_kernel (scan.cuh) and the compaction's self-clearing select_kernel
+// (kernels/primitives/compaction.cuh) walk their tiles so.
+template <typename ClearShare, typename DoTile>
+__device__ __forceinline__ void self_clearing_tiles(std::size_t tiles, unsigned long long* tile_counter,
+                                                    unsigned& next_tile, ClearShare clear_share, DoTile do_tile) {
+    clear_share(std::size_t(blockIdx.x) * blockDim.x + threadIdx.x, std::size_t(gridDim.x) * blockDim.x);
+    SlotsCleared cleared(cooperative_groups::this_grid().barrier_arrive());
+    for (std::size_t tile = blockIdx.x; tile < tiles; tile = next_tile) {
+        do_tile(tile, cleared);
+        __syncthreads();  // every thread is done with this tile's shared memory and id
+        if (threadIdx.x == 0) next_tile = unsigned(gridDim.x + atomicAdd(tile_counter, 1ull));
+        __syncthreads();
+    }
 }
 
 // The clearing launch's shape for `tiles` tiles: blocks of kClearingThreads threads, a slot a
