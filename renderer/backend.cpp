@@ -66,7 +66,8 @@ std::vector<std::string> available_backend_names() {
 }
 
 std::unique_ptr<Backend> make_backend(const std::string& name, const BackendOptions& options) {
-    if (options.binning != "scan" && name != "cuda" && !(name == "auto" && cuda_backend_available()))
+    if (parse_binning(options.binning) != Binning::scan && name != "cuda" &&
+        !(name == "auto" && cuda_backend_available()))
         throw InputError("--binning " + options.binning + " applies to the cuda backend only");
     if (name == "ref") return std::make_unique<RefBackend>();
     if (name == "cpu" || (name == "auto" && !cuda_backend_available()))
@@ -78,6 +79,17 @@ std::unique_ptr<Backend> make_backend(const std::string& name, const BackendOpti
         return make_cuda_backend(options);
     }
     throw InputError("unknown backend '" + name + "' (known: auto, ref, cpu, cuda)");
+}
+
+Binning parse_binning(const std::string& name) {
+    if (name == "scan") return Binning::scan;
+    if (name == "sort") return Binning::sort;
+    if (name == "naive") return Binning::naive;
+    throw InputError("unknown binning '" + name + "' (known: scan, sort, naive)");
+}
+
+const char* binning_name(Binning binning) {
+    return binning == Binning::scan ? "scan" : binning == Binning::sort ? "sort" : "naive";
 }
 
 ScanBinningPath parse_scan_binning_path(const std::string& name) {

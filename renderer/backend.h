@@ -68,6 +68,16 @@ struct BackendOptions {
     std::uint64_t max_bin_bytes = 0;  ///< cpu, cuda: bin-memory budget, 0 = default_bin_budget (tile_bands.h)
 };
 
+/// How the cuda backend bins circles into tiles: `scan`, the scan library's binning (ours), or one
+/// of the two peers measured beside it: `sort`, (tile, circle) pairs with 64-bit keys through
+/// cub::DeviceRadixSort, and `naive`, every tile's block testing every circle. Declared in the host
+/// library so that commands built without CUDA check the names too.
+enum class Binning { scan, sort, naive };
+/// "scan" | "sort" | "naive", else InputError naming the known ones.
+Binning parse_binning(const std::string& name);
+/// The binning's name as parse_binning reads it.
+const char* binning_name(Binning binning);
+
 /// How the cuda backend's scan binning builds a frame's tile lists: `pairs`, from (tile, circle)
 /// pairs emitted in circle order and binned by tile; `packed`, the same with each pair packed into
 /// one 32-bit word (kernels/render/render_launch.h: packed pairs), which frames of more pairs than
@@ -94,8 +104,8 @@ const char* scan_binning_path_name(ScanBinningPath path);
 /// InputError from plan_tile_bands. RenderStats::bands says how many bands a frame used.
 
 /// A backend by name: "ref", "cpu", "cuda" or "auto" ("auto" picks cuda when a device is present,
-/// else cpu). Unknown or unavailable names raise InputError naming what is available, as does a
-/// binning other than "scan" for a backend that is not cuda.
+/// else cpu). Unknown or unavailable names raise InputError naming what is available, as do an
+/// unknown binning and a binning other than "scan" for a backend that is not cuda.
 std::unique_ptr<Backend> make_backend(const std::string& name, const BackendOptions& options = {});
 
 }  // namespace tilescan

@@ -159,6 +159,8 @@ TEST_CASE("bad arguments: one line, exit 2, no output", "[cli][errors]") {
     check_rejected("render rgb --frames 0" + out, "--frames");
     check_rejected("render rgb --seed x" + out, "--seed");
     check_rejected("render rgb --backend warp" + out, "warp");
+    check_rejected("render rgb --binning foo" + out, "unknown binning 'foo' (known: scan, sort, naive)");
+    check_rejected("render rgb --backend cpu --binning sort" + out, "--binning sort applies to the cuda backend only");
     check_rejected("render rgb --size", "needs a value");
     CHECK_FALSE(file_exists(dir + "/out.png"));
     check_rejected("render rgb -o " + dir + "/no/such/folder/out.png", "does not exist");

@@ -20,17 +20,6 @@
 
 namespace tilescan {
 
-Binning parse_binning(const std::string& name) {
-    if (name == "scan") return Binning::scan;
-    if (name == "sort") return Binning::sort;
-    if (name == "naive") return Binning::naive;
-    throw InputError("unknown binning '" + name + "' (known: scan, sort, naive)");
-}
-
-const char* binning_name(Binning binning) {
-    return binning == Binning::scan ? "scan" : binning == Binning::sort ? "sort" : "naive";
-}
-
 namespace {
 
 // Events around each stage of one frame, or around the whole frame; read after the frame's stream

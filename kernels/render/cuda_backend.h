@@ -37,10 +37,6 @@ namespace tilescan {
 
 struct FrameParams;
 
-enum class Binning { scan, sort, naive };
-Binning parse_binning(const std::string& name);  // "scan" | "sort" | "naive", else InputError
-const char* binning_name(Binning binning);
-
 // How a frame is timed: each stage apart (events between the stages: --stats and the bench's
 // breakdown) or whole (no event inside it, as the viewer runs it; RenderStats::stages then holds
 // one stage, "frame").
