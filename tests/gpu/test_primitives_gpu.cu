@@ -747,9 +747,9 @@ TEST_CASE("GPU ordered binning, each path forced, at chunk edges and thresholds"
                       one_block = kSmallBinningMaxElements, mid = kChunkedBinningDispatchElements,
                       most = kChunkedBinningMaxElements;
     std::vector<std::size_t> sizes = {
-        1,         33,        sc - 1,        sc,         sc + 1,         2 * sc + 1,         7 * sc + 1, small,
-        small + 1, one_block, one_block + 1, short_most, short_most + 1, short_most + c + 1, mid,        mid + 1,
-        most,      most + 1};
+        0,       1,         33,        sc - 1,        sc,         sc + 1,         2 * sc + 1,         7 * sc + 1,
+        small,   small + 1, one_block, one_block + 1, short_most, short_most + 1, short_most + c + 1, mid,
+        mid + 1, most,      most + 1};
     std::sort(sizes.begin(), sizes.end());  // thresholds may coincide with limits
     sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
     for (const std::size_t n : sizes)
@@ -770,7 +770,7 @@ TEST_CASE("GPU ordered binning at large sizes and many bins", "[gpu][primitives]
 
 TEST_CASE("GPU ordered binning captured in a CUDA graph, all three paths", "[gpu][primitives][binning]") {
     for (const std::size_t n :
-         {std::size_t(4000), kSmallBinningDispatchElements + 1, kChunkedBinningDispatchElements + 1})
+         {std::size_t(0), std::size_t(4000), kSmallBinningDispatchElements + 1, kChunkedBinningDispatchElements + 1})
         check_binning(binning_keys(n, 4097, BinKeys::random), 4097, true);
 }
 
