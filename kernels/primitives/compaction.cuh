@@ -194,6 +194,9 @@ struct FlagSource {
     }
 };
 
+// find_repeats tests the adjacent pairs (i, i + 1) of its n elements: n - 1 of them, none for n = 0.
+inline std::size_t adjacent_pairs(std::size_t n) { return n == 0 ? 0 : n - 1; }
+
 template <typename T>
 struct RepeatSource {
     using Load = T;
@@ -535,7 +538,10 @@ void compact(const char* what, Source src, std::size_t n, std::size_t load_n, ty
     // workspace the look-back is one launch already and runs instead, as the scan library decides
     // for its integer sums (resident_scan_pays).
     if (algorithm == SelectAlgorithm::single_pass || kPartition) {
-        constexpr SelectTiling kResidentTiling = kPartition ? SelectTiling::small : SelectTiling::staged;
+        // The tile select_tiling gives the algorithm over temporary storage below the held rounds'
+        // sizes, which inputs whose tiles all fit at once stay far below.
+        constexpr SelectTiling kResidentTiling = select_tiling<Load>(
+            0, kPartition ? SelectAlgorithm::reduce_then_scan : SelectAlgorithm::single_pass, /*workspace=*/false);
         constexpr auto resident_kernel =
             select_kernel<Source, SelectMode::scatter_resident, kPartition, kResidentTiling>;
         if (scan_detail::resident_scan_pays<std::uint32_t, Sum<std::uint32_t>>(clear_first) &&
@@ -609,12 +615,12 @@ namespace tilescan {
 
 template <typename T>
 std::size_t select_temp_bytes(std::size_t n, SelectAlgorithm algorithm) {
-    return prim_detail::compact_temp_bytes<T>(n, algorithm, false);
+    return prim_detail::compact_temp_bytes<T>(n, algorithm, /*workspace=*/false);
 }
 
 template <typename T>
 std::size_t select_workspace_bytes(std::size_t n) {
-    return prim_detail::compact_temp_bytes<T>(n, SelectAlgorithm::single_pass, true);
+    return prim_detail::compact_temp_bytes<T>(n, SelectAlgorithm::single_pass, /*workspace=*/true);
 }
 
 template <typename T, typename Pred>
@@ -651,7 +657,7 @@ void select_flagged(const T* d_in, const Flag* d_flags, T* d_out, std::size_t n,
 
 template <typename T>
 std::size_t partition_temp_bytes(std::size_t n) {
-    return prim_detail::compact_temp_bytes<T>(n, SelectAlgorithm::reduce_then_scan, false);
+    return prim_detail::compact_temp_bytes<T>(n, SelectAlgorithm::reduce_then_scan, /*workspace=*/false);
 }
 
 template <typename T, typename Pred>
@@ -664,27 +670,29 @@ void partition_if(const T* d_in, T* d_out, std::size_t n, Pred pred, std::uint64
 
 template <typename T>
 std::size_t find_repeats_temp_bytes(std::size_t n) {
-    return prim_detail::compact_temp_bytes<T>(n == 0 ? 0 : n - 1, SelectAlgorithm::single_pass, false);
+    return prim_detail::compact_temp_bytes<T>(prim_detail::adjacent_pairs(n), SelectAlgorithm::single_pass,
+                                              /*workspace=*/false);
 }
 
 template <typename T>
 std::size_t find_repeats_workspace_bytes(std::size_t n) {
-    return prim_detail::compact_temp_bytes<T>(n == 0 ? 0 : n - 1, SelectAlgorithm::single_pass, true);
+    return prim_detail::compact_temp_bytes<T>(prim_detail::adjacent_pairs(n), SelectAlgorithm::single_pass,
+                                              /*workspace=*/true);
 }
 
 template <typename T>
 void find_repeats(const T* d_a, std::size_t n, std::uint32_t* d_indices, std::uint64_t* d_count, void* d_temp,
                   std::size_t temp_bytes, cudaStream_t stream) {
-    prim_detail::compact<false>("find_repeats", prim_detail::RepeatSource<T>{d_a}, n == 0 ? 0 : n - 1, n, d_indices,
-                                d_count, prim_detail::temporary_storage(d_temp, temp_bytes), stream,
+    prim_detail::compact<false>("find_repeats", prim_detail::RepeatSource<T>{d_a}, prim_detail::adjacent_pairs(n), n,
+                                d_indices, d_count, prim_detail::temporary_storage(d_temp, temp_bytes), stream,
                                 SelectAlgorithm::single_pass);
 }
 
 template <typename T>
 void find_repeats(const T* d_a, std::size_t n, std::uint32_t* d_indices, std::uint64_t* d_count,
                   ScanWorkspace& workspace, cudaStream_t stream) {
-    prim_detail::compact<false>("find_repeats", prim_detail::RepeatSource<T>{d_a}, n == 0 ? 0 : n - 1, n, d_indices,
-                                d_count, prim_detail::workspace_storage(workspace), stream,
+    prim_detail::compact<false>("find_repeats", prim_detail::RepeatSource<T>{d_a}, prim_detail::adjacent_pairs(n), n,
+                                d_indices, d_count, prim_detail::workspace_storage(workspace), stream,
                                 SelectAlgorithm::single_pass);
 }
 

@@ -419,8 +419,8 @@ TEST_CASE("GPU select, partition and find_repeats at the resident kernels' limit
     REQUIRE(partition_tiles > 1);
     REQUIRE(self_clearing_tiles > select_tiles);
     const std::size_t tile = select_tile_elems<std::uint32_t>(SelectTiling::staged);
-    REQUIRE(select_tiling<std::uint32_t>(self_clearing_tiles * tile + 1, SelectAlgorithm::single_pass, false) ==
-            SelectTiling::staged);
+    REQUIRE(select_tiling<std::uint32_t>(self_clearing_tiles * tile + 1, SelectAlgorithm::single_pass,
+                                         /*workspace=*/false) == SelectTiling::staged);
     for (std::size_t n :
          {select_tiles * tile, select_tiles * tile + 1, self_clearing_tiles * tile, self_clearing_tiles * tile + 1}) {
         for (int dist = 0; dist < 3; ++dist)
@@ -486,8 +486,9 @@ std::vector<std::size_t> held_round_sizes() {
 
 TEST_CASE("GPU select and find_repeats over 256 MiB hold rounds in registers", "[gpu][primitives][compaction]") {
     for (std::size_t n : held_round_sizes<std::int32_t>()) {
-        REQUIRE(select_tiling<std::int32_t>(n, SelectAlgorithm::single_pass, false) == SelectTiling::held);
-        REQUIRE(select_tiling<std::int32_t>(n, SelectAlgorithm::single_pass, true) == SelectTiling::held);
+        REQUIRE(select_tiling<std::int32_t>(n, SelectAlgorithm::single_pass, /*workspace=*/false) ==
+                SelectTiling::held);
+        REQUIRE(select_tiling<std::int32_t>(n, SelectAlgorithm::single_pass, /*workspace=*/true) == SelectTiling::held);
         check_compaction<std::int32_t>(n, 0, SelectAlgorithm::single_pass, n % 2 == 1, false);
     }
     check_compaction<std::int32_t>(held_round_sizes<std::int32_t>()[1], 1, SelectAlgorithm::single_pass, false, false);
