@@ -16,6 +16,9 @@
 #include "kernels/programmatic_launch.cuh"
 #include "kernels/render/circle_records.cuh"
 #include "kernels/render/render_launch.h"
+#include "kernels/scan/scan_lookback.cuh"
+#include "kernels/scan/scan_ops.h"
+#include "kernels/scan/scan_warp.cuh"
 
 namespace tilescan {
 
@@ -49,11 +52,12 @@ constexpr int kWarpsPerBlock = kThreads / 32;
 // launching and retiring a thousand idle blocks costs a small frame microseconds.
 unsigned big_circle_blocks(std::uint32_t circles) { return std::max(1u, std::min(kBigCircleBlocks, circles)); }
 
-// The small-circle emission's grid: a thread per circle, and enough threads that none pads more than
-// about 32 slots (the capacity can exceed a shrinking scene's pairs many times over for a frame).
-unsigned emit_blocks(std::uint32_t circles, std::uint64_t capacity) {
+// The big-circle emission's grid, which also pads the unused slots: enough threads that none pads
+// more than about 32 slots (the capacity can exceed a shrinking scene's pairs many times over for a
+// frame), up to kBigCircleBlocks.
+unsigned emit_big_blocks(std::uint32_t circles, std::uint64_t capacity) {
     const unsigned pad_blocks = unsigned(std::min<std::uint64_t>(kBigCircleBlocks, blocks_for(capacity / 32)));
-    return std::max({1u, blocks_for(circles), pad_blocks});
+    return std::max(big_circle_blocks(circles), pad_blocks);
 }
 
 __device__ __forceinline__ int rect_tiles(const TileRect& r) {
@@ -113,8 +117,10 @@ __device__ __forceinline__ std::uint32_t touched_rect_tiles(const RectTester& c,
 }
 
 // Packs circle i's records and, with kCount (the pairs path; direct binning counts by itself),
-// counts its tiles and keeps their mask for the emission, or lists it for count_big_circles_kernel
-// (its mask 0: emit_big_circles_kernel emits its pairs).
+// keeps the mask of the tiles it touches for the emission (its pair count is the mask's
+// population), or lists it for count_big_circles_kernel (mask 0; emit_big_circles_kernel emits its
+// pairs). pair_counts holds the counts of circles without a mask only: 0 for those that touch no
+// tile, count_big_circles_kernel's for big ones.
 template <bool kCount>
 __global__ void cull_and_count_kernel(DeviceCircles circles, FrameParams frame, CircleRecords records,
                                       std::uint32_t* __restrict__ pair_counts, std::uint16_t* __restrict__ tile_masks,
@@ -143,8 +149,8 @@ __global__ void cull_and_count_kernel(DeviceCircles circles, FrameParams frame, 
         return;
     }
     const std::uint32_t mask = touched_tile_mask(c, frame);
-    pair_counts[i] = __popc(mask);
     tile_masks[i] = std::uint16_t(mask);
+    if (mask == 0) pair_counts[i] = 0;  // a masked circle's count is its mask's population
 }
 
 // The block's sum of one value per thread; every thread gets it. `warp_sums` is reused by the next
@@ -222,7 +228,7 @@ private:
 // leave most warps idle in groups of 32.
 template <bool kSlots, typename Visit>
 __device__ __forceinline__ void for_each_big_circle(const CircleRecords& records, const BigCircles& big,
-                                                    const std::uint64_t* pair_offsets, const FrameParams& f,
+                                                    const std::uint64_t* first_slots, const FrameParams& f,
                                                     StagedBigCircle (&staged)[kGroupCircles], Visit visit) {
     const std::uint32_t big_count = big.count[0];
     const std::uint32_t warps = gridDim.x * kWarpsPerBlock;
@@ -233,7 +239,7 @@ __device__ __forceinline__ void for_each_big_circle(const CircleRecords& records
         const std::uint32_t first = group * group_size;
         if (lane < group_size && first + lane < big_count) {
             const std::uint32_t i = big_circle(big, first + lane);
-            staged[lane] = {rect_tester(records, i, f), i, kSlots ? pair_offsets[i] : 0};
+            staged[lane] = {rect_tester(records, i, f), i, kSlots ? first_slots[i] : 0};
         }
         __syncwarp();
         const int circles = int(min(big_count - first, group_size));
@@ -324,51 +330,59 @@ struct StagedPairs {
     std::uint32_t circles[kEmitWindow];
 };
 
-// Thread i emits circle i's pairs (from the count stage's tile mask: no tile tests again; big
-// circles have none), and every thread pads some of the slots
-// [*total, capacity) with the sentinel tile (the band's tile count); the first also copies the
-// total to *host_total, mapped pinned memory, where a copy node would cost the frame microseconds.
-// One kernel for the three, since each launch costs a small frame microseconds too. A warp with
-// many pairs stages them and writes them out together (StagedPairs, window > 0); the slots of big
-// circles in its run stay unstaged, for emit_big_circles_kernel to write.
+// The emission scans the pair counts itself: a single pass over tiles of kEmitTileCircles
+// circles, with the scan library's look-back between tiles (look_back_regrouping: integer sums
+// regroup exactly), so each circle's first slot is known where its pairs are written, without a
+// scan launch between the count and the emission or its offsets' round trip through memory. A
+// warp takes kEmitRounds rounds of 32 consecutive circles, the block's warps one after another.
+constexpr int kEmitRounds = 4;
+constexpr std::uint32_t kEmitWarpCircles = 32 * kEmitRounds;
+constexpr std::uint32_t kEmitTileCircles = kThreads * kEmitRounds;
+
+std::uint32_t emission_tiles(std::uint32_t circles) {
+    return std::uint32_t((std::uint64_t(circles) + kEmitTileCircles - 1) / kEmitTileCircles);
+}
+
+// The emission's look-back over its tiles, in PairEmission's storage (a ScanWorkspace's: tagged
+// slots, never cleared by the caller).
+struct PairSlotScan {
+    scan_detail::LookbackCounters counters;
+    scan_detail::LookbackSlots<std::uint64_t> tiles;
+    std::uint32_t tile_count;
+};
+
+PairSlotScan pair_slot_scan(const PairEmission& emission, std::uint32_t circles) {
+    PairSlotScan scan{
+        scan_detail::lookback_counters(emission.scan_storage, emission.scan_bytes), {}, emission_tiles(circles)};
+    scan.tiles.carve(emission.scan_storage + scan_detail::kLookbackCounterBytes);
+    return scan;
+}
+
+// A warp's circles of the round it emits: each lane's box, tile mask, pair count and first slot.
+struct EmittedCircle {
+    PixelBox box;
+    std::uint32_t tile_mask;
+    std::uint32_t pairs;
+    std::uint64_t slot;  // the first, relative to the warp's run until the tile's prefix is known
+};
+
+// Writes the warp's round of circles' pairs from their masks (no tile tests again). The round's
+// pairs fill one run of slots; a warp whose run averages more than kStagedPairsPerLane pairs a lane
+// stages its first kEmitWindow slots and writes them out together (StagedPairs); the slots of big
+// circles in the run stay unstaged, for emit_big_circles_kernel to write.
 template <typename Output>
-__global__ void __launch_bounds__(kThreads)
-    emit_small_circles_kernel(FrameParams frame, CircleRecords records, std::uint32_t circles,
-                              const std::uint16_t* __restrict__ tile_masks,
-                              const std::uint64_t* __restrict__ pair_offsets, const std::uint64_t* __restrict__ total,
-                              std::uint64_t* host_total, std::uint32_t sentinel_tile, Output output) {
-    wait_for_prior_grid();  // the scan's offsets and total
-    __shared__ StagedPairs staged[kWarpsPerBlock];
-    const std::uint64_t thread = std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-    if (thread == 0) *host_total = *total;
-    for (std::uint64_t slot = *total + thread; slot < output.capacity; slot += std::uint64_t(gridDim.x) * blockDim.x)
-        output.pad(slot, sentinel_tile);
+__device__ __forceinline__ void emit_round(const FrameParams& frame, const EmittedCircle& c, std::uint32_t i,
+                                           StagedPairs& pairs, Output& output) {
     const int lane = int(threadIdx.x & 31);
-    const std::uint64_t warp_first = thread - std::uint64_t(lane);
-    if (warp_first >= circles) return;  // the whole warp: only padding was left for it
-    // This lane's circle's box, tile mask and first slot, and the end of the warp's run of slots
-    // (the next warp's first circle's offset), all loaded before any is used; the run begins at
-    // lane 0's slot.
-    const bool has_circle = thread < circles;
-    const std::uint32_t i = std::uint32_t(thread);
-    PixelBox box{};
-    std::uint32_t tile_mask = 0;
-    std::uint64_t slot = 0;
-    if (has_circle) {
-        box = unpack_box(records.box[i]);
-        tile_mask = tile_masks[i];
-        slot = pair_offsets[i];
-    }
-    const std::uint64_t run_end = warp_first + 32 < circles ? pair_offsets[warp_first + 32] : *total;
-    const std::uint64_t run_begin = __shfl_sync(0xffffffffu, slot, 0);
-    // The slots this warp stages: none for a run of few pairs a lane, else the run's first ones.
+    const std::uint64_t run_begin = __shfl_sync(0xffffffffu, c.slot, 0);
+    const std::uint64_t run_end = __shfl_sync(0xffffffffu, c.slot + c.pairs, 31);
     const std::uint64_t run = run_end - run_begin;
     const bool stages = run > 32 * kStagedPairsPerLane;
     const int window = !stages ? 0 : run < std::uint64_t(kEmitWindow) ? int(run) : kEmitWindow;
-    StagedPairs& pairs = staged[threadIdx.x >> 5];
     for (int k = lane; k < window; k += 32) pairs.tiles[k] = kUnstaged;
     __syncwarp();
-    for_each_masked_tile(box, tile_mask, frame, [&](std::uint32_t tile) {
+    std::uint64_t slot = c.slot;
+    for_each_masked_tile(c.box, c.tile_mask, frame, [&](std::uint32_t tile) {
         const std::uint64_t k = slot - run_begin;
         if (k < std::uint64_t(window)) {
             pairs.tiles[k] = tile;
@@ -381,17 +395,108 @@ __global__ void __launch_bounds__(kThreads)
     __syncwarp();
     for (int k = lane; k < window; k += 32)
         if (pairs.tiles[k] != kUnstaged) output.write(run_begin + std::uint64_t(k), pairs.tiles[k], pairs.circles[k]);
+    __syncwarp();  // the staged pairs are rewritten by the next round
 }
 
-// Huge circles a block each, kThreads tiles of the rectangle at a time, then big circles a warp
-// each, 32 at a time; a hit's slot comes from the warps' ballots, so every circle's pairs keep
-// row-major tile order.
+// Tile `ticket` of the emission: loads its circles' masks and counts, scans them (the warps'
+// rounds in order, then the warps), takes the tile's first slot from the look-back, and emits its
+// small circles' pairs round by round; big circles get their first slot in big_first_slots, and
+// the last tile writes the frame's total. One kernel for the scan and the small circles'
+// emission, since each launch costs a small frame microseconds too.
 template <typename Output>
 __global__ void __launch_bounds__(kThreads)
-    emit_big_circles_kernel(FrameParams f, CircleRecords records, BigCircles big,
-                            const std::uint64_t* __restrict__ pair_offsets, Output output) {
+    scan_and_emit_small_circles_kernel(FrameParams frame, CircleRecords records, std::uint32_t circles,
+                                       const std::uint16_t* __restrict__ tile_masks,
+                                       const std::uint32_t* __restrict__ pair_counts, PairSlotScan scan,
+                                       std::uint64_t* __restrict__ big_first_slots, std::uint64_t* total,
+                                       Output output) {
+    __shared__ StagedPairs staged[kWarpsPerBlock];
+    __shared__ std::uint64_t warp_pairs[kWarpsPerBlock];
+    __shared__ std::uint64_t tile_first_slot;
+    __shared__ std::uint32_t tile_id, call_tag;
+    wait_for_prior_grid();  // the count stage's masks and counts
+    if (threadIdx.x == 0) {
+        const scan_detail::LookbackTicket ticket = scan_detail::take_ticket(scan.counters);
+        tile_id = std::uint32_t(ticket.tile);
+        call_tag = ticket.tag;
+    }
+    __syncthreads();
+    const std::uint32_t tile = tile_id;
+    const int lane = int(threadIdx.x & 31), warp = int(threadIdx.x >> 5);
+    const std::uint64_t warp_first = std::uint64_t(tile) * kEmitTileCircles + std::uint64_t(warp) * kEmitWarpCircles;
+    const auto circle_of = [&](int round) { return warp_first + std::uint64_t(round * 32 + lane); };
+    // Every round's loads before any is used; counts only for circles without a mask.
+    EmittedCircle c[kEmitRounds];
+#pragma unroll
+    for (int r = 0; r < kEmitRounds; ++r) {
+        c[r] = {};
+        if (circle_of(r) < circles) {
+            c[r].box = unpack_box(records.box[circle_of(r)]);
+            c[r].tile_mask = tile_masks[circle_of(r)];
+        }
+    }
+#pragma unroll
+    for (int r = 0; r < kEmitRounds; ++r)
+        if (c[r].tile_mask != 0)
+            c[r].pairs = std::uint32_t(__popc(c[r].tile_mask));
+        else if (circle_of(r) < circles)
+            c[r].pairs = pair_counts[circle_of(r)];
+    // The warp's exclusive scan over its rounds in order, then the warps'.
+    std::uint64_t warp_total = 0;
+#pragma unroll
+    for (int r = 0; r < kEmitRounds; ++r) {
+        const std::uint64_t inclusive =
+            scan_detail::warp_inclusive_scan(std::uint64_t(c[r].pairs), Sum<std::uint64_t>{}, lane);
+        c[r].slot = warp_total + inclusive - c[r].pairs;
+        warp_total += scan_detail::shfl_idx(inclusive, 31);
+    }
+    if (lane == 0) warp_pairs[warp] = warp_total;
+    __syncthreads();
+    std::uint64_t before_warp = 0, tile_pairs = 0;
+#pragma unroll
+    for (int w = 0; w < kWarpsPerBlock; ++w) {
+        before_warp += w < warp ? warp_pairs[w] : 0;
+        tile_pairs += warp_pairs[w];
+    }
+    if (warp == 0) {
+        scan_detail::LookbackSlots<std::uint64_t> tiles = scan.tiles;
+        tiles.tag = call_tag;
+        const std::uint64_t prefix =
+            scan_detail::look_back_regrouping(tiles, tile, tile_pairs, Sum<std::uint64_t>{}, lane);
+        if (lane == 0) {
+            tile_first_slot = prefix;
+            if (tile == scan.tile_count - 1) *total = prefix + tile_pairs;
+        }
+    }
+    __syncthreads();
+    const std::uint64_t warp_slot = tile_first_slot + before_warp;
+#pragma unroll
+    for (int r = 0; r < kEmitRounds; ++r) {
+        c[r].slot += warp_slot;
+        if (c[r].tile_mask == 0 && c[r].pairs > 0) big_first_slots[circle_of(r)] = c[r].slot;
+        emit_round(frame, c[r], std::uint32_t(circle_of(r)), staged[warp], output);
+    }
+    if (call_tag == scan_detail::kLastTag) scan_detail::clear_slots_after_last_tag(scan.counters);
+}
+
+// The big circles' pairs, after the small ones': huge circles a block each, kThreads tiles of the
+// rectangle at a time, then big circles a warp each, 32 at a time; a hit's slot comes from the
+// warps' ballots, so every circle's pairs keep row-major tile order. Every thread also pads some
+// of the slots [*total, capacity) with the sentinel tile (the band's tile count), and the first
+// copies the total to *host_total, mapped pinned memory, where a copy node would cost the frame
+// microseconds.
+template <typename Output>
+__global__ void __launch_bounds__(kThreads)
+    emit_big_circles_kernel(FrameParams f, CircleRecords records, std::uint32_t circles, BigCircles big,
+                            const std::uint64_t* __restrict__ big_first_slots, const std::uint64_t* total,
+                            std::uint64_t* host_total, std::uint32_t sentinel_tile, Output output) {
     __shared__ std::uint32_t warp_hits[kWarpsPerBlock];
-    wait_for_prior_grid();  // emit_small_circles_kernel's (it writes other slots of the same arrays)
+    wait_for_prior_grid();  // the scan's first slots and total, and the small circles' pairs
+    const std::uint64_t pairs = circles > 0 ? *total : 0;
+    const std::uint64_t thread = std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (thread == 0) *host_total = pairs;
+    for (std::uint64_t slot = pairs + thread; slot < output.capacity; slot += std::uint64_t(gridDim.x) * blockDim.x)
+        output.pad(slot, sentinel_tile);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     const std::uint32_t below = (1u << lane) - 1;
@@ -399,25 +504,25 @@ __global__ void __launch_bounds__(kThreads)
     for (std::uint32_t k = blockIdx.x; k < huge_count; k += gridDim.x) {
         const std::uint32_t i = huge_circle(big, k);
         const RectTester c = rect_tester(records, i, f);
-        std::uint64_t slot = pair_offsets[i];
+        std::uint64_t slot = big_first_slots[i];
         for (int first = 0; first < rect_tiles(c.rect); first += kThreads) {
             std::uint32_t tile = 0;
             const bool hit = touches_rect_tile(c, first + int(threadIdx.x), f, &tile);
             const std::uint32_t hits = __ballot_sync(0xffffffffu, hit);
             if (lane == 0) warp_hits[warp] = __popc(hits);
             __syncthreads();
-            std::uint32_t before = 0, total = 0;
+            std::uint32_t before = 0, total_hits = 0;
             for (int w = 0; w < kWarpsPerBlock; ++w) {
                 before += w < warp ? warp_hits[w] : 0;
-                total += warp_hits[w];
+                total_hits += warp_hits[w];
             }
             if (hit) output.write(slot + before + __popc(hits & below), tile, i);
-            slot += total;
+            slot += total_hits;
             __syncthreads();  // warp_hits is rewritten by the next round
         }
     }
     __shared__ StagedBigCircle staged[kWarpsPerBlock][kGroupCircles];
-    for_each_big_circle<true>(records, big, pair_offsets, f, staged[warp],
+    for_each_big_circle<true>(records, big, big_first_slots, f, staged[warp],
                               [&](const StagedBigCircle& circle, const WarpRectTests& tests) {
                                   std::uint64_t slot = circle.first_slot;
                                   for (int first = 0; first < tests.tiles(); first += 32) {
@@ -432,14 +537,14 @@ __global__ void __launch_bounds__(kThreads)
 
 template <typename Output>
 void launch_emit(const FrameParams& frame, const CircleRecords& records, std::uint32_t circles, const BigCircles& big,
-                 const std::uint16_t* tile_masks, const std::uint64_t* pair_offsets, const std::uint64_t* pair_total,
-                 std::uint64_t* host_total, Output output, cudaStream_t stream) {
-    launch_after_prior_grid(emit_small_circles_kernel<Output>, emit_blocks(circles, output.capacity), kThreads, stream,
-                            frame, records, circles, tile_masks, pair_offsets, pair_total, host_total,
-                            band_tile_count(frame), output);
-    if (circles == 0) return;
-    launch_after_prior_grid(emit_big_circles_kernel<Output>, big_circle_blocks(circles), kThreads, stream, frame,
-                            records, big, pair_offsets, output);
+                 const PairEmission& emission, Output output, cudaStream_t stream) {
+    if (circles > 0)
+        launch_after_prior_grid(scan_and_emit_small_circles_kernel<Output>, emission_tiles(circles), kThreads, stream,
+                                frame, records, circles, emission.tile_masks, emission.pair_counts,
+                                pair_slot_scan(emission, circles), emission.big_first_slots, emission.total, output);
+    launch_after_prior_grid(emit_big_circles_kernel<Output>, emit_big_blocks(circles, output.capacity), kThreads,
+                            stream, frame, records, circles, big, emission.big_first_slots, emission.total,
+                            emission.host_total, band_tile_count(frame), output);
 }
 
 // row_pairs[ty] += the pairs circle i has in tile row ty, over the whole grid (the band planner's
@@ -495,6 +600,11 @@ std::uint32_t packed_circle_id_mask(std::uint32_t band_tiles) {
     return (std::uint32_t(1) << packed_circle_bits(band_tiles)) - 1;
 }
 
+std::size_t pair_slot_scan_bytes(std::uint32_t circles) {
+    return scan_detail::kLookbackCounterBytes +
+           scan_detail::LookbackSlots<std::uint64_t>::bytes(emission_tiles(circles));
+}
+
 bool packed_pairs_fit(std::uint32_t circles, std::uint32_t band_tiles) {
     // The largest circle id, circles - 1, must stay below the all-ones circle bits of the padding.
     return std::uint64_t(circles) < (std::uint64_t(1) << packed_circle_bits(band_tiles));
@@ -521,18 +631,15 @@ void launch_cull(const DeviceCircles& circles, const FrameParams& frame, const C
 }
 
 void launch_emit_pairs(const FrameParams& frame, const CircleRecords& records, std::uint32_t circles,
-                       const BigCircles& big, const std::uint16_t* tile_masks, const std::uint64_t* pair_offsets,
-                       const std::uint64_t* pair_total, std::uint64_t* host_total, std::uint64_t capacity,
+                       const BigCircles& big, const PairEmission& emission, std::uint64_t capacity,
                        std::uint32_t* pair_tiles, std::uint32_t* pair_circles, cudaStream_t stream) {
-    launch_emit(frame, records, circles, big, tile_masks, pair_offsets, pair_total, host_total,
-                PairArrays{pair_tiles, pair_circles, capacity}, stream);
+    launch_emit(frame, records, circles, big, emission, PairArrays{pair_tiles, pair_circles, capacity}, stream);
 }
 
 void launch_emit_packed_pairs(const FrameParams& frame, const CircleRecords& records, std::uint32_t circles,
-                              const BigCircles& big, const std::uint16_t* tile_masks, const std::uint64_t* pair_offsets,
-                              const std::uint64_t* pair_total, std::uint64_t* host_total, std::uint64_t capacity,
+                              const BigCircles& big, const PairEmission& emission, std::uint64_t capacity,
                               std::uint32_t* words, cudaStream_t stream) {
-    launch_emit(frame, records, circles, big, tile_masks, pair_offsets, pair_total, host_total,
+    launch_emit(frame, records, circles, big, emission,
                 PackedPairs{words, packed_circle_bits(band_tile_count(frame)), capacity}, stream);
 }
 
@@ -544,11 +651,9 @@ void launch_packed_pair_offsets(const std::uint32_t* sorted_words, std::size_t w
 }
 
 void launch_emit_sort_keys(const FrameParams& frame, const CircleRecords& records, std::uint32_t circles,
-                           const BigCircles& big, const std::uint16_t* tile_masks, const std::uint64_t* pair_offsets,
-                           const std::uint64_t* pair_total, std::uint64_t* host_total, std::uint64_t capacity,
+                           const BigCircles& big, const PairEmission& emission, std::uint64_t capacity,
                            std::uint64_t* pair_keys, cudaStream_t stream) {
-    launch_emit(frame, records, circles, big, tile_masks, pair_offsets, pair_total, host_total,
-                SortKeys{pair_keys, capacity}, stream);
+    launch_emit(frame, records, circles, big, emission, SortKeys{pair_keys, capacity}, stream);
 }
 
 void launch_count_row_pairs(const FrameParams& frame, const CircleRecords& records, std::uint32_t circles,

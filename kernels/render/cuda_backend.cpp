@@ -173,14 +173,14 @@ struct CudaBackend::Buffers {
     DeviceBuffer<std::uint32_t> pair_counts;
     DeviceBuffer<std::uint16_t> tile_masks;  // the count stage's, for the emission
     DeviceBuffer<std::uint32_t> big_circles, big_count;
-    DeviceBuffer<std::uint64_t> pair_offsets;
+    DeviceBuffer<std::uint64_t> big_first_slots;  // the emission's, for the big circles' kernel
     DeviceBuffer<std::uint64_t> pair_total;
     DeviceBuffer<std::uint32_t> pair_tiles, pair_circles, tile_circles;
     DeviceBuffer<std::uint32_t> packed_pairs;  // the packed path's words (tile_circles: sorted)
     DeviceBuffer<std::uint64_t> tile_offsets;
     DeviceBuffer<std::uint64_t> sort_keys, sorted_keys;
     DeviceBuffer<unsigned char> temp;
-    ScanWorkspace scan_workspace;  // the pair counts' scan: one launch a frame, no clearing
+    ScanWorkspace scan_workspace;  // the emission's scan of the pair counts (PairEmission): no clearing
     DeviceBuffer<float> image;
     DeviceBuffer<unsigned long long> blends;
     DeviceBuffer<unsigned long long> row_pairs;  // [tiles_y], for the band planner
@@ -276,7 +276,7 @@ struct CudaBackend::Buffers {
                 tile_masks.data(),
                 big_circles.data(),
                 big_count.data(),
-                pair_offsets.data(),
+                big_first_slots.data(),
                 pair_total.data(),
                 pair_tiles.data(),
                 pair_circles.data(),
@@ -319,7 +319,7 @@ struct CudaBackend::Buffers {
                 frame_pointers()};
     }
     std::uint64_t bin_bytes() const {
-        return bytes_of(pair_counts) + bytes_of(tile_masks) + bytes_of(pair_offsets) + bytes_of(pair_tiles) +
+        return bytes_of(pair_counts) + bytes_of(tile_masks) + bytes_of(big_first_slots) + bytes_of(pair_tiles) +
                bytes_of(pair_circles) + bytes_of(packed_pairs) + bytes_of(tile_circles) + bytes_of(tile_offsets) +
                bytes_of(sort_keys) + bytes_of(sorted_keys) + bytes_of(temp) + scan_workspace.bytes() +
                bytes_of(row_pairs) + bytes_of(busy_tiles) + bytes_of(busy_count) + bytes_of(tile_order) +
@@ -394,7 +394,7 @@ void CudaBackend::upload(const Scene& scene) {
         d.pair_counts.reserve(n);
         d.tile_masks.reserve(n);
         d.big_circles.reserve(n);
-        d.pair_offsets.reserve(n);
+        d.big_first_slots.reserve(n);
     });
     d.circles = static_cast<std::uint32_t>(n);
     d.shading = scene.shading;
@@ -475,9 +475,10 @@ ScanBinningPath CudaBackend::binning_path(const FrameParams& frame, std::uint64_
     return packed_wanted && packed_pairs_fit(circles, band_tiles) ? ScanBinningPath::packed : ScanBinningPath::pairs;
 }
 
-// Stages 1-4 by pairs: counts, their scan, emission of (tile, circle) pairs in circle order into
-// `capacity` slots, then their binning by tile (ordered binning, a keys-only radix sort of packed
-// pairs, or the sort peer's radix sort), by `path` (pairs or packed).
+// Stages 1-4 by pairs: counts, then the emission of (tile, circle) pairs in circle order into
+// `capacity` slots, which scans the counts itself (PairEmission), then their binning by tile
+// (ordered binning, a keys-only radix sort of packed pairs, or the sort peer's radix sort), by
+// `path` (pairs or packed).
 void CudaBackend::enqueue_pair_binning(const FrameParams& frame, std::uint64_t capacity, ScanBinningPath path) {
     Buffers& d = *buffers_;
     const std::uint32_t band_tiles = band_tile_count(frame);
@@ -487,30 +488,32 @@ void CudaBackend::enqueue_pair_binning(const FrameParams& frame, std::uint64_t c
     launch_cull_and_count(d.device_circles(), frame, d.records(), d.big(), d.pair_counts.data(), d.tile_masks.data(),
                           d.stream);
     timer.end_stage("cull+count");
-    exclusive_scan(d.pair_counts.data(), d.pair_offsets.data(), d.circles, Sum<std::uint64_t>{}, d.scan_workspace,
-                   d.stream, d.pair_total.data());
-    timer.end_stage("scan");
+    PairEmission emission{};
+    emission.tile_masks = d.tile_masks.data();
+    emission.pair_counts = d.pair_counts.data();
+    emission.big_first_slots = d.big_first_slots.data();
+    emission.total = d.pair_total.data();
+    emission.host_total = d.host_total_on_device;
+    emission.scan_storage = d.scan_workspace.data();
+    emission.scan_bytes = d.scan_workspace.bytes();
     if (path == ScanBinningPath::packed) {
-        launch_emit_packed_pairs(frame, d.records(), d.circles, d.big(), d.tile_masks.data(), d.pair_offsets.data(),
-                                 d.pair_total.data(), d.host_total_on_device, capacity, d.packed_pairs.data(),
+        launch_emit_packed_pairs(frame, d.records(), d.circles, d.big(), emission, capacity, d.packed_pairs.data(),
                                  d.stream);
-        timer.end_stage("emit");
+        timer.end_stage("scan+emit");
         radix_sort_keys(d.packed_pairs.data(), d.tile_circles.data(), capacity, d.temp.data(), d.temp.bytes(), d.stream,
                         packed_circle_bits(band_tiles), 32);
         launch_packed_pair_offsets(d.tile_circles.data(), capacity, frame, d.tile_offsets.data(), d.stream);
         timer.end_stage("bin");
     } else if (binning_ == Binning::scan) {
-        launch_emit_pairs(frame, d.records(), d.circles, d.big(), d.tile_masks.data(), d.pair_offsets.data(),
-                          d.pair_total.data(), d.host_total_on_device, capacity, d.pair_tiles.data(),
+        launch_emit_pairs(frame, d.records(), d.circles, d.big(), emission, capacity, d.pair_tiles.data(),
                           d.pair_circles.data(), d.stream);
-        timer.end_stage("emit");
+        timer.end_stage("scan+emit");
         ordered_binning(d.pair_tiles.data(), d.pair_circles.data(), capacity, bins, d.tile_circles.data(),
                         d.tile_offsets.data(), d.temp.data(), d.temp.bytes(), d.stream);
         timer.end_stage("bin");
     } else {
-        launch_emit_sort_keys(frame, d.records(), d.circles, d.big(), d.tile_masks.data(), d.pair_offsets.data(),
-                              d.pair_total.data(), d.host_total_on_device, capacity, d.sort_keys.data(), d.stream);
-        timer.end_stage("emit");
+        launch_emit_sort_keys(frame, d.records(), d.circles, d.big(), emission, capacity, d.sort_keys.data(), d.stream);
+        timer.end_stage("scan+emit");
         sort_pair_keys(d.sort_keys.data(), d.sorted_keys.data(), capacity, sort_key_bits(bins), d.temp.data(),
                        d.temp.bytes(), d.stream);
         launch_split_sort_keys(d.sorted_keys.data(), capacity, band_tiles, d.tile_circles.data(), d.tile_offsets.data(),
@@ -569,7 +572,7 @@ RenderStats CudaBackend::bin_and_shade(const FrameParams& frame, std::uint64_t c
             d.temp.reserve(direct_binning_temp_bytes(d.circles, bins - 1));
             return;
         }
-        d.scan_workspace.reserve<std::uint32_t, std::uint64_t>(d.circles);
+        d.scan_workspace.reserve_bytes(pair_slot_scan_bytes(d.circles));
         if (path == ScanBinningPath::packed) {
             d.packed_pairs.reserve(capacity);
             d.temp.reserve(radix_sort_keys_temp_bytes<std::uint32_t>(capacity));

@@ -1,13 +1,14 @@
 // Host entry points of the render kernels, one per pipeline stage (architecture.md):
 //   1. cull + bound + count   launch_cull_and_count
-//   3. emit                   launch_emit_pairs or launch_emit_packed_pairs (scan binning) /
-//                             launch_emit_sort_keys (sort peer)
+//   2-3. scan + emit          launch_emit_pairs or launch_emit_packed_pairs (scan binning) /
+//                             launch_emit_sort_keys (sort peer): the emission scans the counts
+//                             itself with the scan library's look-back (PairEmission)
 //   5. bin                    launch_packed_pair_offsets, after the primitives' radix sort (packed
 //                             pairs); launch_split_sort_keys, after cub::DeviceRadixSort (sort peer)
 //   6. shade                  launch_shade_tiles (busy tiles included)
 // Frames of few circles take launch_cull, then launch_compact_and_shade_tiles instead of 2-6; so
 // does every frame of the naive peer.
-// Stages 2 (scan) and 5 (ordered binning) are the scan library's and the primitives' own calls.
+// Stage 5's ordered binning and radix sort are the primitives' own calls.
 // Every launcher is asynchronous on `stream` and checks its launch.
 #pragma once
 
@@ -39,13 +40,14 @@ struct BusyTiles {
     cudaEvent_t forked, joined;  // ordering only, no timing
 };
 
-// Packs every circle's records and counts the tiles of the frame's band it really touches (0 when
-// culled), keeping which ones in tile_masks for the emission (bit t: tile t of the circle's
-// band-clipped tile rectangle, row-major), so that it does not test them again. Circles whose tile
-// rectangle is large are listed in `big` and counted a warp or block per circle (mask 0).
+// Packs every circle's records and finds the tiles of the frame's band it really touches, keeping
+// which ones in tile_masks for the emission (bit t: tile t of the circle's band-clipped tile
+// rectangle, row-major), so that it does not test them again; the mask's population is the
+// circle's pair count. Circles whose tile rectangle is large are listed in `big` and counted a warp
+// or block per circle (mask 0, count in pair_counts), as are culled ones (mask 0, count 0).
 void launch_cull_and_count(const DeviceCircles& circles, const FrameParams& frame, const CircleRecords& records,
                            const BigCircles& big,
-                           std::uint32_t* pair_counts,  // [circles]
+                           std::uint32_t* pair_counts,  // [circles], written for circles of mask 0
                            std::uint16_t* tile_masks,   // [circles]
                            cudaStream_t stream);
 
@@ -96,18 +98,27 @@ void launch_direct_scatter(const FrameParams& frame, const CircleRecords& record
                            std::uint64_t* tile_offsets, std::uint32_t* tile_circles, std::uint64_t capacity,
                            std::uint64_t* host_total, cudaStream_t stream);
 
-// Writes circle i's (band tile, circle) pairs from slot pair_offsets[i] on, tiles in row-major
-// order (small circles' from launch_cull_and_count's tile_masks), into `capacity` slots: pairs
-// past the capacity are dropped (the caller compares the total with it after the frame:
-// *pair_total is copied to *host_total, mapped pinned memory), slots [*pair_total, capacity) get
-// the sentinel tile band_tile_count(frame), which bins after every real tile.
+// What the emission reads of launch_cull_and_count's and where it keeps its slots. The emission
+// scans the pair counts itself, a single pass over tiles of circles with the scan library's
+// decoupled look-back (look_back_regrouping), so no scan runs between the count and the emission.
+struct PairEmission {
+    const std::uint16_t* tile_masks;   // [circles]
+    const std::uint32_t* pair_counts;  // [circles], read for circles of mask 0
+    std::uint64_t* big_first_slots;    // [circles], each big circle's first slot (written)
+    std::uint64_t* total;              // [1] on the device: the frame's pairs (written)
+    std::uint64_t* host_total;         // [1] the device's alias of mapped pinned memory (written)
+    unsigned char* scan_storage;       // pair_slot_scan_bytes(circles) of a ScanWorkspace (tagged slots)
+    std::size_t scan_bytes;            // the workspace's bytes
+};
+std::size_t pair_slot_scan_bytes(std::uint32_t circles);
+
+// Writes each circle's (band tile, circle) pairs at consecutive slots in circle order, tiles in
+// row-major order (small circles' from the count stage's tile masks), into `capacity` slots: pairs
+// past the capacity are dropped (the caller compares the total with it after the frame: the total
+// is copied to *host_total), slots [total, capacity) get the sentinel tile band_tile_count(frame),
+// which bins after every real tile.
 void launch_emit_pairs(const FrameParams& frame, const CircleRecords& records, std::uint32_t circles,
-                       const BigCircles& big,
-                       const std::uint16_t* tile_masks,    // [circles]
-                       const std::uint64_t* pair_offsets,  // [circles]
-                       const std::uint64_t* pair_total,    // [1], on the device
-                       std::uint64_t* host_total,          // [1], the device's alias of mapped pinned memory
-                       std::uint64_t capacity,
+                       const BigCircles& big, const PairEmission& emission, std::uint64_t capacity,
                        std::uint32_t* pair_tiles,    // [capacity]
                        std::uint32_t* pair_circles,  // [capacity]
                        cudaStream_t stream);
@@ -131,8 +142,7 @@ std::uint32_t packed_circle_id_mask(std::uint32_t band_tiles);
 bool packed_pairs_fit(std::uint32_t circles, std::uint32_t band_tiles);
 // launch_emit_pairs' contract, one word a pair in `words` [capacity].
 void launch_emit_packed_pairs(const FrameParams& frame, const CircleRecords& records, std::uint32_t circles,
-                              const BigCircles& big, const std::uint16_t* tile_masks, const std::uint64_t* pair_offsets,
-                              const std::uint64_t* pair_total, std::uint64_t* host_total, std::uint64_t capacity,
+                              const BigCircles& big, const PairEmission& emission, std::uint64_t capacity,
                               std::uint32_t* words, cudaStream_t stream);
 // From packed words sorted by tile: each tile's [begin, end) into tile_offsets [band tiles + 1],
 // the padding cut off by tile_offsets[band tiles]. The sorted words themselves are the tile lists,
@@ -143,8 +153,7 @@ void launch_packed_pair_offsets(const std::uint32_t* sorted_words, std::size_t w
 // The sort peer's emission: one 64-bit key (tile << 32 | circle) per pair, the same capacity rule
 // (padding keys: sentinel tile << 32).
 void launch_emit_sort_keys(const FrameParams& frame, const CircleRecords& records, std::uint32_t circles,
-                           const BigCircles& big, const std::uint16_t* tile_masks, const std::uint64_t* pair_offsets,
-                           const std::uint64_t* pair_total, std::uint64_t* host_total, std::uint64_t capacity,
+                           const BigCircles& big, const PairEmission& emission, std::uint64_t capacity,
                            std::uint64_t* pair_keys, cudaStream_t stream);
 
 // row_pairs[ty] = the (tile, circle) pairs of tile row ty over the whole grid, for the band
