@@ -330,17 +330,21 @@ struct StagedPairs {
     std::uint32_t circles[kEmitWindow];
 };
 
-// The emission scans the pair counts itself: a single pass over tiles of kEmitTileCircles
-// circles, with the scan library's look-back between tiles (look_back_regrouping: integer sums
-// regroup exactly), so each circle's first slot is known where its pairs are written, without a
-// scan launch between the count and the emission or its offsets' round trip through memory. A
-// warp takes kEmitRounds rounds of 32 consecutive circles, the block's warps one after another.
-constexpr int kEmitRounds = 4;
-constexpr std::uint32_t kEmitWarpCircles = 32 * kEmitRounds;
-constexpr std::uint32_t kEmitTileCircles = kThreads * kEmitRounds;
+// The emission scans the pair counts itself: a single pass over tiles of circles, with the scan
+// library's look-back between tiles (look_back_regrouping: integer sums regroup exactly), so each
+// circle's first slot is known where its pairs are written, without a scan launch between the
+// count and the emission or its offsets' round trip through memory. A warp takes `rounds` rounds
+// of 32 consecutive circles, the block's warps one after another: tiles of kThreads * rounds
+// circles.
+#ifdef TILESCAN_EMIT_ROUNDS
+int emission_rounds(std::uint32_t) { return TILESCAN_EMIT_ROUNDS; }
+#else
+int emission_rounds(std::uint32_t circles) { return circles >= (1u << 20) ? 4 : 1; }
+#endif
 
 std::uint32_t emission_tiles(std::uint32_t circles) {
-    return std::uint32_t((std::uint64_t(circles) + kEmitTileCircles - 1) / kEmitTileCircles);
+    const std::uint64_t tile_circles = std::uint64_t(kThreads) * emission_rounds(circles);
+    return std::uint32_t((std::uint64_t(circles) + tile_circles - 1) / tile_circles);
 }
 
 // The emission's look-back over its tiles, in PairEmission's storage (a ScanWorkspace's: tagged
@@ -403,7 +407,7 @@ __device__ __forceinline__ void emit_round(const FrameParams& frame, const Emitt
 // small circles' pairs round by round; big circles get their first slot in big_first_slots, and
 // the last tile writes the frame's total. One kernel for the scan and the small circles'
 // emission, since each launch costs a small frame microseconds too.
-template <typename Output>
+template <int kRounds, typename Output>
 __global__ void __launch_bounds__(kThreads)
     scan_and_emit_small_circles_kernel(FrameParams frame, CircleRecords records, std::uint32_t circles,
                                        const std::uint16_t* __restrict__ tile_masks,
@@ -423,12 +427,12 @@ __global__ void __launch_bounds__(kThreads)
     __syncthreads();
     const std::uint32_t tile = tile_id;
     const int lane = int(threadIdx.x & 31), warp = int(threadIdx.x >> 5);
-    const std::uint64_t warp_first = std::uint64_t(tile) * kEmitTileCircles + std::uint64_t(warp) * kEmitWarpCircles;
+    const std::uint64_t warp_first = (std::uint64_t(tile) * kWarpsPerBlock + std::uint64_t(warp)) * (32 * kRounds);
     const auto circle_of = [&](int round) { return warp_first + std::uint64_t(round * 32 + lane); };
     // Every round's loads before any is used; counts only for circles without a mask.
-    EmittedCircle c[kEmitRounds];
+    EmittedCircle c[kRounds];
 #pragma unroll
-    for (int r = 0; r < kEmitRounds; ++r) {
+    for (int r = 0; r < kRounds; ++r) {
         c[r] = {};
         if (circle_of(r) < circles) {
             c[r].box = unpack_box(records.box[circle_of(r)]);
@@ -436,7 +440,7 @@ __global__ void __launch_bounds__(kThreads)
         }
     }
 #pragma unroll
-    for (int r = 0; r < kEmitRounds; ++r)
+    for (int r = 0; r < kRounds; ++r)
         if (c[r].tile_mask != 0)
             c[r].pairs = std::uint32_t(__popc(c[r].tile_mask));
         else if (circle_of(r) < circles)
@@ -444,7 +448,7 @@ __global__ void __launch_bounds__(kThreads)
     // The warp's exclusive scan over its rounds in order, then the warps'.
     std::uint64_t warp_total = 0;
 #pragma unroll
-    for (int r = 0; r < kEmitRounds; ++r) {
+    for (int r = 0; r < kRounds; ++r) {
         const std::uint64_t inclusive =
             scan_detail::warp_inclusive_scan(std::uint64_t(c[r].pairs), Sum<std::uint64_t>{}, lane);
         c[r].slot = warp_total + inclusive - c[r].pairs;
@@ -471,7 +475,7 @@ __global__ void __launch_bounds__(kThreads)
     __syncthreads();
     const std::uint64_t warp_slot = tile_first_slot + before_warp;
 #pragma unroll
-    for (int r = 0; r < kEmitRounds; ++r) {
+    for (int r = 0; r < kRounds; ++r) {
         c[r].slot += warp_slot;
         if (c[r].tile_mask == 0 && c[r].pairs > 0) big_first_slots[circle_of(r)] = c[r].slot;
         emit_round(frame, c[r], std::uint32_t(circle_of(r)), staged[warp], output);
@@ -538,10 +542,24 @@ __global__ void __launch_bounds__(kThreads)
 template <typename Output>
 void launch_emit(const FrameParams& frame, const CircleRecords& records, std::uint32_t circles, const BigCircles& big,
                  const PairEmission& emission, Output output, cudaStream_t stream) {
-    if (circles > 0)
-        launch_after_prior_grid(scan_and_emit_small_circles_kernel<Output>, emission_tiles(circles), kThreads, stream,
-                                frame, records, circles, emission.tile_masks, emission.pair_counts,
-                                pair_slot_scan(emission, circles), emission.big_first_slots, emission.total, output);
+    const auto scan_and_emit = [&](auto kernel) {
+        launch_after_prior_grid(kernel, emission_tiles(circles), kThreads, stream, frame, records, circles,
+                                emission.tile_masks, emission.pair_counts, pair_slot_scan(emission, circles),
+                                emission.big_first_slots, emission.total, output);
+    };
+    if (circles > 0) {
+        switch (emission_rounds(circles)) {
+            case 1:
+                scan_and_emit(scan_and_emit_small_circles_kernel<1, Output>);
+                break;
+            case 2:
+                scan_and_emit(scan_and_emit_small_circles_kernel<2, Output>);
+                break;
+            default:
+                scan_and_emit(scan_and_emit_small_circles_kernel<4, Output>);
+                break;
+        }
+    }
     launch_after_prior_grid(emit_big_circles_kernel<Output>, emit_big_blocks(circles, output.capacity), kThreads,
                             stream, frame, records, circles, big, emission.big_first_slots, emission.total,
                             emission.host_total, band_tile_count(frame), output);
