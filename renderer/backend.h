@@ -18,8 +18,9 @@ namespace tilescan {
 
 /// The time of one pipeline stage of one frame.
 struct StageTime {
-    std::string name;  ///< "cull+count", "scan", "emit", "bin", "shade" (the cuda backend's direct
-                       ///< binning: "cull", "count", "scan", "bin", "shade"); "upload" and "download" apart
+    std::string name;  ///< "cull+count", "scan", "emit", "bin", "shade" (the cuda backend: "cull+count",
+                       ///< "scan+emit", "bin", "shade"; its direct binning: "cull", "count", "scan",
+                       ///< "bin", "shade"); "upload" and "download" apart
     double ms;         ///< milliseconds
 };
 

@@ -335,12 +335,12 @@ struct StagedPairs {
 // circle's first slot is known where its pairs are written, without a scan launch between the
 // count and the emission or its offsets' round trip through memory. A warp takes `rounds` rounds
 // of 32 consecutive circles, the block's warps one after another: tiles of kThreads * rounds
-// circles.
-#ifdef TILESCAN_EMIT_ROUNDS
-int emission_rounds(std::uint32_t) { return TILESCAN_EMIT_ROUNDS; }
-#else
-int emission_rounds(std::uint32_t circles) { return circles >= (1u << 20) ? 4 : 1; }
-#endif
+// circles. Four rounds where the frame has many circles, one below (H200, 2026-12-04, quick bench,
+// two rounds, frame ms with tiles of 256 / 512 / 1024 circles: micro2M 0.312 / 0.295 / 0.290,
+// rand10M 2.272 / 2.203 / 2.188, rand1M 0.787 / 0.779 / 0.781, but rand100k 0.667 / 0.669 / 0.672
+// and snowsingle 0.208 / 0.210 / 0.213, whose 100,000 circles make fewer tiles of 1024 than the
+// GPU has SMs; bench/results/2026-12-04-render-h200-emission-scan.md).
+int emission_rounds(std::uint32_t circles) { return circles >= kEmitManyRoundsCircles ? 4 : 1; }
 
 std::uint32_t emission_tiles(std::uint32_t circles) {
     const std::uint64_t tile_circles = std::uint64_t(kThreads) * emission_rounds(circles);
@@ -548,17 +548,10 @@ void launch_emit(const FrameParams& frame, const CircleRecords& records, std::ui
                                 emission.big_first_slots, emission.total, output);
     };
     if (circles > 0) {
-        switch (emission_rounds(circles)) {
-            case 1:
-                scan_and_emit(scan_and_emit_small_circles_kernel<1, Output>);
-                break;
-            case 2:
-                scan_and_emit(scan_and_emit_small_circles_kernel<2, Output>);
-                break;
-            default:
-                scan_and_emit(scan_and_emit_small_circles_kernel<4, Output>);
-                break;
-        }
+        if (emission_rounds(circles) == 1)
+            scan_and_emit(scan_and_emit_small_circles_kernel<1, Output>);
+        else
+            scan_and_emit(scan_and_emit_small_circles_kernel<4, Output>);
     }
     launch_after_prior_grid(emit_big_circles_kernel<Output>, emit_big_blocks(circles, output.capacity), kThreads,
                             stream, frame, records, circles, big, emission.big_first_slots, emission.total,

@@ -2,9 +2,10 @@
 //
 //   upload           the scene's arrays to grow-only device buffers (once per scene or frame)
 //   1. cull+count    per circle: packed records, tiles it really touches
-//   2. scan          exclusive scan of the counts (scan library) -> pair slots, 64-bit total
-//   3. emit          per circle: (tile, circle) pairs in circle order, packed into one word a
-//                    pair where the circle ids fit below the tile ids
+//   2-3. scan+emit   exclusive scan of the counts -> pair slots, 64-bit total, and per circle
+//                    its (tile, circle) pairs in circle order, packed into one word a pair where
+//                    the circle ids fit below the tile ids: one kernel, its tiles' slots from
+//                    the scan library's decoupled look-back
 //   4. bin           ordered binning (primitives), or a radix sort of the packed words over their
 //                    tile bits (primitives) -> per-tile circle lists in draw order
 //   5. shade         one block per tile, pixels in registers, each written once

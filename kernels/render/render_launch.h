@@ -111,6 +111,9 @@ struct PairEmission {
     std::size_t scan_bytes;            // the workspace's bytes
 };
 std::size_t pair_slot_scan_bytes(std::uint32_t circles);
+// Its tiles: 256 circles, or 1024 in frames of at least kEmitManyRoundsCircles, whose tiles then
+// still outnumber the GPU's SMs (binning_kernels.cu, emission_rounds).
+constexpr std::uint32_t kEmitManyRoundsCircles = 1u << 19;
 
 // Writes each circle's (band tile, circle) pairs at consecutive slots in circle order, tiles in
 // row-major order (small circles' from the count stage's tile masks), into `capacity` slots: pairs

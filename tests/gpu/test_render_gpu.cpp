@@ -156,7 +156,7 @@ TEST_CASE("cuda grows its pair buffers when a frame has more pairs than the last
 TEST_CASE("cuda replays its captured frame graph: same bits, stage times, new graph on a new shape",
           "[gpu][render][sanitize]") {
     // The frame is captured once as a CUDA graph and replayed while its shape, buffers and timing
-    // stay the same. Each replay must give ref's image and time all its stages (five for a binned
+    // stay the same. Each replay must give ref's image and time all its stages (four for a binned
     // frame, two for tile compaction, three for two levels), or the frame as a whole when timed
     // whole; a change of size, blend counting, timing, binning or scene captures anew, and the old
     // shape then captures again.
@@ -194,9 +194,10 @@ TEST_CASE("cuda replays its captured frame graph: same bits, stage times, new gr
                 // lists and shades each tile.
                 const bool compacted = binning == Binning::scan && scene != &rand100k;
                 const bool by_regions = binning == Binning::scan && scene == &rand10k;
-                REQUIRE(stats.stages.size() == (by_regions ? 3u : compacted ? 2u : 5u));
+                REQUIRE(stats.stages.size() == (by_regions ? 3u : compacted ? 2u : 4u));
                 CHECK(stats.stages.back().name == (compacted ? "compact+shade" : "shade"));
                 if (by_regions) CHECK(stats.stages[1].name == "list regions");
+                if (!compacted) CHECK(stats.stages[1].name == "scan+emit");
             } else {
                 REQUIRE(stats.stages.size() == 1);
                 CHECK(stats.stages.front().name == "frame");
@@ -204,6 +205,22 @@ TEST_CASE("cuda replays its captured frame graph: same bits, stage times, new gr
             for (const StageTime& stage : stats.stages) CHECK(stage.ms > 0);
             CHECK(stats.total_ms > 0);
             if (count_blends) CHECK(stats.blends == blends);
+        }
+    }
+}
+
+TEST_CASE("cuda's emission scans the pair counts in tiles of either size", "[gpu][render][sanitize]") {
+    // The emission takes each tile's first slot from the look-back over tiles of 256 circles below
+    // kEmitManyRoundsCircles and of 1024 from there: micro2M's first circles either side of it,
+    // each count a partial last tile, binned by both binnings that emit pairs, equal ref.
+    const Scene micro = builtin_frame("micro2M");
+    for (const std::uint32_t circles : {kEmitManyRoundsCircles - 1, kEmitManyRoundsCircles + 5}) {
+        Scene scene = micro;
+        scene.resize(circles);
+        for (const Binning binning : {Binning::scan, Binning::sort}) {
+            CudaBackend backend(binning);
+            CHECK(renders_like_ref(backend, scene, 256, 256,
+                                   "emission_tiles_" + std::to_string(circles) + "_" + binning_name(binning)));
         }
     }
 }
