@@ -1,6 +1,7 @@
 // The binning stages of the render pipeline before the ordered binning itself: cull + bound +
-// count, and emission of (tile, circle) pairs, plus the sort peer's key emission and split, and the
-// per-tile-row pair totals the band planner needs when a frame exceeds the bin-memory budget.
+// count, and the scan of the counts with the emission of (tile, circle) pairs (one kernel), plus
+// the sort peer's key emission and split, and the per-tile-row pair totals the band planner needs
+// when a frame exceeds the bin-memory budget.
 //
 // Emission never waits for the host: it writes into buffers of a capacity the host chose before
 // the frame, drops pairs beyond it (the host sees the total afterwards and re-runs the frame with
@@ -402,11 +403,12 @@ __device__ __forceinline__ void emit_round(const FrameParams& frame, const Emitt
     __syncwarp();  // the staged pairs are rewritten by the next round
 }
 
-// Tile `ticket` of the emission: loads its circles' masks and counts, scans them (the warps'
-// rounds in order, then the warps), takes the tile's first slot from the look-back, and emits its
-// small circles' pairs round by round; big circles get their first slot in big_first_slots, and
-// the last tile writes the frame's total. One kernel for the scan and the small circles'
-// emission, since each launch costs a small frame microseconds too.
+// One tile of the emission, the block's by its ticket (tickets follow the order blocks start, as
+// the look-back needs): loads its circles' masks and counts, scans them (each warp's rounds in
+// order, then the warps), takes the tile's first slot from the look-back, and emits its small
+// circles' pairs round by round; big circles get their first slot in big_first_slots, and the last
+// tile writes the frame's total. One kernel for the scan and the small circles' emission, since
+// each launch costs a small frame microseconds too.
 template <int kRounds, typename Output>
 __global__ void __launch_bounds__(kThreads)
     scan_and_emit_small_circles_kernel(FrameParams frame, CircleRecords records, std::uint32_t circles,
