@@ -1,6 +1,6 @@
 // Host entry points of the render kernels, one per pipeline stage (architecture.md):
-//   1. cull + bound + count   launch_cull_and_count
-//   2-3. scan + emit          launch_emit_pairs or launch_emit_packed_pairs (scan binning) /
+//   1-2. cull + bound + count launch_cull_and_count
+//   3-4. scan + emit          launch_emit_pairs or launch_emit_packed_pairs (scan binning) /
 //                             launch_emit_sort_keys (sort peer): the emission scans the counts
 //                             itself with the scan library's look-back (PairEmission)
 //   5. bin                    launch_packed_pair_offsets, after the primitives' radix sort (packed
