@@ -453,9 +453,6 @@ __global__ void single_level_init_kernel(scan_detail::LookbackSlots<T> status, u
 // Storage of each algorithm for `tiles` tiles: the look-backs' counters and status slots, laid
 // out as the scan library's single pass lays out its own (scan_tiles.h), so a ScanWorkspace
 // serves both.
-inline std::size_t single_level_select_bytes(std::size_t tiles) {
-    return scan_detail::kLookbackCounterBytes + scan_detail::LookbackSlots<std::uint32_t>::bytes(tiles);
-}
 inline std::size_t two_level_select_bytes(std::size_t tiles) {
     return scan_detail::kLookbackCounterBytes + scan_detail::two_level_status_bytes<std::uint32_t>(tiles);
 }
@@ -474,17 +471,27 @@ std::size_t compact_temp_bytes(std::size_t n, SelectAlgorithm algorithm, bool wo
     if (tiles == 0) return 0;
     switch (algorithm) {
         case SelectAlgorithm::single_pass:
-            return single_level_select_bytes(tiles);
+            return scan_detail::single_level_lookback_bytes<std::uint32_t>(tiles);
         case SelectAlgorithm::single_pass_two_level:
             return two_level_select_bytes(tiles);
         default:  // partition's resident kernel keeps its counts in single-level slots
-            return std::max(offsets_select_bytes(tiles), single_level_select_bytes(tiles));
+            return std::max(offsets_select_bytes(tiles),
+                            scan_detail::single_level_lookback_bytes<std::uint32_t>(tiles));
     }
 }
 
 inline unsigned grid_of(std::size_t tiles, const char* what) {
     if (tiles > 0x7fffffffu) throw std::invalid_argument(std::string(what) + ": too many tiles for one grid");
     return unsigned(tiles);
+}
+
+// The tile of the resident kernels (partition's, or the single pass's): the one select_tiling gives
+// their algorithm over temporary storage below the held rounds' sizes, which inputs whose tiles all
+// fit on the GPU at once stay far below.
+template <typename Load>
+constexpr SelectTiling resident_select_tiling(bool partition) {
+    return select_tiling<Load>(0, partition ? SelectAlgorithm::reduce_then_scan : SelectAlgorithm::single_pass,
+                               /*workspace=*/false);
 }
 
 // Where a call keeps its look-back's counters and status slots (or its tile counts): temporary
@@ -538,22 +545,20 @@ void compact(const char* what, Source src, std::size_t n, std::size_t load_n, ty
     // workspace the look-back is one launch already and runs instead, as the scan library decides
     // for its integer sums (resident_scan_pays).
     if (algorithm == SelectAlgorithm::single_pass || kPartition) {
-        // The tile select_tiling gives the algorithm over temporary storage below the held rounds'
-        // sizes, which inputs whose tiles all fit at once stay far below.
-        constexpr SelectTiling kResidentTiling = select_tiling<Load>(
-            0, kPartition ? SelectAlgorithm::reduce_then_scan : SelectAlgorithm::single_pass, /*workspace=*/false);
+        constexpr SelectTiling kResidentTiling = resident_select_tiling<Load>(kPartition);
         constexpr auto resident_kernel =
             select_kernel<Source, SelectMode::scatter_resident, kPartition, kResidentTiling>;
         if (scan_detail::resident_scan_pays<std::uint32_t, Sum<std::uint32_t>>(clear_first) &&
             tiling == kResidentTiling && tiles <= scan_detail::resident_tile_capacity<resident_kernel>()) {
-            p.single_level.carve(temp + scan_detail::kLookbackCounterBytes);
+            p.single_level = scan_detail::single_level_lookback<std::uint32_t>(temp, storage.size).tiles;
             launch_cooperative(resident_kernel, grid, scan_detail::kFastThreads, stream, src, out, p);
             return;
         }
     }
     if (algorithm == SelectAlgorithm::single_pass) {
-        p.counters = scan_detail::lookback_counters(temp, storage.size);
-        p.single_level.carve(temp + scan_detail::kLookbackCounterBytes);
+        const auto lookback = scan_detail::single_level_lookback<std::uint32_t>(temp, storage.size);
+        p.counters = lookback.counters;
+        p.single_level = lookback.tiles;
         constexpr auto kSingleLevel = SelectMode::scatter_single_level;
         const auto kernel =
             tiling == SelectTiling::held    ? select_kernel<Source, kSingleLevel, false, SelectTiling::held>

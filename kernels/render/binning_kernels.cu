@@ -119,9 +119,9 @@ __device__ __forceinline__ std::uint32_t touched_rect_tiles(const RectTester& c,
 
 // Packs circle i's records and, with kCount (the pairs path; direct binning counts by itself),
 // keeps the mask of the tiles it touches for the emission (its pair count is the mask's
-// population), or lists it for count_big_circles_kernel (mask 0; emit_big_circles_kernel emits its
-// pairs). pair_counts holds the counts of circles without a mask only: 0 for those that touch no
-// tile, count_big_circles_kernel's for big ones.
+// population), or lists it for count_big_circles_kernel (mask 0; emit_big_circles_and_pad_kernel
+// emits its pairs). pair_counts holds the counts of circles without a mask only: 0 for those that
+// touch no tile, count_big_circles_kernel's for big ones.
 template <bool kCount>
 __global__ void cull_and_count_kernel(DeviceCircles circles, FrameParams frame, CircleRecords records,
                                       std::uint32_t* __restrict__ pair_counts, std::uint16_t* __restrict__ tile_masks,
@@ -351,16 +351,13 @@ std::uint32_t emission_tiles(std::uint32_t circles) {
 // The emission's look-back over its tiles, in PairEmission's storage (a ScanWorkspace's: tagged
 // slots, never cleared by the caller).
 struct PairSlotScan {
-    scan_detail::LookbackCounters counters;
-    scan_detail::LookbackSlots<std::uint64_t> tiles;
+    scan_detail::SingleLevelLookback<std::uint64_t> lookback;
     std::uint32_t tile_count;
 };
 
 PairSlotScan pair_slot_scan(const PairEmission& emission, std::uint32_t circles) {
-    PairSlotScan scan{
-        scan_detail::lookback_counters(emission.scan_storage, emission.scan_bytes), {}, emission_tiles(circles)};
-    scan.tiles.carve(emission.scan_storage + scan_detail::kLookbackCounterBytes);
-    return scan;
+    return {scan_detail::single_level_lookback<std::uint64_t>(emission.scan_storage, emission.scan_bytes),
+            emission_tiles(circles)};
 }
 
 // A warp's circles of the round it emits: each lane's box, tile mask, pair count and first slot.
@@ -374,7 +371,7 @@ struct EmittedCircle {
 // Writes the warp's round of circles' pairs from their masks (no tile tests again). The round's
 // pairs fill one run of slots; a warp whose run averages more than kStagedPairsPerLane pairs a lane
 // stages its first kEmitWindow slots and writes them out together (StagedPairs); the slots of big
-// circles in the run stay unstaged, for emit_big_circles_kernel to write.
+// circles in the run stay unstaged, for emit_big_circles_and_pad_kernel to write.
 template <typename Output>
 __device__ __forceinline__ void emit_round(const FrameParams& frame, const EmittedCircle& c, std::uint32_t i,
                                            StagedPairs& pairs, Output& output) {
@@ -422,7 +419,7 @@ __global__ void __launch_bounds__(kThreads)
     __shared__ std::uint32_t tile_id, call_tag;
     wait_for_prior_grid();  // the count stage's masks and counts
     if (threadIdx.x == 0) {
-        const scan_detail::LookbackTicket ticket = scan_detail::take_ticket(scan.counters);
+        const scan_detail::LookbackTicket ticket = scan_detail::take_ticket(scan.lookback.counters);
         tile_id = std::uint32_t(ticket.tile);
         call_tag = ticket.tag;
     }
@@ -465,7 +462,7 @@ __global__ void __launch_bounds__(kThreads)
         tile_pairs += warp_pairs[w];
     }
     if (warp == 0) {
-        scan_detail::LookbackSlots<std::uint64_t> tiles = scan.tiles;
+        scan_detail::LookbackSlots<std::uint64_t> tiles = scan.lookback.tiles;
         tiles.tag = call_tag;
         const std::uint64_t prefix =
             scan_detail::look_back_regrouping(tiles, tile, tile_pairs, Sum<std::uint64_t>{}, lane);
@@ -482,7 +479,7 @@ __global__ void __launch_bounds__(kThreads)
         if (c[r].tile_mask == 0 && c[r].pairs > 0) big_first_slots[circle_of(r)] = c[r].slot;
         emit_round(frame, c[r], std::uint32_t(circle_of(r)), staged[warp], output);
     }
-    if (call_tag == scan_detail::kLastTag) scan_detail::clear_slots_after_last_tag(scan.counters);
+    if (call_tag == scan_detail::kLastTag) scan_detail::clear_slots_after_last_tag(scan.lookback.counters);
 }
 
 // The big circles' pairs, after the small ones': huge circles a block each, kThreads tiles of the
@@ -493,9 +490,9 @@ __global__ void __launch_bounds__(kThreads)
 // microseconds.
 template <typename Output>
 __global__ void __launch_bounds__(kThreads)
-    emit_big_circles_kernel(FrameParams f, CircleRecords records, std::uint32_t circles, BigCircles big,
-                            const std::uint64_t* __restrict__ big_first_slots, const std::uint64_t* total,
-                            std::uint64_t* host_total, std::uint32_t sentinel_tile, Output output) {
+    emit_big_circles_and_pad_kernel(FrameParams f, CircleRecords records, std::uint32_t circles, BigCircles big,
+                                    const std::uint64_t* __restrict__ big_first_slots, const std::uint64_t* total,
+                                    std::uint64_t* host_total, std::uint32_t sentinel_tile, Output output) {
     __shared__ std::uint32_t warp_hits[kWarpsPerBlock];
     wait_for_prior_grid();  // the scan's first slots and total, and the small circles' pairs
     const std::uint64_t pairs = circles > 0 ? *total : 0;
@@ -555,8 +552,8 @@ void launch_emit(const FrameParams& frame, const CircleRecords& records, std::ui
         else
             scan_and_emit(scan_and_emit_small_circles_kernel<4, Output>);
     }
-    launch_after_prior_grid(emit_big_circles_kernel<Output>, emit_big_blocks(circles, output.capacity), kThreads,
-                            stream, frame, records, circles, big, emission.big_first_slots, emission.total,
+    launch_after_prior_grid(emit_big_circles_and_pad_kernel<Output>, emit_big_blocks(circles, output.capacity),
+                            kThreads, stream, frame, records, circles, big, emission.big_first_slots, emission.total,
                             emission.host_total, band_tile_count(frame), output);
 }
 
@@ -614,8 +611,7 @@ std::uint32_t packed_circle_id_mask(std::uint32_t band_tiles) {
 }
 
 std::size_t pair_slot_scan_bytes(std::uint32_t circles) {
-    return scan_detail::kLookbackCounterBytes +
-           scan_detail::LookbackSlots<std::uint64_t>::bytes(emission_tiles(circles));
+    return scan_detail::single_level_lookback_bytes<std::uint64_t>(emission_tiles(circles));
 }
 
 bool packed_pairs_fit(std::uint32_t circles, std::uint32_t band_tiles) {

@@ -245,6 +245,10 @@ struct CudaBackend::Buffers {
     }
     CircleRecords records() { return {shading_records.data(), box.data()}; }
     BigCircles big() { return {big_circles.data(), big_count.data(), circles}; }
+    PairEmission emission() {
+        return {tile_masks.data(),    pair_counts.data(),    big_first_slots.data(), pair_total.data(),
+                host_total_on_device, scan_workspace.data(), scan_workspace.bytes()};
+    }
     CompactionTotals compaction_totals() {
         return {compaction_tallies.data(), compaction_tallies.data() + 1, host_total_on_device};
     }
@@ -488,14 +492,7 @@ void CudaBackend::enqueue_pair_binning(const FrameParams& frame, std::uint64_t c
     launch_cull_and_count(d.device_circles(), frame, d.records(), d.big(), d.pair_counts.data(), d.tile_masks.data(),
                           d.stream);
     timer.end_stage("cull+count");
-    PairEmission emission{};
-    emission.tile_masks = d.tile_masks.data();
-    emission.pair_counts = d.pair_counts.data();
-    emission.big_first_slots = d.big_first_slots.data();
-    emission.total = d.pair_total.data();
-    emission.host_total = d.host_total_on_device;
-    emission.scan_storage = d.scan_workspace.data();
-    emission.scan_bytes = d.scan_workspace.bytes();
+    const PairEmission emission = d.emission();
     if (path == ScanBinningPath::packed) {
         launch_emit_packed_pairs(frame, d.records(), d.circles, d.big(), emission, capacity, d.packed_pairs.data(),
                                  d.stream);

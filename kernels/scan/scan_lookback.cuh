@@ -300,6 +300,28 @@ inline LookbackCounters lookback_counters(unsigned char* storage, std::size_t by
             (bytes - kLookbackCounterBytes) / sizeof(unsigned long long)};
 }
 
+// A single-level look-back's storage over `tiles` tiles of T values, laid out as the single pass
+// lays out its own: kLookbackCounterBytes of counters, then a slot a tile. The compaction's single
+// pass and the renderer's emission keep theirs so, and a ScanWorkspace serves them all.
+template <typename T>
+std::size_t single_level_lookback_bytes(std::size_t tiles) {
+    return kLookbackCounterBytes + LookbackSlots<T>::bytes(tiles);
+}
+
+template <typename T>
+struct SingleLevelLookback {
+    LookbackCounters counters;
+    LookbackSlots<T> tiles;
+};
+
+// The view of such storage, `bytes` in all.
+template <typename T>
+SingleLevelLookback<T> single_level_lookback(unsigned char* storage, std::size_t bytes) {
+    SingleLevelLookback<T> view{lookback_counters(storage, bytes), {}};
+    view.tiles.carve(storage + kLookbackCounterBytes);
+    return view;
+}
+
 struct LookbackTicket {
     std::size_t tile;
     unsigned tag;

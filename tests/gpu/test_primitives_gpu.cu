@@ -406,10 +406,12 @@ TEST_CASE("GPU select and partition at 10^6 + 3 and 2^24", "[gpu][primitives][co
 TEST_CASE("GPU select, partition and find_repeats at the resident kernels' limits", "[gpu][primitives][compaction]") {
     using Source = prim_detail::PredicateSource<std::uint32_t, LessThan<std::uint32_t>>;
     constexpr auto kResident = prim_detail::SelectMode::scatter_resident;
-    const std::size_t select_tiles = scan_detail::resident_tile_capacity<
-        prim_detail::select_kernel<Source, kResident, false, SelectTiling::staged>>();
+    constexpr SelectTiling kSelectTiling = prim_detail::resident_select_tiling<std::uint32_t>(false);
+    constexpr SelectTiling kPartitionTiling = prim_detail::resident_select_tiling<std::uint32_t>(true);
+    const std::size_t select_tiles =
+        scan_detail::resident_tile_capacity<prim_detail::select_kernel<Source, kResident, false, kSelectTiling>>();
     const std::size_t partition_tiles =
-        scan_detail::resident_tile_capacity<prim_detail::select_kernel<Source, kResident, true, SelectTiling::small>>();
+        scan_detail::resident_tile_capacity<prim_detail::select_kernel<Source, kResident, true, kPartitionTiling>>();
     const std::size_t self_clearing_tiles =
         co_resident_blocks<prim_detail::select_kernel<Source, prim_detail::SelectMode::scatter_self_clearing, false,
                                                       SelectTiling::staged>,
@@ -418,7 +420,7 @@ TEST_CASE("GPU select, partition and find_repeats at the resident kernels' limit
     REQUIRE(select_tiles > 1);  // every GPU this project runs on launches cooperatively
     REQUIRE(partition_tiles > 1);
     REQUIRE(self_clearing_tiles > select_tiles);
-    const std::size_t tile = select_tile_elems<std::uint32_t>(SelectTiling::staged);
+    const std::size_t tile = select_tile_elems<std::uint32_t>(kSelectTiling);
     REQUIRE(select_tiling<std::uint32_t>(self_clearing_tiles * tile + 1, SelectAlgorithm::single_pass,
                                          /*workspace=*/false) == SelectTiling::staged);
     for (std::size_t n :
@@ -427,7 +429,7 @@ TEST_CASE("GPU select, partition and find_repeats at the resident kernels' limit
             check_compaction<std::uint32_t>(n, dist, SelectAlgorithm::single_pass, true, false);
         check_find_repeats(random_u32(n + 1, 9, 2));  // n + 1 values: n candidates
     }
-    const std::size_t partition_tile = select_tile_elems<std::uint32_t>(SelectTiling::small);
+    const std::size_t partition_tile = select_tile_elems<std::uint32_t>(kPartitionTiling);
     for (std::size_t n : {partition_tiles * partition_tile, partition_tiles * partition_tile + 1})
         for (int dist = 0; dist < 3; ++dist)
             check_compaction<std::uint32_t>(n, dist, SelectAlgorithm::reduce_then_scan, false, true);
@@ -452,7 +454,7 @@ TEST_CASE("GPU select's self-clearing single pass, blocks taking several tiles",
         DeviceBuffer<std::uint32_t> d_in = upload(in);
         DeviceBuffer<std::uint32_t> d_out = poisoned<std::uint32_t>(n);
         DeviceBuffer<std::uint64_t> d_count(1);
-        const std::size_t bytes = prim_detail::single_level_select_bytes(tiles);
+        const std::size_t bytes = scan_detail::single_level_lookback_bytes<std::uint32_t>(tiles);
         DeviceBuffer<unsigned char> temp(bytes);
         const unsigned long long stale = (static_cast<unsigned long long>(scan_detail::kFlagPrefix) << 32) | 3u;
         upload(reinterpret_cast<unsigned long long*>(temp.data()),
@@ -461,8 +463,9 @@ TEST_CASE("GPU select's self-clearing single pass, blocks taking several tiles",
         p.n = p.load_n = n;
         p.aligned = true;
         p.num_selected = reinterpret_cast<unsigned long long*>(d_count.data());
-        p.counters = scan_detail::lookback_counters(temp.data(), bytes);
-        p.single_level.carve(temp.data() + scan_detail::kLookbackCounterBytes);
+        const auto lookback = scan_detail::single_level_lookback<std::uint32_t>(temp.data(), bytes);
+        p.counters = lookback.counters;
+        p.single_level = lookback.tiles;
         launch_cooperative(prim_detail::select_kernel<Source, prim_detail::SelectMode::scatter_self_clearing, false,
                                                       SelectTiling::staged>,
                            blocks, scan_detail::kFastThreads, nullptr, Source{d_in.data(), pred}, d_out.data(), p);
