@@ -494,6 +494,21 @@ constexpr SelectTiling resident_select_tiling(bool partition) {
                                /*workspace=*/false);
 }
 
+// The single-level single pass's kernel for `tiling`.
+template <typename Source>
+auto single_level_select_kernel(SelectTiling tiling) {
+    constexpr auto kMode = SelectMode::scatter_single_level;
+    switch (tiling) {
+        case SelectTiling::held:
+            return select_kernel<Source, kMode, false, SelectTiling::held>;
+        case SelectTiling::small:
+            return select_kernel<Source, kMode, false, SelectTiling::small>;
+        case SelectTiling::staged:
+            break;
+    }
+    return select_kernel<Source, kMode, false, SelectTiling::staged>;
+}
+
 // Where a call keeps its look-back's counters and status slots (or its tile counts): temporary
 // storage, whose contents are unknown, or a ScanWorkspace, cleared when allocated and told apart
 // from call to call by tags (scan_lookback.cuh).
@@ -559,11 +574,7 @@ void compact(const char* what, Source src, std::size_t n, std::size_t load_n, ty
         const auto lookback = scan_detail::single_level_lookback<std::uint32_t>(temp, storage.size);
         p.counters = lookback.counters;
         p.single_level = lookback.tiles;
-        constexpr auto kSingleLevel = SelectMode::scatter_single_level;
-        const auto kernel =
-            tiling == SelectTiling::held    ? select_kernel<Source, kSingleLevel, false, SelectTiling::held>
-            : tiling == SelectTiling::small ? select_kernel<Source, kSingleLevel, false, SelectTiling::small>
-                                            : select_kernel<Source, kSingleLevel, false, SelectTiling::staged>;
+        const auto kernel = single_level_select_kernel<Source>(tiling);
         constexpr auto self_clearing =
             select_kernel<Source, SelectMode::scatter_self_clearing, false, SelectTiling::staged>;
         const std::size_t resident = clear_first && tiling == SelectTiling::staged
