@@ -98,6 +98,31 @@ std::uint32_t blend_snow_row(TilePlanes& t, int base, int first, int last, const
     return blends;
 }
 
+// How many list entries ahead shade_tile asks for a circle's fields. A tile's list visits circles
+// in id order but scattered over arrays larger than the caches, and without the requests ahead
+// each circle waited for its loads (perf: half of the shading's samples on the load of its x).
+// 2 cores (AMD EPYC), frames 2-4 of `tilescan render --backend cpu --frames 4`, frame / shading
+// ms, without -> with (8 ahead; 4, 16 and 32 within noise): micro2M 306 / 238 -> 156 / 88, rand1M
+// 950 / 863 -> 596 / 513, rand100k 530 / 478 -> 460 / 411, snowsingle 245 / 238 -> 239 / 233,
+// rand10k 49 -> 48, biglittle (few circles, long lists of the same few) 499 -> 500.
+constexpr std::size_t kShadePrefetchDistance = 8;
+
+// Asks for circle i's fields. Always inlined: GCC drops a call to a function that only
+// prefetches, which it finds free of side effects (GCC 12, -O1 and up).
+[[gnu::always_inline]] inline void prefetch_circle(const Scene& scene, std::uint32_t i) {
+    __builtin_prefetch(scene.x.data() + i);
+    __builtin_prefetch(scene.y.data() + i);
+    __builtin_prefetch(scene.radius.data() + i);
+    if (scene.shading == kShadingSnow) {
+        __builtin_prefetch(scene.z.data() + i);
+    } else {
+        __builtin_prefetch(scene.r.data() + i);
+        __builtin_prefetch(scene.g.data() + i);
+        __builtin_prefetch(scene.b.data() + i);
+        __builtin_prefetch(scene.a.data() + i);
+    }
+}
+
 // Clears tile (tx, ty), blends its circles in list order, writes its pixels; returns the blends.
 std::uint64_t shade_tile(const Scene& scene, const std::uint32_t* circles, std::size_t count, int tx, int ty,
                          const FrameGeometry& g, Image& image) {
@@ -118,6 +143,7 @@ std::uint64_t shade_tile(const Scene& scene, const std::uint32_t* circles, std::
     }
     std::uint64_t blends = 0;
     for (std::size_t n = 0; n < count; ++n) {
+        if (n + kShadePrefetchDistance < count) prefetch_circle(scene, circles[n + kShadePrefetchDistance]);
         const std::uint32_t i = circles[n];
         const CircleFootprint c = circle_footprint(scene.x[i], scene.y[i], scene.radius[i], g.width, g.height);
         const float max_alpha = scene.shading == kShadingSnow ? snow_max_alpha(scene.z[i]) : 0.0f;
