@@ -209,7 +209,7 @@ CpuBackend::CpuBackend(unsigned threads, std::uint64_t max_bin_bytes)
     : threads_(threads ? threads : cpu_scan_default_threads()),
       bin_budget_(max_bin_bytes ? max_bin_bytes : default_bin_budget(available_host_memory_bytes())) {}
 
-// 1. cull + bound + count: each circle's pairs in rows [first_row, end_row); with sum_rows, also
+// 1-2. cull + bound + count: each circle's pairs in rows [first_row, end_row); with sum_rows, also
 // the pairs of every tile row (counted per thread, then added up: sums do not depend on order).
 void CpuBackend::count_pairs(const Frame& frame, int first_row, int end_row, bool sum_rows) {
     const std::size_t circles = frame.scene.size();
@@ -233,18 +233,18 @@ void CpuBackend::count_pairs(const Frame& frame, int first_row, int end_row, boo
     frame.clock.mark("cull+count");
 }
 
-// Stages 2-5 for the tile rows [first_row, end_row), whose pairs count_pairs has just counted.
+// Stages 3-6 for the tile rows [first_row, end_row), whose pairs count_pairs has just counted.
 // Returns the blends.
 std::uint64_t CpuBackend::bin_and_shade_band(const Frame& frame, int first_row, int end_row, Image& image) {
     const FrameGeometry& g = frame.geometry;
     const std::size_t circles = frame.scene.size();
     const std::uint32_t band_tiles = static_cast<std::uint32_t>(end_row - first_row) * g.grid.tiles_x;
     const std::size_t pair_limit = bin_budget_ / kCpuBytesPerPair;
-    // 2. scan
+    // 3. scan
     const std::uint64_t pairs =
         cpu_exclusive_scan(pair_counts_.data(), pair_offsets_.data(), circles, Sum<std::uint64_t>{}, threads_);
     frame.clock.mark("scan");
-    // 3. emit
+    // 4. emit
     grow_within(pair_tiles_, pairs, pair_limit);
     grow_within(pair_circles_, pairs, pair_limit);
     cpu_parallel_ranges(circles, threads_, [&](std::size_t first, std::size_t last) {
@@ -257,13 +257,13 @@ std::uint64_t CpuBackend::bin_and_shade_band(const Frame& frame, int first_row, 
         }
     });
     frame.clock.mark("emit");
-    // 4. bin
+    // 5. bin
     grow_within(tile_circles_, pairs, pair_limit);
     tile_offsets_.resize(band_tiles + 1);
     cpu_ordered_binning(pair_tiles_.data(), pair_circles_.data(), pairs, band_tiles, tile_circles_.data(),
                         tile_offsets_.data(), threads_);
     frame.clock.mark("bin");
-    // 5. shade (each tile also clears its pixels): tiles are handed out one at a time, since their
+    // 6. shade (each tile also clears its pixels): tiles are handed out one at a time, since their
     // costs differ by orders of magnitude.
     std::atomic<std::uint32_t> next_tile{0};
     std::atomic<std::uint64_t> blends{0};

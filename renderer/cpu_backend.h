@@ -1,14 +1,14 @@
 // The `cpu` backend: the tile pipeline of architecture.md on CPU threads.
 //
-//   1. cull + bound + count  per circle: pixel box, tile rectangle, tiles it really touches; and
-//                            the pairs of each tile row, for the band planner (tile_bands.h)
-//   2. scan                  exclusive scan of the counts -> each circle's first pair slot, total
-//   3. emit                  per circle: its (tile, circle) pairs, in circle order
-//   4. bin                   ordered binning (stable counting sort by tile) -> per-tile circle lists
-//   5. shade                 per tile: clear, then each listed circle in order over its pixels
-// Stages 2 and 4 are the scan library's and the primitives' CPU versions. The per-pixel math is
+//   1-2. cull + bound + count  per circle: pixel box, tile rectangle, tiles it really touches; and
+//                              the pairs of each tile row, for the band planner (tile_bands.h)
+//   3. scan                    exclusive scan of the counts -> each circle's first pair slot, total
+//   4. emit                    per circle: its (tile, circle) pairs, in circle order
+//   5. bin                     ordered binning (stable counting sort by tile) -> per-tile lists
+//   6. shade                   per tile: clear, then each listed circle in order over its pixels
+// Stages 3 and 5 are the scan library's and the primitives' CPU versions. The per-pixel math is
 // circle_math.h's, so the image equals `ref` bit for bit. Buffers grow and are reused across frames.
-// When the frame's pairs would need more than the bin-memory budget, stages 1-5 run once per band
+// When the frame's pairs would need more than the bin-memory budget, stages 1-6 run once per band
 // of tile rows the planner cuts, each within the budget; the pair buffers never outgrow it.
 #pragma once
 

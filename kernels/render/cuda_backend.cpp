@@ -479,7 +479,7 @@ ScanBinningPath CudaBackend::binning_path(const FrameParams& frame, std::uint64_
     return packed_wanted && packed_pairs_fit(circles, band_tiles) ? ScanBinningPath::packed : ScanBinningPath::pairs;
 }
 
-// Stages 1-4 by pairs: counts, then the emission of (tile, circle) pairs in circle order into
+// Stages 1-5 by pairs: counts, then the emission of (tile, circle) pairs in circle order into
 // `capacity` slots, which scans the counts itself (PairEmission), then their binning by tile
 // (ordered binning, a keys-only radix sort of packed pairs, or the sort peer's radix sort), by
 // `path` (pairs or packed).
@@ -519,7 +519,7 @@ void CudaBackend::enqueue_pair_binning(const FrameParams& frame, std::uint64_t c
     }
 }
 
-// Stages 1-4 directly from the circles: a cull without counts, counts per (tile, chunk), their
+// Stages 1-5 directly from the circles: a cull without counts, counts per (tile, chunk), their
 // scan, and the ordered scatter of circle ids (direct_binning.cu).
 void CudaBackend::enqueue_direct_binning(const FrameParams& frame, std::uint64_t capacity) {
     Buffers& d = *buffers_;
@@ -535,7 +535,7 @@ void CudaBackend::enqueue_direct_binning(const FrameParams& frame, std::uint64_t
     timer.end_stage("bin");
 }
 
-// Stages 1-5 over the frame's band, onto the stream (bin_and_shade captures them as a graph).
+// Stages 1-6 over the frame's band, onto the stream (bin_and_shade captures them as a graph).
 void CudaBackend::enqueue_bin_and_shade(const FrameParams& frame, std::uint64_t capacity, unsigned long long* blends,
                                         FrameTiming timing, int shade_pixels, bool boxes_from_geometry,
                                         ScanBinningPath path) {

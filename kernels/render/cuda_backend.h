@@ -1,17 +1,17 @@
 // The `cuda` backend: the tile pipeline of architecture.md in CUDA kernels.
 //
 //   upload           the scene's arrays to grow-only device buffers (once per scene or frame)
-//   1. cull+count    per circle: packed records, tiles it really touches
-//   2-3. scan+emit   exclusive scan of the counts -> pair slots, 64-bit total, and per circle
+//   1-2. cull+count  per circle: packed records, tiles it really touches
+//   3-4. scan+emit   exclusive scan of the counts -> pair slots, 64-bit total, and per circle
 //                    its (tile, circle) pairs in circle order, packed into one word a pair where
 //                    the circle ids fit below the tile ids: one kernel, its tiles' slots from
 //                    the scan library's decoupled look-back
-//   4. bin           ordered binning (primitives), or a radix sort of the packed words over their
+//   5. bin           ordered binning (primitives), or a radix sort of the packed words over their
 //                    tile bits (primitives) -> per-tile circle lists in draw order
-//   5. shade         one block per tile, pixels in registers, each written once
-// Frames of large circles replace stages 1-4 by a cull without counts and direct binning
+//   6. shade         one block per tile, pixels in registers, each written once
+// Frames of large circles replace stages 1-5 by a cull without counts and direct binning
 // (ScanBinningPath, renderer/backend.h): counts per (tile, chunk of circles), their scan, and an ordered
-// scatter of circle ids. Frames of few circles replace stages 1-5 by a cull without counts and
+// scatter of circle ids. Frames of few circles replace stages 1-6 by a cull without counts and
 // tile compaction: each tile's shading block tests every circle and shades those that touch its
 // tile, in draw order.
 // A frame runs without a host round trip: the pair buffers keep the size the last frame needed,
