@@ -52,22 +52,30 @@ struct TilePlanes {
     float r[kTilePixels], g[kTilePixels], b[kTilePixels], a[kTilePixels];
 };
 
-// Flat shading of one circle over pixels [first, last) of one tile row, `colour` its premultiplied
-// paint (blend_premultiplied gives blend()'s bits). The pixels of a row that the circle covers are
-// one run: the coverage test is monotone in the distance from the centre's column, each of its
-// roundings being monotone (px - x, its square, the sum with the row's square, the comparison),
-// and the pixel centres increase along the row. So the run's ends are found by testing inward from
-// the row's ends, and its pixels blend with no test, a loop the compiler vectorizes. Shading ms on
-// 2 cores, median of 3, testing and selecting every pixel of the row before: biglittle 1144 -> 482,
-// rand100k 991 -> 561, rand1M 955 -> 764, micro2M 244 -> 247.
-std::uint32_t blend_flat_row(TilePlanes& t, int base, int first, int last, const float* px, float py,
-                             const CircleFootprint& c, const PremultipliedColour& colour) {
+// The pixels [first, last) of a tile row whose centres the circle covers: one run, because the
+// coverage test is monotone in the distance from the centre's column, each of its roundings being
+// monotone (px - x, its square, the sum with the row's square, the comparison), and the pixel
+// centres increase along the row. So the run's ends are found by testing inward from the row's
+// ends, and the run's pixels blend with no test, in loops the compiler vectorizes.
+struct PixelRun {
+    int first, last;
+};
+
+PixelRun covered_run(int first, int last, const float* px, float py, const CircleFootprint& c) {
     const auto covered = [&](int lx) {
         return covers_squared(squared_distance(c.x, c.y, px[lx], py), c.squared_radius);
     };
     while (first < last && !covered(first)) ++first;
     while (last > first && !covered(last - 1)) --last;
-    for (int k = base + first; k < base + last; ++k) {
+    return {first, last};
+}
+
+// Flat shading of one circle over the pixels of one tile row it covers (covered_run), `colour` its
+// premultiplied paint (blend_premultiplied gives blend()'s bits). Shading ms on 2 cores, median of
+// 3, testing and selecting every pixel of the row before: biglittle 1144 -> 482, rand100k 991 ->
+// 561, rand1M 955 -> 764, micro2M 244 -> 247.
+std::uint32_t blend_flat_row(TilePlanes& t, int base, PixelRun run, const PremultipliedColour& colour) {
+    for (int k = base + run.first; k < base + run.last; ++k) {
         Rgba pixel = {t.r[k], t.g[k], t.b[k], t.a[k]};
         blend_premultiplied(pixel, colour);
         t.r[k] = pixel.r;
@@ -75,27 +83,26 @@ std::uint32_t blend_flat_row(TilePlanes& t, int base, int first, int last, const
         t.b[k] = pixel.b;
         t.a[k] = pixel.a;
     }
-    return std::uint32_t(last - first);
+    return std::uint32_t(run.last - run.first);
 }
 
-// The same for a snow flake (a square root, a division and exp per covered pixel): branchy,
-// scalar. max_alpha is the flake's snow_max_alpha, computed once a flake.
-std::uint32_t blend_snow_row(TilePlanes& t, int base, int first, int last, const float* px, float py,
-                             const CircleFootprint& c, float radius, float max_alpha) {
-    std::uint32_t blends = 0;
-    for (int lx = first; lx < last; ++lx) {
-        const float squared_dist = squared_distance(c.x, c.y, px[lx], py);
-        if (!covers_squared(squared_dist, c.squared_radius)) continue;
+// The same for a snow flake: a square root, a division and exp per covered pixel. Over a run with
+// no test the compiler vectorizes it too (given the file's -fno-math-errno -fno-trapping-math:
+// renderer/CMakeLists.txt); it was a scalar loop testing every pixel. snowsingle, 2 cores, frames
+// 2-3, three alternating rounds: shading 323-344 -> 138-152 ms, the same bits. max_alpha is the
+// flake's snow_max_alpha, computed once a flake.
+std::uint32_t blend_snow_row(TilePlanes& t, int base, PixelRun run, const float* px, float py, const CircleFootprint& c,
+                             float radius, float max_alpha) {
+    for (int lx = run.first; lx < run.last; ++lx) {
         const int k = base + lx;
         Rgba pixel = {t.r[k], t.g[k], t.b[k], t.a[k]};
-        blend_snow(pixel, squared_dist, radius, max_alpha);
+        blend_snow(pixel, squared_distance(c.x, c.y, px[lx], py), radius, max_alpha);
         t.r[k] = pixel.r;
         t.g[k] = pixel.g;
         t.b[k] = pixel.b;
         t.a[k] = pixel.a;
-        ++blends;
     }
-    return blends;
+    return std::uint32_t(run.last - run.first);
 }
 
 // How many list entries ahead shade_tile asks for a circle's fields. A tile's list visits circles
@@ -109,11 +116,12 @@ constexpr std::size_t kShadePrefetchDistance = 8;
 
 // Asks for circle i's fields. Always inlined: GCC drops a call to a function that only
 // prefetches, which it finds free of side effects (GCC 12, -O1 and up).
+template <ShadingKind kShading>
 [[gnu::always_inline]] inline void prefetch_circle(const Scene& scene, std::uint32_t i) {
     __builtin_prefetch(scene.x.data() + i);
     __builtin_prefetch(scene.y.data() + i);
     __builtin_prefetch(scene.radius.data() + i);
-    if (scene.shading == kShadingSnow) {
+    if constexpr (kShading == kShadingSnow) {
         __builtin_prefetch(scene.z.data() + i);
     } else {
         __builtin_prefetch(scene.r.data() + i);
@@ -124,6 +132,8 @@ constexpr std::size_t kShadePrefetchDistance = 8;
 }
 
 // Clears tile (tx, ty), blends its circles in list order, writes its pixels; returns the blends.
+// One instance a shading kind, so each one's row loop is compiled (and vectorized) on its own.
+template <ShadingKind kShading>
 std::uint64_t shade_tile(const Scene& scene, const std::uint32_t* circles, std::size_t count, int tx, int ty,
                          const FrameGeometry& g, Image& image) {
     const PixelBox tile = {tx * kTileSize, std::min(g.width, (tx + 1) * kTileSize), ty * kTileSize,
@@ -143,11 +153,11 @@ std::uint64_t shade_tile(const Scene& scene, const std::uint32_t* circles, std::
     }
     std::uint64_t blends = 0;
     for (std::size_t n = 0; n < count; ++n) {
-        if (n + kShadePrefetchDistance < count) prefetch_circle(scene, circles[n + kShadePrefetchDistance]);
+        if (n + kShadePrefetchDistance < count) prefetch_circle<kShading>(scene, circles[n + kShadePrefetchDistance]);
         const std::uint32_t i = circles[n];
         const CircleFootprint c = circle_footprint(scene.x[i], scene.y[i], scene.radius[i], g.width, g.height);
-        const float max_alpha = scene.shading == kShadingSnow ? snow_max_alpha(scene.z[i]) : 0.0f;
-        const PremultipliedColour colour = scene.shading == kShadingFlat
+        const float max_alpha = kShading == kShadingSnow ? snow_max_alpha(scene.z[i]) : 0.0f;
+        const PremultipliedColour colour = kShading == kShadingFlat
                                                ? premultiply(scene.r[i], scene.g[i], scene.b[i], scene.a[i])
                                                : PremultipliedColour{};
         const int first = std::max(tile.x0, c.box.x0) - tile.x0;
@@ -155,9 +165,10 @@ std::uint64_t shade_tile(const Scene& scene, const std::uint32_t* circles, std::
         for (int row = std::max(tile.y0, c.box.y0); row < std::min(tile.y1, c.box.y1); ++row) {
             const float py = pixel_center(row, g.inverse_height);
             const int base = (row - tile.y0) * kTileSize;
-            blends += scene.shading == kShadingFlat
-                          ? blend_flat_row(planes, base, first, last, px, py, c, colour)
-                          : blend_snow_row(planes, base, first, last, px, py, c, scene.radius[i], max_alpha);
+            const PixelRun run = covered_run(first, last, px, py, c);
+            blends += kShading == kShadingFlat
+                          ? blend_flat_row(planes, base, run, colour)
+                          : blend_snow_row(planes, base, run, px, py, c, scene.radius[i], max_alpha);
         }
     }
     for (int row = tile.y0; row < tile.y1; ++row)
@@ -265,14 +276,16 @@ std::uint64_t CpuBackend::bin_and_shade_band(const Frame& frame, int first_row, 
     frame.clock.mark("bin");
     // 6. shade (each tile also clears its pixels): tiles are handed out one at a time, since their
     // costs differ by orders of magnitude.
+    const auto shade_tile_of_scene =
+        frame.scene.shading == kShadingSnow ? shade_tile<kShadingSnow> : shade_tile<kShadingFlat>;
     std::atomic<std::uint32_t> next_tile{0};
     std::atomic<std::uint64_t> blends{0};
     cpu_parallel_ranges(threads_, threads_, [&](std::size_t, std::size_t) {
         std::uint64_t my_blends = 0;
         for (std::uint32_t t = next_tile++; t < band_tiles; t = next_tile++) {
             const std::uint64_t begin = tile_offsets_[t];
-            my_blends += shade_tile(frame.scene, tile_circles_.data() + begin, tile_offsets_[t + 1] - begin,
-                                    t % g.grid.tiles_x, first_row + t / g.grid.tiles_x, g, image);
+            my_blends += shade_tile_of_scene(frame.scene, tile_circles_.data() + begin, tile_offsets_[t + 1] - begin,
+                                             t % g.grid.tiles_x, first_row + t / g.grid.tiles_x, g, image);
         }
         blends += my_blends;
     });

@@ -68,6 +68,9 @@ struct AdversarialScene {
 // Circles placed where rounding and tile borders bite (W x H = 96 x 80, tiles of 16 or 8 pixels):
 // centres on pixel centres and on tile borders, zero radii, radii exactly reaching a pixel
 // centre, everything in one tile, huge and far-away circles, and circles covering the image.
+// Each scene comes flat and, named NAME_snow, as snow flakes: the sprite's square root, division
+// and exp meet the same edges (a zero radius is the 0 / 0 the sprite defines away, a radius
+// reaching a pixel centre is t = 1, the ramp's last entry).
 inline std::vector<AdversarialScene> adversarial_scenes() {
     const int w = 96, h = 80;
     const float iw = 1.0f / w, ih = 1.0f / h;
@@ -75,7 +78,10 @@ inline std::vector<AdversarialScene> adversarial_scenes() {
     const auto add = [&](const std::string& name, const std::vector<Circle>& circles, int width, int height) {
         Scene scene;
         for (const Circle& c : circles) scene.push_back(c);
+        Scene flakes = scene;
+        flakes.shading = kShadingSnow;
         scenes.push_back({name, std::move(scene), width, height});
+        scenes.push_back({name + "_snow", std::move(flakes), width, height});
     };
     std::vector<Circle> centred, borders, zero, reaching, one_tile, extreme, covering;
     for (int k = 0; k < 40; ++k) {
