@@ -47,6 +47,17 @@ void grow_within(std::vector<T>& buffer, std::size_t n, std::size_t limit) {
     buffer.resize(n);
 }
 
+// Circle i's shading record (cpu_backend.h). Against the shading reading the scene's arrays, with
+// the same prefetching, 2 cores, frames 2-3, two alternating rounds, frame ms (count stage): rand10M
+// 2540-2770 (194) -> 2020-2065 (233), micro2M 2048x2048 335-350 (33) -> 237-240 (38-40), rand1M
+// 2048x2048 2290-2320 (48-52) -> 1910-1970 (49-55); rand100k, biglittle, snowsingle within noise.
+CpuShadeRecord shade_record(const Scene& scene, std::size_t i) {
+    const PremultipliedColour paint = scene.shading == kShadingSnow
+                                          ? PremultipliedColour{0.0f, 0.0f, 0.0f, snow_max_alpha(scene.z[i])}
+                                          : premultiply(scene.r[i], scene.g[i], scene.b[i], scene.a[i]);
+    return {scene.x[i], scene.y[i], scene.radius[i], paint};
+}
+
 // A tile's pixels as four planes (row-major inside the tile): its clearing and write-out vectorize.
 struct TilePlanes {
     float r[kTilePixels], g[kTilePixels], b[kTilePixels], a[kTilePixels];
@@ -105,37 +116,21 @@ std::uint32_t blend_snow_row(TilePlanes& t, int base, PixelRun run, const float*
     return std::uint32_t(run.last - run.first);
 }
 
-// How many list entries ahead shade_tile asks for a circle's fields. A tile's list visits circles
+// How many list entries ahead shade_tile asks for a circle's record. A tile's list visits circles
 // in id order but scattered over arrays larger than the caches, and without the requests ahead
 // each circle waited for its loads (perf: half of the shading's samples on the load of its x).
 // 2 cores (AMD EPYC), frames 2-4 of `tilescan render --backend cpu --frames 4`, frame / shading
-// ms, without -> with (8 ahead; 4, 16 and 32 within noise): micro2M 306 / 238 -> 156 / 88, rand1M
+// ms, without -> with (8 ahead, each of the scene's arrays, before the records; 4, 16 and 32
+// within noise): micro2M 306 / 238 -> 156 / 88, rand1M
 // 950 / 863 -> 596 / 513, rand100k 530 / 478 -> 460 / 411, snowsingle 245 / 238 -> 239 / 233,
 // rand10k 49 -> 48, biglittle (few circles, long lists of the same few) 499 -> 500.
 constexpr std::size_t kShadePrefetchDistance = 8;
 
-// Asks for circle i's fields. Always inlined: GCC drops a call to a function that only
-// prefetches, which it finds free of side effects (GCC 12, -O1 and up).
-template <ShadingKind kShading>
-[[gnu::always_inline]] inline void prefetch_circle(const Scene& scene, std::uint32_t i) {
-    __builtin_prefetch(scene.x.data() + i);
-    __builtin_prefetch(scene.y.data() + i);
-    __builtin_prefetch(scene.radius.data() + i);
-    if constexpr (kShading == kShadingSnow) {
-        __builtin_prefetch(scene.z.data() + i);
-    } else {
-        __builtin_prefetch(scene.r.data() + i);
-        __builtin_prefetch(scene.g.data() + i);
-        __builtin_prefetch(scene.b.data() + i);
-        __builtin_prefetch(scene.a.data() + i);
-    }
-}
-
 // Clears tile (tx, ty), blends its circles in list order, writes its pixels; returns the blends.
 // One instance a shading kind, so each one's row loop is compiled (and vectorized) on its own.
 template <ShadingKind kShading>
-std::uint64_t shade_tile(const Scene& scene, const std::uint32_t* circles, std::size_t count, int tx, int ty,
-                         const FrameGeometry& g, Image& image) {
+std::uint64_t shade_tile(const Scene& scene, const CpuShadeRecord* records, const std::uint32_t* circles,
+                         std::size_t count, int tx, int ty, const FrameGeometry& g, Image& image) {
     const PixelBox tile = {tx * kTileSize, std::min(g.width, (tx + 1) * kTileSize), ty * kTileSize,
                            std::min(g.height, (ty + 1) * kTileSize)};
     TilePlanes planes;
@@ -153,13 +148,9 @@ std::uint64_t shade_tile(const Scene& scene, const std::uint32_t* circles, std::
     }
     std::uint64_t blends = 0;
     for (std::size_t n = 0; n < count; ++n) {
-        if (n + kShadePrefetchDistance < count) prefetch_circle<kShading>(scene, circles[n + kShadePrefetchDistance]);
-        const std::uint32_t i = circles[n];
-        const CircleFootprint c = circle_footprint(scene.x[i], scene.y[i], scene.radius[i], g.width, g.height);
-        const float max_alpha = kShading == kShadingSnow ? snow_max_alpha(scene.z[i]) : 0.0f;
-        const PremultipliedColour colour = kShading == kShadingFlat
-                                               ? premultiply(scene.r[i], scene.g[i], scene.b[i], scene.a[i])
-                                               : PremultipliedColour{};
+        if (n + kShadePrefetchDistance < count) __builtin_prefetch(records + circles[n + kShadePrefetchDistance]);
+        const CpuShadeRecord& record = records[circles[n]];
+        const CircleFootprint c = circle_footprint(record.x, record.y, record.radius, g.width, g.height);
         const int first = std::max(tile.x0, c.box.x0) - tile.x0;
         const int last = std::min(tile.x1, c.box.x1) - tile.x0;
         for (int row = std::max(tile.y0, c.box.y0); row < std::min(tile.y1, c.box.y1); ++row) {
@@ -167,8 +158,8 @@ std::uint64_t shade_tile(const Scene& scene, const std::uint32_t* circles, std::
             const int base = (row - tile.y0) * kTileSize;
             const PixelRun run = covered_run(first, last, px, py, c);
             blends += kShading == kShadingFlat
-                          ? blend_flat_row(planes, base, run, colour)
-                          : blend_snow_row(planes, base, run, px, py, c, scene.radius[i], max_alpha);
+                          ? blend_flat_row(planes, base, run, record.paint)
+                          : blend_snow_row(planes, base, run, px, py, c, record.radius, record.paint.alpha);
         }
     }
     for (int row = tile.y0; row < tile.y1; ++row)
@@ -220,13 +211,17 @@ CpuBackend::CpuBackend(unsigned threads, std::uint64_t max_bin_bytes)
     : threads_(threads ? threads : cpu_scan_default_threads()),
       bin_budget_(max_bin_bytes ? max_bin_bytes : default_bin_budget(available_host_memory_bytes())) {}
 
-// 1-2. cull + bound + count: each circle's pairs in rows [first_row, end_row); with sum_rows, also
-// the pairs of every tile row (counted per thread, then added up: sums do not depend on order).
+// 1-2. cull + bound + count: each circle's pairs in rows [first_row, end_row); with sum_rows (once
+// a frame), also its shading record and the pairs of every tile row (counted per thread, then
+// added up: sums do not depend on order).
 void CpuBackend::count_pairs(const Frame& frame, int first_row, int end_row, bool sum_rows) {
     const std::size_t circles = frame.scene.size();
     pair_counts_.resize(circles);
     pair_offsets_.resize(circles);
-    if (sum_rows) row_pairs_.assign(frame.geometry.grid.tiles_y, 0);
+    if (sum_rows) {
+        row_pairs_.assign(frame.geometry.grid.tiles_y, 0);
+        shade_records_.resize(circles);
+    }
     std::mutex row_pairs_lock;
     cpu_parallel_ranges(circles, threads_, [&](std::size_t first, std::size_t last) {
         std::vector<std::uint64_t> my_row_pairs(sum_rows ? row_pairs_.size() : 0, 0);
@@ -237,6 +232,7 @@ void CpuBackend::count_pairs(const Frame& frame, int first_row, int end_row, boo
                 if (sum_rows) ++my_row_pairs[ty];
             });
             pair_counts_[i] = count;
+            if (sum_rows) shade_records_[i] = shade_record(frame.scene, i);
         }
         const std::lock_guard<std::mutex> hold(row_pairs_lock);
         for (std::size_t row = 0; row < my_row_pairs.size(); ++row) row_pairs_[row] += my_row_pairs[row];
@@ -284,8 +280,9 @@ std::uint64_t CpuBackend::bin_and_shade_band(const Frame& frame, int first_row, 
         std::uint64_t my_blends = 0;
         for (std::uint32_t t = next_tile++; t < band_tiles; t = next_tile++) {
             const std::uint64_t begin = tile_offsets_[t];
-            my_blends += shade_tile_of_scene(frame.scene, tile_circles_.data() + begin, tile_offsets_[t + 1] - begin,
-                                             t % g.grid.tiles_x, first_row + t / g.grid.tiles_x, g, image);
+            my_blends += shade_tile_of_scene(frame.scene, shade_records_.data(), tile_circles_.data() + begin,
+                                             tile_offsets_[t + 1] - begin, t % g.grid.tiles_x,
+                                             first_row + t / g.grid.tiles_x, g, image);
         }
         blends += my_blends;
     });
@@ -313,6 +310,7 @@ RenderStats CpuBackend::render(const Scene& scene, Image& image) {
     stats.counted_blends = true;
     stats.bands = static_cast<std::uint32_t>(bands.size());
     stats.bin_bytes =
+        shade_records_.capacity() * sizeof(CpuShadeRecord) +
         (pair_counts_.capacity() + pair_tiles_.capacity() + pair_circles_.capacity() + tile_circles_.capacity()) *
             sizeof(std::uint32_t) +
         (pair_offsets_.capacity() + tile_offsets_.capacity() + row_pairs_.capacity()) * sizeof(std::uint64_t);

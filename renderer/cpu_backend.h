@@ -1,7 +1,8 @@
 // The `cpu` backend: the tile pipeline of architecture.md on CPU threads.
 //
-//   1-2. cull + bound + count  per circle: pixel box, tile rectangle, tiles it really touches; and
-//                              the pairs of each tile row, for the band planner (tile_bands.h)
+//   1-2. cull + bound + count  per circle: pixel box, tile rectangle, tiles it really touches; its
+//                              shading record; and the pairs of each tile row, for the band
+//                              planner (tile_bands.h)
 //   3. scan                    exclusive scan of the counts -> each circle's first pair slot, total
 //   4. emit                    per circle: its (tile, circle) pairs, in circle order
 //   5. bin                     ordered binning (stable counting sort by tile) -> per-tile lists
@@ -16,13 +17,23 @@
 #include <vector>
 
 #include "renderer/backend.h"
+#include "renderer/shared/circle_math.h"
 
 namespace tilescan {
 
 // Bin memory per (tile, circle) pair: its tile and its circle in circle order, its circle in tile
-// order. The budget bounds these buffers; per-circle (12 bytes) and per-tile (8 bytes) arrays come
-// on top.
+// order. The budget bounds these buffers; per-circle (44 bytes: the shading record, the pair count
+// and offset) and per-tile (8 bytes) arrays come on top.
 constexpr std::uint64_t kCpuBytesPerPair = 3 * sizeof(std::uint32_t);
+
+// What the shading reads of a circle, in one 32-byte record written by the count stage: a tile's
+// list visits circles scattered over arrays larger than the caches, where the scene's seven arrays
+// cost seven cache lines a listed circle and a record one. paint is a flat circle's premultiplied
+// colour; a snow flake uses only its alpha, the flake's snow_max_alpha.
+struct alignas(32) CpuShadeRecord {
+    float x, y, radius;
+    PremultipliedColour paint;
+};
 
 class CpuBackend : public Backend {
 public:
@@ -40,13 +51,14 @@ private:
 
     unsigned threads_;
     std::uint64_t bin_budget_;
-    std::vector<std::uint64_t> row_pairs_;     // [tile rows]
-    std::vector<std::uint32_t> pair_counts_;   // [circles]
-    std::vector<std::uint64_t> pair_offsets_;  // [circles]
-    std::vector<std::uint32_t> pair_tiles_;    // [band pairs], circle order; tile index within the band
-    std::vector<std::uint32_t> pair_circles_;  // [band pairs], circle order
-    std::vector<std::uint32_t> tile_circles_;  // [band pairs], grouped by tile
-    std::vector<std::uint64_t> tile_offsets_;  // [band tiles + 1]
+    std::vector<std::uint64_t> row_pairs_;       // [tile rows]
+    std::vector<CpuShadeRecord> shade_records_;  // [circles]
+    std::vector<std::uint32_t> pair_counts_;     // [circles]
+    std::vector<std::uint64_t> pair_offsets_;    // [circles]
+    std::vector<std::uint32_t> pair_tiles_;      // [band pairs], circle order; tile index within the band
+    std::vector<std::uint32_t> pair_circles_;    // [band pairs], circle order
+    std::vector<std::uint32_t> tile_circles_;    // [band pairs], grouped by tile
+    std::vector<std::uint64_t> tile_offsets_;    // [band tiles + 1]
 };
 
 }  // namespace tilescan
