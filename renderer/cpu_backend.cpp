@@ -120,10 +120,10 @@ std::uint32_t blend_snow_row(TilePlanes& t, int base, PixelRun run, const float*
 // in id order but scattered over arrays larger than the caches, and without the requests ahead
 // each circle waited for its loads (perf: half of the shading's samples on the load of its x).
 // 2 cores (AMD EPYC), frames 2-4 of `tilescan render --backend cpu --frames 4`, frame / shading
-// ms, without -> with (8 ahead, each of the scene's arrays, before the records; 4, 16 and 32
-// within noise): micro2M 306 / 238 -> 156 / 88, rand1M
-// 950 / 863 -> 596 / 513, rand100k 530 / 478 -> 460 / 411, snowsingle 245 / 238 -> 239 / 233,
-// rand10k 49 -> 48, biglittle (few circles, long lists of the same few) 499 -> 500.
+// ms, without -> with (8 ahead, in each of the scene's arrays, before the records; 4, 16 and 32
+// within noise): micro2M 306 / 238 -> 156 / 88, rand1M 950 / 863 -> 596 / 513, rand100k 530 / 478
+// -> 460 / 411, snowsingle 245 / 238 -> 239 / 233, rand10k 49 -> 48, biglittle (few circles, long
+// lists of the same few) 499 -> 500.
 constexpr std::size_t kShadePrefetchDistance = 8;
 
 // Clears tile (tx, ty), blends its circles in list order, writes its pixels; returns the blends.
