@@ -5,6 +5,8 @@
 #include <atomic>
 #include <chrono>
 #include <mutex>
+#include <new>
+#include <string>
 
 #include "kernels/primitives/ordered_binning_cpu.h"
 #include "kernels/scan/scan_cpu.h"
@@ -56,6 +58,20 @@ CpuShadeRecord shade_record(const Scene& scene, std::size_t i) {
                                           ? PremultipliedColour{0.0f, 0.0f, 0.0f, snow_max_alpha(scene.z[i])}
                                           : premultiply(scene.r[i], scene.g[i], scene.b[i], scene.a[i]);
     return {scene.x[i], scene.y[i], scene.radius[i], paint};
+}
+
+// Runs `allocate`, turning a failed host allocation into the one-line error of the bad-input
+// contract: what the backend was allocating, how many bytes, how many the host has available, and
+// `advice` when there is some.
+template <typename Allocate>
+void allocate_or_explain(const std::string& what, std::uint64_t bytes, const std::string& advice, Allocate allocate) {
+    try {
+        allocate();
+    } catch (const std::bad_alloc&) {
+        throw InputError("host out of memory: the cpu backend's " + what + " need " + readable_bytes(bytes) +
+                         " (the host reports " + readable_bytes(available_host_memory_bytes()) + " available" +
+                         (advice.empty() ? "" : "; " + advice) + ")");
+    }
 }
 
 // A tile's pixels as four planes (row-major inside the tile): its clearing and write-out vectorize.
@@ -216,12 +232,12 @@ CpuBackend::CpuBackend(unsigned threads, std::uint64_t max_bin_bytes)
 // added up: sums do not depend on order).
 void CpuBackend::count_pairs(const Frame& frame, int first_row, int end_row, bool sum_rows) {
     const std::size_t circles = frame.scene.size();
-    pair_counts_.resize(circles);
-    pair_offsets_.resize(circles);
-    if (sum_rows) {
-        row_pairs_.assign(frame.geometry.grid.tiles_y, 0);
+    allocate_or_explain("arrays of " + std::to_string(circles) + " circles", circles * kCpuBytesPerCircle, "", [&] {
+        pair_counts_.resize(circles);
+        pair_offsets_.resize(circles);
         shade_records_.resize(circles);
-    }
+    });
+    if (sum_rows) row_pairs_.assign(frame.geometry.grid.tiles_y, 0);
     std::mutex row_pairs_lock;
     cpu_parallel_ranges(circles, threads_, [&](std::size_t first, std::size_t last) {
         std::vector<std::uint64_t> my_row_pairs(sum_rows ? row_pairs_.size() : 0, 0);
@@ -251,9 +267,14 @@ std::uint64_t CpuBackend::bin_and_shade_band(const Frame& frame, int first_row, 
     const std::uint64_t pairs =
         cpu_exclusive_scan(pair_counts_.data(), pair_offsets_.data(), circles, Sum<std::uint64_t>{}, threads_);
     frame.clock.mark("scan");
-    // 4. emit
-    grow_within(pair_tiles_, pairs, pair_limit);
-    grow_within(pair_circles_, pairs, pair_limit);
+    // 4. emit (the bin stage's buffer is allocated here too, so one message covers the three)
+    allocate_or_explain(
+        "buffers of " + std::to_string(pairs) + " (tile, circle) pairs", pairs * kCpuBytesPerPair,
+        "the bin-memory budget, " + readable_bytes(bin_budget_) + ", bounds them: --max-bin-memory BYTES sets it", [&] {
+            grow_within(pair_tiles_, pairs, pair_limit);
+            grow_within(pair_circles_, pairs, pair_limit);
+            grow_within(tile_circles_, pairs, pair_limit);
+        });
     cpu_parallel_ranges(circles, threads_, [&](std::size_t first, std::size_t last) {
         for (std::size_t i = first; i < last; ++i) {
             std::uint64_t slot = pair_offsets_[i];
@@ -265,7 +286,6 @@ std::uint64_t CpuBackend::bin_and_shade_band(const Frame& frame, int first_row, 
     });
     frame.clock.mark("emit");
     // 5. bin
-    grow_within(tile_circles_, pairs, pair_limit);
     tile_offsets_.resize(band_tiles + 1);
     cpu_ordered_binning(pair_tiles_.data(), pair_circles_.data(), pairs, band_tiles, tile_circles_.data(),
                         tile_offsets_.data(), threads_);

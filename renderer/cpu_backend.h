@@ -22,8 +22,8 @@
 namespace tilescan {
 
 // Bin memory per (tile, circle) pair: its tile and its circle in circle order, its circle in tile
-// order. The budget bounds these buffers; per-circle (44 bytes: the shading record, the pair count
-// and offset) and per-tile (8 bytes) arrays come on top.
+// order. The budget bounds these buffers; per-circle (kCpuBytesPerCircle) and per-tile (8 bytes)
+// arrays come on top.
 constexpr std::uint64_t kCpuBytesPerPair = 3 * sizeof(std::uint32_t);
 
 // What the shading reads of a circle, in one 32-byte record written by the count stage: a tile's
@@ -34,6 +34,9 @@ struct alignas(32) CpuShadeRecord {
     float x, y, radius;
     PremultipliedColour paint;
 };
+
+// Memory per circle besides the scene: its shading record, pair count and first pair slot.
+constexpr std::uint64_t kCpuBytesPerCircle = sizeof(CpuShadeRecord) + sizeof(std::uint32_t) + sizeof(std::uint64_t);
 
 class CpuBackend : public Backend {
 public:
