@@ -248,28 +248,29 @@ CpuBackend::CpuBackend(unsigned threads, std::uint64_t max_bin_bytes)
     : threads_(threads ? threads : cpu_scan_default_threads()),
       bin_budget_(max_bin_bytes ? max_bin_bytes : default_bin_budget(available_host_memory_bytes())) {}
 
-// 1-2. cull + bound + count: each circle's pairs in rows [first_row, end_row); with sum_rows (once
-// a frame), also its shading record and the pairs of every tile row (counted per thread, then
-// added up: sums do not depend on order).
-void CpuBackend::count_pairs(const Frame& frame, int first_row, int end_row, bool sum_rows) {
+// 1-2. cull + bound + count: each circle's pairs in rows [first_row, end_row). The frame's first
+// call (first_of_frame, over all rows) also writes each circle's shading record and sums the pairs
+// of every tile row for the band planner (counted per thread, then added up: sums do not depend on
+// order); a band's later call only counts.
+void CpuBackend::count_pairs(const Frame& frame, int first_row, int end_row, bool first_of_frame) {
     const std::size_t circles = frame.scene.size();
     allocate_or_explain("arrays of " + std::to_string(circles) + " circles", circles * kCpuBytesPerCircle, "", [&] {
         pair_counts_.resize(circles);
         pair_offsets_.resize(circles);
         shade_records_.resize(circles);
     });
-    if (sum_rows) row_pairs_.assign(frame.geometry.grid.tiles_y, 0);
+    if (first_of_frame) row_pairs_.assign(frame.geometry.grid.tiles_y, 0);
     std::mutex row_pairs_lock;
     cpu_parallel_ranges(circles, threads_, [&](std::size_t first, std::size_t last) {
-        std::vector<std::uint64_t> my_row_pairs(sum_rows ? row_pairs_.size() : 0, 0);
+        std::vector<std::uint64_t> my_row_pairs(first_of_frame ? row_pairs_.size() : 0, 0);
         for (std::size_t i = first; i < last; ++i) {
             std::uint32_t count = 0;
             for_each_touched_tile(frame.scene, i, frame.geometry, first_row, end_row, [&](int, int ty) {
                 ++count;
-                if (sum_rows) ++my_row_pairs[ty];
+                if (first_of_frame) ++my_row_pairs[ty];
             });
             pair_counts_[i] = count;
-            if (sum_rows) shade_records_[i] = shade_record(frame.scene, i);
+            if (first_of_frame) shade_records_[i] = shade_record(frame.scene, i);
         }
         const std::lock_guard<std::mutex> hold(row_pairs_lock);
         for (std::size_t row = 0; row < my_row_pairs.size(); ++row) row_pairs_[row] += my_row_pairs[row];

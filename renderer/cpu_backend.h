@@ -49,7 +49,7 @@ public:
 
 private:
     struct Frame;
-    void count_pairs(const Frame& frame, int first_row, int end_row, bool sum_rows);
+    void count_pairs(const Frame& frame, int first_row, int end_row, bool first_of_frame);
     std::uint64_t bin_and_shade_band(const Frame& frame, int first_row, int end_row, Image& image);
 
     unsigned threads_;
