@@ -368,6 +368,23 @@ struct EmittedCircle {
     std::uint64_t slot;  // the first, relative to the warp's run until the tile's prefix is known
 };
 
+// The block's warps' totals, one a warp in shared memory (written before a __syncthreads), summed:
+// those of the warps before `warp`, which place its run of slots, and all of them.
+template <typename T>
+struct WarpTotalSums {
+    T before, all;
+};
+template <typename T>
+__device__ __forceinline__ WarpTotalSums<T> sum_warp_totals(const T* warp_totals, int warp) {
+    WarpTotalSums<T> sums = {0, 0};
+#pragma unroll
+    for (int w = 0; w < kWarpsPerBlock; ++w) {
+        sums.before += w < warp ? warp_totals[w] : 0;
+        sums.all += warp_totals[w];
+    }
+    return sums;
+}
+
 // Writes the warp's round of circles' pairs from their masks (no tile tests again). The round's
 // pairs fill one run of slots; a warp whose run averages more than kStagedPairsPerLane pairs a lane
 // stages its first kEmitWindow slots and writes them out together (StagedPairs); the slots of big
@@ -455,12 +472,8 @@ __global__ void __launch_bounds__(kThreads)
     }
     if (lane == 0) warp_pairs[warp] = warp_total;
     __syncthreads();
-    std::uint64_t before_warp = 0, tile_pairs = 0;
-#pragma unroll
-    for (int w = 0; w < kWarpsPerBlock; ++w) {
-        before_warp += w < warp ? warp_pairs[w] : 0;
-        tile_pairs += warp_pairs[w];
-    }
+    const WarpTotalSums<std::uint64_t> pair_sums = sum_warp_totals(warp_pairs, warp);
+    const std::uint64_t before_warp = pair_sums.before, tile_pairs = pair_sums.all;
     if (warp == 0) {
         scan_detail::LookbackSlots<std::uint64_t> tiles = scan.lookback.tiles;
         tiles.tag = call_tag;
@@ -514,13 +527,9 @@ __global__ void __launch_bounds__(kThreads)
             const std::uint32_t hits = __ballot_sync(0xffffffffu, hit);
             if (lane == 0) warp_hits[warp] = __popc(hits);
             __syncthreads();
-            std::uint32_t before = 0, total_hits = 0;
-            for (int w = 0; w < kWarpsPerBlock; ++w) {
-                before += w < warp ? warp_hits[w] : 0;
-                total_hits += warp_hits[w];
-            }
-            if (hit) output.write(slot + before + __popc(hits & below), tile, i);
-            slot += total_hits;
+            const WarpTotalSums<std::uint32_t> hit_sums = sum_warp_totals(warp_hits, warp);
+            if (hit) output.write(slot + hit_sums.before + __popc(hits & below), tile, i);
+            slot += hit_sums.all;
             __syncthreads();  // warp_hits is rewritten by the next round
         }
     }
