@@ -14,15 +14,15 @@
 
 namespace tilescan {
 
-// kernel<<<grid, block, 0, stream>>>(args...) with `attribute`.
+// kernel<<<grid, block, shared_bytes, stream>>>(args...) with `attribute`.
 template <typename... Params, typename... Args>
 void launch_with_attribute(const cudaLaunchAttribute& attribute, void (*kernel)(Params...), unsigned grid,
-                           unsigned block, cudaStream_t stream, Args&&... args) {
+                           unsigned block, std::size_t shared_bytes, cudaStream_t stream, Args&&... args) {
     cudaLaunchAttribute attributes[1] = {attribute};
     cudaLaunchConfig_t config{};
     config.gridDim = dim3(grid);
     config.blockDim = dim3(block);
-    config.dynamicSmemBytes = 0;
+    config.dynamicSmemBytes = shared_bytes;
     config.stream = stream;
     config.attrs = attributes;
     config.numAttrs = 1;
@@ -36,7 +36,7 @@ void launch_cooperative(void (*kernel)(Params...), unsigned grid, unsigned block
     cudaLaunchAttribute cooperative{};
     cooperative.id = cudaLaunchAttributeCooperative;
     cooperative.val.cooperative = 1;
-    launch_with_attribute(cooperative, kernel, grid, block, stream, std::forward<Args>(args)...);
+    launch_with_attribute(cooperative, kernel, grid, block, 0, stream, std::forward<Args>(args)...);
 }
 
 // Blocks of kThreads threads of kKernel (no dynamic shared memory) that the current device runs at

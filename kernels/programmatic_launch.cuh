@@ -5,12 +5,13 @@
 // has completed and its writes are visible. Every kernel launched this way waits before it reads
 // what came before it, so completion is transitive down the chain. Captured into a CUDA graph as
 // programmatic edges. Without a prior kernel (a memset or an event before it) the launch is an
-// ordinary one. Used between the renderer's frame kernels, and between the scan's and the
-// compaction's clearing launch and their single pass.
+// ordinary one. Used between the renderer's frame kernels, between the scan's and the compaction's
+// clearing launch and their single pass, and between the radix sort's passes.
 #pragma once
 
 #include <cuda_runtime.h>
 
+#include <cstddef>
 #include <utility>
 
 #include "kernels/launch_attributes.cuh"
@@ -24,14 +25,22 @@ __device__ __forceinline__ void wait_for_prior_grid() {
 #endif
 }
 
-// kernel<<<grid, block, 0, stream>>>(args...), allowed to start before the prior kernel ends.
+// kernel<<<grid, block, shared_bytes, stream>>>(args...), allowed to start before the prior kernel
+// ends.
 template <typename... Params, typename... Args>
-void launch_after_prior_grid(void (*kernel)(Params...), unsigned grid, unsigned block, cudaStream_t stream,
-                             Args&&... args) {
+void launch_after_prior_grid(void (*kernel)(Params...), unsigned grid, unsigned block, std::size_t shared_bytes,
+                             cudaStream_t stream, Args&&... args) {
     cudaLaunchAttribute attribute{};
     attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;
     attribute.val.programmaticStreamSerializationAllowed = 1;
-    launch_with_attribute(attribute, kernel, grid, block, stream, std::forward<Args>(args)...);
+    launch_with_attribute(attribute, kernel, grid, block, shared_bytes, stream, std::forward<Args>(args)...);
+}
+
+// The same without dynamic shared memory.
+template <typename... Params, typename... Args>
+void launch_after_prior_grid(void (*kernel)(Params...), unsigned grid, unsigned block, cudaStream_t stream,
+                             Args&&... args) {
+    launch_after_prior_grid(kernel, grid, block, std::size_t(0), stream, std::forward<Args>(args)...);
 }
 
 }  // namespace tilescan

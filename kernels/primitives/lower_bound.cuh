@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "kernels/cuda_check.h"
+#include "kernels/programmatic_launch.cuh"
 
 namespace tilescan {
 
@@ -59,6 +60,7 @@ __global__ void bin_offsets_kernel(BinOf bin_of, std::size_t n, std::uint32_t nu
                                    std::uint64_t* __restrict__ offsets) {
     const std::uint64_t thread = std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
     const std::uint64_t b = kWarpPerBin ? thread / 32 : thread;
+    wait_for_prior_grid();     // the sort's output
     if (b > num_bins) return;  // uniform in a warp searching together
     if constexpr (kWarpPerBin) {
         const std::size_t first = warp_first_index_of_bin(b, n, bin_of, int(threadIdx.x % 32));
@@ -74,7 +76,8 @@ __global__ void bin_offsets_kernel(BinOf bin_of, std::size_t n, std::uint32_t nu
 constexpr std::uint32_t kWarpSearchMaxBins = std::uint32_t(1) << 15;
 
 // The offsets of num_bins bins in n elements sorted by bin (bin_of(i): the bin of element i, a
-// functor the device can call), into offsets[num_bins + 1], on `stream`.
+// functor the device can call), into offsets[num_bins + 1], on `stream`, launched to start as the
+// sort before it ends.
 template <typename BinOf>
 void launch_bin_offsets(BinOf bin_of, std::size_t n, std::uint32_t num_bins, std::uint64_t* offsets,
                         cudaStream_t stream) {
@@ -82,11 +85,8 @@ void launch_bin_offsets(BinOf bin_of, std::size_t n, std::uint32_t num_bins, std
     const bool warp_per_bin = num_bins <= kWarpSearchMaxBins;
     const std::uint64_t threads = (std::uint64_t(num_bins) + 1) * (warp_per_bin ? 32 : 1);
     const unsigned blocks = static_cast<unsigned>((threads + kThreads - 1) / kThreads);
-    if (warp_per_bin)
-        bin_offsets_kernel<true><<<blocks, kThreads, 0, stream>>>(bin_of, n, num_bins, offsets);
-    else
-        bin_offsets_kernel<false><<<blocks, kThreads, 0, stream>>>(bin_of, n, num_bins, offsets);
-    TS_CUDA_CHECK_LAUNCH();
+    launch_after_prior_grid(warp_per_bin ? bin_offsets_kernel<true, BinOf> : bin_offsets_kernel<false, BinOf>, blocks,
+                            kThreads, stream, bin_of, n, num_bins, offsets);
 }
 
 }  // namespace tilescan

@@ -9,7 +9,8 @@
 //   clear       one memset of the sort's state (SortState): digit counts, tile counters, status slots
 //   histogram   one read of the keys counts the digits of every pass at once: counts[pass][digit];
 //               its last block turns them into digit starts (their exclusive sums per pass)
-// Per pass, one kernel that reads and writes the keys once (onesweep):
+// Per pass, one kernel that reads and writes the keys once (onesweep), launched to start as the
+// kernel before it ends (programmatic_launch.cuh):
 //   tile id     from the pass's atomic counter, in the order blocks start, so every tile a block
 //               waits for belongs to a block that is running or done (forward progress)
 //   count       each warp counts its keys' digits (a shared atomicAdd of 1 a key) and notes the
@@ -49,6 +50,7 @@
 #include "kernels/cuda_check.h"
 #include "kernels/primitives/block_ranking.cuh"
 #include "kernels/primitives/radix_sort.h"
+#include "kernels/programmatic_launch.cuh"
 #include "kernels/scan/scan_lookback.cuh"
 
 namespace tilescan::prim_detail {
@@ -339,6 +341,7 @@ __global__ void __launch_bounds__(kSortThreads, std::is_same<V, RadixNoValue>::v
     V* stage_values = reinterpret_cast<V*>(s.stage);
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
     const bool digit_thread = threadIdx.x < RADIX;  // thread d looks after digit d
+    wait_for_prior_grid();                          // the keys, the digit starts, the cleared state
     if (threadIdx.x == 0) {
         s.tile = atomicAdd(p.tile_counter, 1u);
         constexpr std::size_t kPrefetchBytes = kPairs || sizeof(K) != 4 ? 0 : kSortL2PrefetchBytes;
@@ -500,9 +503,8 @@ void sort_passes(const K* keys_in, K* keys_out, const V* values_in, V* values_ou
         const bool to_out = in_place ? (pass % 2 == 1) : ((passes - 1 - pass) % 2 == 0);
         K* dst_k = to_out ? keys_out : alt_keys;
         V* dst_v = to_out ? values_out : alt_values;
-        radix_onesweep_kernel<RADIX_BITS, K, V>
-            <<<unsigned(tiles), kSortThreads, kSharedBytes, stream>>>(src_k, dst_k, src_v, dst_v, p);
-        TS_CUDA_CHECK_LAUNCH();
+        launch_after_prior_grid(radix_onesweep_kernel<RADIX_BITS, K, V>, unsigned(tiles), kSortThreads, kSharedBytes,
+                                stream, src_k, dst_k, src_v, dst_v, p);
         src_k = dst_k;
         src_v = dst_v;
     }
