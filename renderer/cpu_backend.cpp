@@ -25,21 +25,49 @@ struct FrameGeometry {
     TileGrid grid;
 };
 
-// Calls visit(tx, ty) for every tile of rows [first_row, end_row) that circle `i` touches, in
-// row-major tile order. circle_touches_tile's test, with each tile row's term computed once.
+// What the tile tests of a circle need, and its tile rectangle clipped to the band's rows
+// [first_row, end_row) (empty: ty0 >= ty1, also for a circle that covers no pixel).
+struct CircleTiles {
+    CircleFootprint footprint;
+    NearestCentre nearest;
+    TileRect rect;
+};
+
+// The tile rectangle of a (non-empty) pixel box, clipped to the band's rows.
+TileRect band_tile_rect(const PixelBox& box, int first_row, int end_row) {
+    TileRect rect = tile_rect_of_box(box);
+    rect.ty0 = std::max(rect.ty0, first_row);
+    rect.ty1 = std::min(rect.ty1, end_row);
+    return rect;
+}
+
+CircleTiles circle_tiles(const Scene& scene, std::size_t i, const FrameGeometry& g, int first_row, int end_row) {
+    CircleTiles c;
+    c.footprint = circle_footprint(scene.x[i], scene.y[i], scene.radius[i], g.width, g.height);
+    if (box_is_empty(c.footprint.box)) return {c.footprint, {0, 0}, {0, 0, 0, 0}};
+    c.nearest = nearest_centre(c.footprint, g.width, g.height, g.inverse_width, g.inverse_height);
+    c.rect = band_tile_rect(c.footprint.box, first_row, end_row);
+    return c;
+}
+
+// Calls visit(tx, ty) for every tile of the circle's clipped rectangle it touches, in row-major
+// order: circle_touches_tile's test, with each tile row's term computed once.
 template <typename Visit>
-void for_each_touched_tile(const Scene& scene, std::size_t i, const FrameGeometry& g, int first_row, int end_row,
-                           Visit visit) {
-    const CircleFootprint c = circle_footprint(scene.x[i], scene.y[i], scene.radius[i], g.width, g.height);
-    if (box_is_empty(c.box)) return;
-    const NearestCentre nearest = nearest_centre(c, g.width, g.height, g.inverse_width, g.inverse_height);
-    const TileRect rect = tile_rect_of_box(c.box);
-    for (int ty = std::max(rect.ty0, first_row); ty < std::min(rect.ty1, end_row); ++ty) {
-        const float row_term = tile_row_term(c, nearest, ty, g.inverse_height);
-        for (int tx = rect.tx0; tx < rect.tx1; ++tx)
-            if (covers_tile(c, tile_column_term(c, nearest, tx, g.inverse_width), row_term)) visit(tx, ty);
+void for_each_touched_tile(const CircleTiles& c, const FrameGeometry& g, Visit visit) {
+    for (int ty = c.rect.ty0; ty < c.rect.ty1; ++ty) {
+        const float row_term = tile_row_term(c.footprint, c.nearest, ty, g.inverse_height);
+        for (int tx = c.rect.tx0; tx < c.rect.tx1; ++tx)
+            if (covers_tile(c.footprint, tile_column_term(c.footprint, c.nearest, tx, g.inverse_width), row_term))
+                visit(tx, ty);
     }
 }
+
+// Rectangles of at most this many tiles keep their touched tiles as a mask (tile_masks_), and the
+// emission writes their pairs without testing the tiles again. 2 cores, frames 2-3, two alternating
+// rounds, emit ms: micro2M 31-33 -> 11-13 (frame 170-176 -> 156-158), rand1M 33 -> 14-15, rand10M
+// 208-224 -> 81-125; the count stage, which builds the masks, 37-39 -> 44-45, 33-34 -> 38, 239-335
+// -> 287-338 (bench/results/2026-12-05-cpu-backend-tile-masks-2core.md).
+constexpr int kMaskedTiles = 16;
 
 // Grows `buffer` to n elements: geometrically, so slowly growing frames rarely reallocate, but
 // never past `limit` elements (the planner keeps n within it), so the budget holds for capacity.
@@ -258,18 +286,24 @@ void CpuBackend::count_pairs(const Frame& frame, int first_row, int end_row, boo
         pair_counts_.resize(circles);
         pair_offsets_.resize(circles);
         shade_records_.resize(circles);
+        tile_masks_.resize(circles);
     });
     if (first_of_frame) row_pairs_.assign(frame.geometry.grid.tiles_y, 0);
     std::mutex row_pairs_lock;
     cpu_parallel_ranges(circles, threads_, [&](std::size_t first, std::size_t last) {
         std::vector<std::uint64_t> my_row_pairs(first_of_frame ? row_pairs_.size() : 0, 0);
         for (std::size_t i = first; i < last; ++i) {
-            std::uint32_t count = 0;
-            for_each_touched_tile(frame.scene, i, frame.geometry, first_row, end_row, [&](int, int ty) {
+            const CircleTiles c = circle_tiles(frame.scene, i, frame.geometry, first_row, end_row);
+            const int columns = c.rect.tx1 - c.rect.tx0;
+            const bool masked = c.rect.ty0 < c.rect.ty1 && columns * (c.rect.ty1 - c.rect.ty0) <= kMaskedTiles;
+            std::uint32_t count = 0, mask = 0;
+            for_each_touched_tile(c, frame.geometry, [&](int tx, int ty) {
                 ++count;
+                if (masked) mask |= 1u << ((ty - c.rect.ty0) * columns + (tx - c.rect.tx0));
                 if (first_of_frame) ++my_row_pairs[ty];
             });
             pair_counts_[i] = count;
+            tile_masks_[i] = std::uint16_t(mask);
             if (first_of_frame) shade_records_[i] = shade_record(frame.scene, i);
         }
         const std::lock_guard<std::mutex> hold(row_pairs_lock);
@@ -300,10 +334,23 @@ std::uint64_t CpuBackend::bin_and_shade_band(const Frame& frame, int first_row, 
     cpu_parallel_ranges(circles, threads_, [&](std::size_t first, std::size_t last) {
         for (std::size_t i = first; i < last; ++i) {
             std::uint64_t slot = pair_offsets_[i];
-            for_each_touched_tile(frame.scene, i, g, first_row, end_row, [&](int tx, int ty) {
+            const auto emit = [&](int tx, int ty) {
                 pair_tiles_[slot] = static_cast<std::uint32_t>(ty - first_row) * g.grid.tiles_x + tx;
                 pair_circles_[slot++] = static_cast<std::uint32_t>(i);
-            });
+            };
+            if (const std::uint32_t mask = tile_masks_[i]) {
+                // The rectangle again from the circle's box, four truncations, not its tile tests.
+                const TileRect rect = band_tile_rect(
+                    circle_pixel_box(frame.scene.x[i], frame.scene.y[i], frame.scene.radius[i], g.width, g.height),
+                    first_row, end_row);
+                const int columns = rect.tx1 - rect.tx0;
+                for (std::uint32_t bits = mask; bits != 0; bits &= bits - 1) {
+                    const int k = __builtin_ctz(bits);
+                    emit(rect.tx0 + k % columns, rect.ty0 + k / columns);
+                }
+            } else if (pair_counts_[i] > 0) {
+                for_each_touched_tile(circle_tiles(frame.scene, i, g, first_row, end_row), g, emit);
+            }
         }
     });
     frame.clock.mark("emit");
@@ -352,7 +399,7 @@ RenderStats CpuBackend::render(const Scene& scene, Image& image) {
     stats.counted_blends = true;
     stats.bands = static_cast<std::uint32_t>(bands.size());
     stats.bin_bytes =
-        shade_records_.capacity() * sizeof(CpuShadeRecord) +
+        shade_records_.capacity() * sizeof(CpuShadeRecord) + tile_masks_.capacity() * sizeof(std::uint16_t) +
         (pair_counts_.capacity() + pair_tiles_.capacity() + pair_circles_.capacity() + tile_circles_.capacity()) *
             sizeof(std::uint32_t) +
         (pair_offsets_.capacity() + tile_offsets_.capacity() + row_pairs_.capacity()) * sizeof(std::uint64_t);

@@ -1,8 +1,8 @@
 // The `cpu` backend: the tile pipeline of architecture.md on CPU threads.
 //
-//   1-2. cull + bound + count  per circle: pixel box, tile rectangle, tiles it really touches; its
-//                              shading record; and the pairs of each tile row, for the band
-//                              planner (tile_bands.h)
+//   1-2. cull + bound + count  per circle: pixel box, tile rectangle, tiles it really touches (kept
+//                              as a mask where the rectangle is small); its shading record; and the
+//                              pairs of each tile row, for the band planner (tile_bands.h)
 //   3. scan                    exclusive scan of the counts -> each circle's first pair slot, total
 //   4. emit                    per circle: its (tile, circle) pairs, in circle order
 //   5. bin                     ordered binning (stable counting sort by tile) -> per-tile lists
@@ -35,8 +35,9 @@ struct alignas(32) CpuShadeRecord {
     PremultipliedColour paint;
 };
 
-// Memory per circle besides the scene: its shading record, pair count and first pair slot.
-constexpr std::uint64_t kCpuBytesPerCircle = sizeof(CpuShadeRecord) + sizeof(std::uint32_t) + sizeof(std::uint64_t);
+// Memory per circle besides the scene: its shading record, tile mask, pair count and first pair slot.
+constexpr std::uint64_t kCpuBytesPerCircle =
+    sizeof(CpuShadeRecord) + sizeof(std::uint16_t) + sizeof(std::uint32_t) + sizeof(std::uint64_t);
 
 class CpuBackend : public Backend {
 public:
@@ -56,12 +57,17 @@ private:
     std::uint64_t bin_budget_;
     std::vector<std::uint64_t> row_pairs_;       // [tile rows]
     std::vector<CpuShadeRecord> shade_records_;  // [circles]
-    std::vector<std::uint32_t> pair_counts_;     // [circles]
-    std::vector<std::uint64_t> pair_offsets_;    // [circles]
-    std::vector<std::uint32_t> pair_tiles_;      // [band pairs], circle order; tile index within the band
-    std::vector<std::uint32_t> pair_circles_;    // [band pairs], circle order
-    std::vector<std::uint32_t> tile_circles_;    // [band pairs], grouped by tile
-    std::vector<std::uint64_t> tile_offsets_;    // [band tiles + 1]
+    // [circles]: the tiles each circle touches in the band, as the count stage found them, for the
+    // emission: bit k is tile k of the circle's band-clipped tile rectangle (row-major) where that
+    // has at most 16 tiles; 0 otherwise, and the emission tests the tiles again (as the GPU's does
+    // for its big circles).
+    std::vector<std::uint16_t> tile_masks_;
+    std::vector<std::uint32_t> pair_counts_;   // [circles]
+    std::vector<std::uint64_t> pair_offsets_;  // [circles]
+    std::vector<std::uint32_t> pair_tiles_;    // [band pairs], circle order; tile index within the band
+    std::vector<std::uint32_t> pair_circles_;  // [band pairs], circle order
+    std::vector<std::uint32_t> tile_circles_;  // [band pairs], grouped by tile
+    std::vector<std::uint64_t> tile_offsets_;  // [band tiles + 1]
 };
 
 }  // namespace tilescan
