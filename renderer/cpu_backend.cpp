@@ -41,7 +41,11 @@ TileRect band_tile_rect(const PixelBox& box, int first_row, int end_row) {
     return rect;
 }
 
-CircleTiles circle_tiles(const Scene& scene, std::size_t i, const FrameGeometry& g, int first_row, int end_row) {
+// Inlined into its two callers: as a call (GCC 12 did not inline it) the returned struct went
+// through memory, 8 % of micro2M's samples (perf); rand10M's count stage, 2 cores: 279-298 ms as a
+// call, 250-272 inlined, 239-275 before the tile masks.
+[[gnu::always_inline]] inline CircleTiles circle_tiles(const Scene& scene, std::size_t i, const FrameGeometry& g,
+                                                       int first_row, int end_row) {
     CircleTiles c;
     c.footprint = circle_footprint(scene.x[i], scene.y[i], scene.radius[i], g.width, g.height);
     if (box_is_empty(c.footprint.box)) return {c.footprint, {0, 0}, {0, 0, 0, 0}};
@@ -65,8 +69,8 @@ void for_each_touched_tile(const CircleTiles& c, const FrameGeometry& g, Visit v
 // Rectangles of at most this many tiles keep their touched tiles as a mask (tile_masks_), and the
 // emission writes their pairs without testing the tiles again. 2 cores, frames 2-3, two alternating
 // rounds, emit ms: micro2M 31-33 -> 11-13 (frame 170-176 -> 156-158), rand1M 33 -> 14-15, rand10M
-// 208-224 -> 81-125; the count stage, which builds the masks, 37-39 -> 44-45, 33-34 -> 38, 239-335
-// -> 287-338 (bench/results/2026-12-05-cpu-backend-tile-masks-2core.md).
+// 208-224 -> 79-86; the count stage, which builds the masks, rand10M 239-275 -> 250-272 with
+// circle_tiles inlined (bench/results/2026-12-05-cpu-backend-tile-masks-2core.md).
 constexpr int kMaskedTiles = 16;
 
 // Grows `buffer` to n elements: geometrically, so slowly growing frames rarely reallocate, but
