@@ -66,11 +66,12 @@ void for_each_touched_tile(const CircleTiles& c, const FrameGeometry& g, Visit v
     }
 }
 
-// Rectangles of at most this many tiles keep their touched tiles as a mask (tile_masks_), and the
-// emission writes their pairs without testing the tiles again. 2 cores, frames 2-3, two alternating
-// rounds, emit ms: micro2M 31-33 -> 11-13 (frame 170-176 -> 156-158), rand1M 33 -> 14-15, rand10M
-// 208-224 -> 79-86; the count stage, which builds the masks, rand10M 239-275 -> 250-272 with
-// circle_tiles inlined (bench/results/2026-12-05-cpu-backend-tile-masks-2core.md).
+// Rectangles of at most this many tiles keep their touched tiles as a mask (tile_masks_; laid out
+// as the GPU's touched_tile_mask, kernels/render/circle_records.cuh), and the emission writes
+// their pairs without testing the tiles again. 2 cores, frames 2-3, two alternating rounds, emit
+// ms: micro2M 31-33 -> 11-13 (frame 170-176 -> 156-158), rand1M 33 -> 14-15, rand10M 208-224 ->
+// 79-86; the count stage, which builds the masks, rand10M 239-275 -> 250-272 with circle_tiles
+// inlined (bench/results/2026-12-05-cpu-backend-tile-masks-2core.md).
 constexpr int kMaskedTiles = 16;
 
 // Grows `buffer` to n elements: geometrically, so slowly growing frames rarely reallocate, but
@@ -299,7 +300,7 @@ void CpuBackend::count_pairs(const Frame& frame, int first_row, int end_row, boo
         for (std::size_t i = first; i < last; ++i) {
             const CircleTiles c = circle_tiles(frame.scene, i, frame.geometry, first_row, end_row);
             const int columns = c.rect.tx1 - c.rect.tx0;
-            const bool masked = c.rect.ty0 < c.rect.ty1 && columns * (c.rect.ty1 - c.rect.ty0) <= kMaskedTiles;
+            const bool masked = columns * (c.rect.ty1 - c.rect.ty0) <= kMaskedTiles;  // empty: no bit set
             std::uint32_t count = 0, mask = 0;
             for_each_touched_tile(c, frame.geometry, [&](int tx, int ty) {
                 ++count;
