@@ -33,14 +33,6 @@ struct CircleTiles {
     TileRect rect;
 };
 
-// The tile rectangle of a (non-empty) pixel box, clipped to the band's rows.
-TileRect band_tile_rect(const PixelBox& box, int first_row, int end_row) {
-    TileRect rect = tile_rect_of_box(box);
-    rect.ty0 = std::max(rect.ty0, first_row);
-    rect.ty1 = std::min(rect.ty1, end_row);
-    return rect;
-}
-
 // Inlined into its two callers: as a call (GCC 12 did not inline it) the returned struct went
 // through memory, 8 % of micro2M's samples (perf); rand10M's count stage, 2 cores: 279-298 ms as a
 // call, 250-272 inlined, 239-275 before the tile masks.
@@ -54,25 +46,18 @@ TileRect band_tile_rect(const PixelBox& box, int first_row, int end_row) {
     return c;
 }
 
-// Calls visit(tx, ty) for every tile of the circle's clipped rectangle it touches, in row-major
-// order: circle_touches_tile's test, with each tile row's term computed once.
+// Calls visit(tx, ty) for every tile of the circle's clipped rectangle it touches, row-major.
 template <typename Visit>
 void for_each_touched_tile(const CircleTiles& c, const FrameGeometry& g, Visit visit) {
-    for (int ty = c.rect.ty0; ty < c.rect.ty1; ++ty) {
-        const float row_term = tile_row_term(c.footprint, c.nearest, ty, g.inverse_height);
-        for (int tx = c.rect.tx0; tx < c.rect.tx1; ++tx)
-            if (covers_tile(c.footprint, tile_column_term(c.footprint, c.nearest, tx, g.inverse_width), row_term))
-                visit(tx, ty);
-    }
+    for_each_touched_tile(c.footprint, c.nearest, c.rect, g.inverse_width, g.inverse_height, visit);
 }
 
-// Rectangles of at most this many tiles keep their touched tiles as a mask (tile_masks_; laid out
-// as the GPU's touched_tile_mask, kernels/render/circle_records.cuh), and the emission writes
-// their pairs without testing the tiles again. 2 cores, frames 2-3, two alternating rounds, emit
-// ms: micro2M 31-33 -> 11-13 (frame 170-176 -> 156-158), rand1M 33 -> 14-15, rand10M 208-224 ->
-// 79-86; the count stage, which builds the masks, rand10M 239-275 -> 250-272 with circle_tiles
-// inlined (bench/results/2026-12-05-cpu-backend-tile-masks-2core.md).
-constexpr int kMaskedTiles = 16;
+// Circles whose clipped rectangle has at most kMaskedRectTiles tiles keep their tile masks
+// (tile_geometry.h, as on the GPU) in tile_masks_, and the emission writes their pairs from them. 2
+// cores, frames 2-3, two alternating rounds, emit ms: micro2M 31-33 -> 11-13 (frame 170-176 ->
+// 156-158), rand1M 33 -> 14-15, rand10M 208-224 -> 79-86; the count stage, which builds the masks,
+// rand10M 239-275 -> 250-272 with circle_tiles inlined
+// (bench/results/2026-12-05-cpu-backend-tile-masks-2core.md).
 
 // Grows `buffer` to n elements: geometrically, so slowly growing frames rarely reallocate, but
 // never past `limit` elements (the planner keeps n within it), so the budget holds for capacity.
@@ -299,12 +284,11 @@ void CpuBackend::count_pairs(const Frame& frame, int first_row, int end_row, boo
         std::vector<std::uint64_t> my_row_pairs(first_of_frame ? row_pairs_.size() : 0, 0);
         for (std::size_t i = first; i < last; ++i) {
             const CircleTiles c = circle_tiles(frame.scene, i, frame.geometry, first_row, end_row);
-            const int columns = c.rect.tx1 - c.rect.tx0;
-            const bool masked = columns * (c.rect.ty1 - c.rect.ty0) <= kMaskedTiles;  // empty: no bit set
+            const bool masked = rect_tiles(c.rect) <= kMaskedRectTiles;
             std::uint32_t count = 0, mask = 0;
             for_each_touched_tile(c, frame.geometry, [&](int tx, int ty) {
                 ++count;
-                if (masked) mask |= 1u << ((ty - c.rect.ty0) * columns + (tx - c.rect.tx0));
+                if (masked) mask |= tile_mask_bit(c.rect, tx, ty);
                 if (first_of_frame) ++my_row_pairs[ty];
             });
             pair_counts_[i] = count;
@@ -348,11 +332,7 @@ std::uint64_t CpuBackend::bin_and_shade_band(const Frame& frame, int first_row, 
                 const TileRect rect = band_tile_rect(
                     circle_pixel_box(frame.scene.x[i], frame.scene.y[i], frame.scene.radius[i], g.width, g.height),
                     first_row, end_row);
-                const int columns = rect.tx1 - rect.tx0;
-                for (std::uint32_t bits = mask; bits != 0; bits &= bits - 1) {
-                    const int k = __builtin_ctz(bits);
-                    emit(rect.tx0 + k % columns, rect.ty0 + k / columns);
-                }
+                for_each_masked_tile(rect, mask, emit);
             } else if (pair_counts_[i] > 0) {
                 for_each_touched_tile(circle_tiles(frame.scene, i, g, first_row, end_row), g, emit);
             }

@@ -26,9 +26,9 @@ namespace tilescan {
 namespace {
 
 using render_detail::band_tile_index;
-using render_detail::clip_to_band;
+using render_detail::band_tile_rect;
 using render_detail::footprint_of;
-using render_detail::for_each_masked_tile;
+using render_detail::for_each_masked_band_tile;
 using render_detail::nearest_centre_of;
 using render_detail::touched_tile_mask;
 using render_detail::unpack_box;
@@ -44,7 +44,7 @@ unsigned blocks_for(std::size_t n) { return static_cast<unsigned>((n + kThreads 
 // tiles; a block for every circle of 17+ tiles left most of its threads idle on rand100k and made
 // its count and emit stages twice as slow).
 constexpr int kSmallRectTiles = 16;
-static_assert(kSmallRectTiles <= render_detail::kMaskedRectTiles, "a small circle's tiles fit its tile mask");
+static_assert(kSmallRectTiles <= kMaskedRectTiles, "a small circle's tiles fit its tile mask");
 constexpr int kHugeRectTiles = 256;
 constexpr unsigned kBigCircleBlocks = 1056;  // 8 per SM of an H200; grid-stride loops cover any count
 constexpr int kWarpsPerBlock = kThreads / 32;
@@ -59,10 +59,6 @@ unsigned big_circle_blocks(std::uint32_t circles) { return std::max(1u, std::min
 unsigned emit_big_blocks(std::uint32_t circles, std::uint64_t capacity) {
     const unsigned pad_blocks = unsigned(std::min<std::uint64_t>(kBigCircleBlocks, blocks_for(capacity / 32)));
     return std::max(big_circle_blocks(circles), pad_blocks);
-}
-
-__device__ __forceinline__ int rect_tiles(const TileRect& r) {
-    return r.ty1 > r.ty0 ? (r.tx1 - r.tx0) * (r.ty1 - r.ty0) : 0;
 }
 
 __device__ __forceinline__ int box_rect_tiles(const CircleFootprint& c) {
@@ -81,7 +77,7 @@ struct RectTester {
 
 __device__ __forceinline__ RectTester rect_tester(const CircleRecords& records, std::uint32_t i, const FrameParams& f) {
     const CircleFootprint c = footprint_of(records, i);
-    const TileRect rect = clip_to_band(tile_rect_of_box(c.box), f);
+    const TileRect rect = band_tile_rect(c.box, f);
     return {c, nearest_centre_of(c, f), rect,
             rect_tiles(rect) <= kHugeRectTiles ? 1.0f / float(rect.tx1 - rect.tx0) : 0.0f};
 }
@@ -401,7 +397,7 @@ __device__ __forceinline__ void emit_round(const FrameParams& frame, const Emitt
     for (int k = lane; k < window; k += 32) pairs.tiles[k] = kUnstaged;
     __syncwarp();
     std::uint64_t slot = c.slot;
-    for_each_masked_tile(c.box, c.tile_mask, frame, [&](std::uint32_t tile) {
+    for_each_masked_band_tile(c.box, c.tile_mask, frame, [&](std::uint32_t tile) {
         const std::uint64_t k = slot - run_begin;
         if (k < std::uint64_t(window)) {
             pairs.tiles[k] = tile;

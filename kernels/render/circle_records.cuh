@@ -53,11 +53,9 @@ __device__ __forceinline__ NearestCentre nearest_centre_of(const CircleFootprint
     return nearest_centre(c, f.width, f.height, f.inverse_width, f.inverse_height);
 }
 
-// The part of a tile rectangle inside the frame's band of tile rows (possibly empty: ty0 >= ty1).
-__device__ __forceinline__ TileRect clip_to_band(TileRect r, const FrameParams& f) {
-    r.ty0 = r.ty0 > f.band_first_row ? r.ty0 : f.band_first_row;
-    r.ty1 = r.ty1 < f.band_end_row ? r.ty1 : f.band_end_row;
-    return r;
+// The circle's tile rectangle clipped to the frame's band of tile rows (band_tile_rect).
+__device__ __forceinline__ TileRect band_tile_rect(const PixelBox& box, const FrameParams& f) {
+    return tilescan::band_tile_rect(box, f.band_first_row, f.band_end_row);
 }
 
 // Tile (tx, ty)'s id within the band: what the pair arrays, bins and shading grid use.
@@ -65,37 +63,23 @@ __device__ __forceinline__ std::uint32_t band_tile_index(int tx, int ty, const F
     return std::uint32_t(ty - f.band_first_row) * std::uint32_t(f.grid.tiles_x) + std::uint32_t(tx);
 }
 
-// The tiles of the band the circle touches, bit t for tile t of its band-clipped tile rectangle in
-// row-major order (the order pairs are emitted in), for rectangles of at most kMaskedRectTiles:
-// circle_touches_tile, with each tile row's term computed once (every tile of the rectangle meets
-// the box, so none needs the emptiness checks).
-constexpr int kMaskedRectTiles = 16;
-
+// The circle's tile mask (tile_geometry.h) over its band-clipped tile rectangle, for rectangles of
+// at most kMaskedRectTiles tiles.
 __device__ __forceinline__ std::uint32_t touched_tile_mask(const CircleFootprint& c, const FrameParams& f) {
     if (box_is_empty(c.box)) return 0;
-    const TileRect rect = clip_to_band(tile_rect_of_box(c.box), f);
-    const NearestCentre nearest = nearest_centre_of(c, f);
-    std::uint32_t mask = 0, bit = 1;
-    for (int ty = rect.ty0; ty < rect.ty1; ++ty) {
-        const float row_term = tile_row_term(c, nearest, ty, f.inverse_height);
-        for (int tx = rect.tx0; tx < rect.tx1; ++tx, bit <<= 1)
-            if (covers_tile(c, tile_column_term(c, nearest, tx, f.inverse_width), row_term)) mask |= bit;
-    }
+    const TileRect rect = band_tile_rect(c.box, f);
+    std::uint32_t mask = 0;
+    for_each_touched_tile(c, nearest_centre_of(c, f), rect, f.inverse_width, f.inverse_height,
+                          [&](int tx, int ty) { mask |= tile_mask_bit(rect, tx, ty); });
     return mask;
 }
 
 // Calls visit(band tile id) for every tile of touched_tile_mask's `mask` of the circle with pixel
 // box `box`, row-major.
 template <typename Visit>
-__device__ __forceinline__ void for_each_masked_tile(const PixelBox& box, std::uint32_t mask, const FrameParams& f,
-                                                     Visit visit) {
-    if (mask == 0) return;
-    const TileRect rect = clip_to_band(tile_rect_of_box(box), f);
-    const int width = rect.tx1 - rect.tx0;
-    const std::uint32_t row_bits = (1u << width) - 1;
-    for (int ty = rect.ty0; mask != 0; ++ty, mask >>= width)
-        for (std::uint32_t row = mask & row_bits; row != 0; row &= row - 1)
-            visit(band_tile_index(rect.tx0 + __ffs(row) - 1, ty, f));
+__device__ __forceinline__ void for_each_masked_band_tile(const PixelBox& box, std::uint32_t mask, const FrameParams& f,
+                                                          Visit visit) {
+    for_each_masked_tile(band_tile_rect(box, f), mask, [&](int tx, int ty) { visit(band_tile_index(tx, ty, f)); });
 }
 
 }  // namespace tilescan::render_detail

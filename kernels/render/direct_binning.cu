@@ -28,7 +28,7 @@ namespace tilescan {
 namespace {
 
 using render_detail::band_tile_index;
-using render_detail::clip_to_band;
+using render_detail::band_tile_rect;
 using render_detail::footprint_of;
 using render_detail::nearest_centre_of;
 
@@ -68,7 +68,7 @@ template <typename Visit>
 __device__ __forceinline__ void for_each_owned_touched_tile(const CircleFootprint& c, const NearestCentre& nearest,
                                                             const FrameParams& f, Visit visit) {
     if (box_is_empty(c.box)) return;
-    const TileRect rect = clip_to_band(tile_rect_of_box(c.box), f);
+    const TileRect rect = band_tile_rect(c.box, f);
     const int column = int(threadIdx.x) % kOwnerStride, row = int(threadIdx.x) / kOwnerStride;
     const int first_tx = rect.tx0 + ((column - rect.tx0) & (kOwnerStride - 1));
     const int band_ty0 = rect.ty0 - f.band_first_row;
