@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "kernels/cuda_check.h"
+#include "kernels/primitives/device_count.cuh"
 #include "kernels/programmatic_launch.cuh"
 
 namespace tilescan {
@@ -54,14 +55,15 @@ __device__ __forceinline__ std::size_t warp_first_index_of_bin(std::uint64_t bin
 }
 
 // offsets[b] = the first index i in [0, n) with bin_of(i) >= b (n when none), for b in
-// [0, num_bins], a warp per bin (kWarpPerBin) or a thread per bin.
+// [0, num_bins], a warp per bin (kWarpPerBin) or a thread per bin; n is live_elements(n, count).
 template <bool kWarpPerBin, typename BinOf>
-__global__ void bin_offsets_kernel(BinOf bin_of, std::size_t n, std::uint32_t num_bins,
+__global__ void bin_offsets_kernel(BinOf bin_of, std::size_t n, const std::uint64_t* count, std::uint32_t num_bins,
                                    std::uint64_t* __restrict__ offsets) {
     const std::uint64_t thread = std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
     const std::uint64_t b = kWarpPerBin ? thread / 32 : thread;
     wait_for_prior_grid();     // the sort's output
     if (b > num_bins) return;  // uniform in a warp searching together
+    n = live_elements(n, count);
     if constexpr (kWarpPerBin) {
         const std::size_t first = warp_first_index_of_bin(b, n, bin_of, int(threadIdx.x % 32));
         if (threadIdx.x % 32 == 0) offsets[b] = first;
@@ -77,16 +79,16 @@ constexpr std::uint32_t kWarpSearchMaxBins = std::uint32_t(1) << 15;
 
 // The offsets of num_bins bins in n elements sorted by bin (bin_of(i): the bin of element i, a
 // functor the device can call), into offsets[num_bins + 1], on `stream`, launched to start as the
-// sort before it ends.
+// sort before it ends; with a device count (device_count.cuh), of its first min(n, *d_count).
 template <typename BinOf>
 void launch_bin_offsets(BinOf bin_of, std::size_t n, std::uint32_t num_bins, std::uint64_t* offsets,
-                        cudaStream_t stream) {
+                        cudaStream_t stream, const std::uint64_t* d_count = nullptr) {
     constexpr unsigned kThreads = 256;
     const bool warp_per_bin = num_bins <= kWarpSearchMaxBins;
     const std::uint64_t threads = (std::uint64_t(num_bins) + 1) * (warp_per_bin ? 32 : 1);
     const unsigned blocks = static_cast<unsigned>((threads + kThreads - 1) / kThreads);
     launch_after_prior_grid(warp_per_bin ? bin_offsets_kernel<true, BinOf> : bin_offsets_kernel<false, BinOf>, blocks,
-                            kThreads, stream, bin_of, n, num_bins, offsets);
+                            kThreads, stream, bin_of, n, d_count, num_bins, offsets);
 }
 
 }  // namespace tilescan

@@ -11,6 +11,7 @@
 
 #include "kernels/cuda_check.h"
 #include "kernels/primitives/block_ranking.cuh"
+#include "kernels/primitives/device_count.cuh"
 #include "kernels/primitives/lower_bound.cuh"
 #include "kernels/primitives/ordered_binning.h"
 #include "kernels/primitives/ordered_binning_paths.h"
@@ -124,8 +125,9 @@ __device__ __forceinline__ void scatter_segment(const std::uint32_t* __restrict_
 // [12,15) [15,17) [17,20); an empty segment (n < 8) only leaves its counters at zero.
 __global__ void __launch_bounds__(kSmallBinningThreads, 1)
     small_binning_kernel(const std::uint32_t* __restrict__ bins, const std::uint32_t* __restrict__ values,
-                         std::uint32_t n, std::uint32_t num_bins, std::uint32_t* __restrict__ binned,
-                         std::uint64_t* __restrict__ offsets) {
+                         std::uint32_t n, const std::uint64_t* count, std::uint32_t num_bins,
+                         std::uint32_t* __restrict__ binned, std::uint64_t* __restrict__ offsets) {
+    n = std::uint32_t(live_elements(n, count));
     extern __shared__ std::uint32_t counters[];  // [num_bins][kSmallBinningWarps], then [kSmallBinningWarps]
     const std::uint32_t entries = num_bins * kSmallBinningWarps;
     std::uint32_t* scratch = counters + entries;
@@ -159,13 +161,13 @@ bool small_binning_fits(std::size_t n, std::uint32_t num_bins) {
 }
 
 void launch_small_binning(const std::uint32_t* d_bins, const std::uint32_t* d_values, std::size_t n,
-                          std::uint32_t num_bins, std::uint32_t* d_binned, std::uint64_t* d_offsets,
-                          cudaStream_t stream) {
+                          const std::uint64_t* d_count, std::uint32_t num_bins, std::uint32_t* d_binned,
+                          std::uint64_t* d_offsets, cudaStream_t stream) {
     // Above 48 KiB a kernel must opt in; a function attribute, so no stream work to capture.
     TS_CUDA_CHECK(cudaFuncSetAttribute(small_binning_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                        int(small_binning_shared_limit())));
     small_binning_kernel<<<1, kSmallBinningThreads, small_binning_shared_bytes(num_bins), stream>>>(
-        d_bins, d_values, std::uint32_t(n), num_bins, d_binned, d_offsets);
+        d_bins, d_values, std::uint32_t(n), d_count, num_bins, d_binned, d_offsets);
     TS_CUDA_CHECK_LAUNCH();
 }
 
@@ -219,10 +221,12 @@ std::size_t chunked_binning_temp_bytes(std::size_t n, std::uint32_t num_bins) {
 // step 2's single pass, which then needs no clearing launch of its own.
 template <int kChunk>
 __global__ void __launch_bounds__(kChunkedBinningThreads)
-    chunk_count_kernel(const std::uint32_t* __restrict__ bins, std::uint32_t n, std::uint32_t num_bins,
+    chunk_count_kernel(const std::uint32_t* __restrict__ bins, std::uint32_t n, const std::uint64_t* count,
+                       std::uint32_t num_bins,
                        std::uint32_t* __restrict__ counts,  // [num_bins][chunks]
                        scan_detail::LookbackStorage<std::uint32_t> count_scan) {
     extern __shared__ std::uint32_t bin_counts[];  // [num_bins]
+    n = std::uint32_t(live_elements(n, count));
     const std::uint32_t chunks = gridDim.x, chunk = blockIdx.x;
     if (count_scan.tiles > 1)  // a one-tile scan looks back on nothing
         scan_detail::clear_lookback_status(count_scan.status, count_scan.counters.tickets, count_scan.tiles,
@@ -260,11 +264,12 @@ __global__ void __launch_bounds__(kChunkedBinningThreads)
 template <int kChunk>
 __global__ void __launch_bounds__(kChunkedBinningThreads)
     chunk_scatter_kernel(const std::uint32_t* __restrict__ bins, const std::uint32_t* __restrict__ values,
-                         std::uint32_t n, std::uint32_t num_bins,
+                         std::uint32_t n, const std::uint64_t* count, std::uint32_t num_bins,
                          const std::uint32_t* __restrict__ starts,  // [num_bins][chunks], scanned counts
                          std::uint32_t* __restrict__ binned,        // [n]
                          std::uint64_t* __restrict__ offsets) {     // [num_bins + 1]
     extern __shared__ std::uint32_t cursors[];                      // [num_bins]
+    n = std::uint32_t(live_elements(n, count));
     const std::uint32_t chunks = gridDim.x, chunk = blockIdx.x;
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
     constexpr int kRounds = ChunkRounds<kChunk>::kScatter;
@@ -302,26 +307,27 @@ __global__ void __launch_bounds__(kChunkedBinningThreads)
 // Steps 1-3 with chunks of kChunk elements.
 template <int kChunk>
 void launch_chunk_steps(const std::uint32_t* d_bins, const std::uint32_t* d_values, std::uint32_t n,
-                        std::uint32_t num_bins, std::uint32_t chunks, std::uint32_t* counts, std::size_t entries,
-                        void* scan_temp, std::uint32_t* d_binned, std::uint64_t* d_offsets, cudaStream_t stream) {
+                        const std::uint64_t* d_count, std::uint32_t num_bins, std::uint32_t chunks,
+                        std::uint32_t* counts, std::size_t entries, void* scan_temp, std::uint32_t* d_binned,
+                        std::uint64_t* d_offsets, cudaStream_t stream) {
     const std::size_t shared_bytes = std::size_t(num_bins) * sizeof(std::uint32_t);
     const std::size_t scan_bytes = scan_detail::single_pass_bytes<std::uint32_t, std::uint32_t>(entries);
     const auto count_scan = scan_detail::lookback_storage<std::uint32_t, std::uint32_t>(
         static_cast<unsigned char*>(scan_temp), scan_bytes, entries);
     chunk_count_kernel<kChunk>
-        <<<chunks, kChunkedBinningThreads, shared_bytes, stream>>>(d_bins, n, num_bins, counts, count_scan);
+        <<<chunks, kChunkedBinningThreads, shared_bytes, stream>>>(d_bins, n, d_count, num_bins, counts, count_scan);
     TS_CUDA_CHECK_LAUNCH();
     // Step 2: bin-major, chunk-minor, so chunk c's elements of bin b follow those of chunks 0..c-1.
     scan_detail::single_pass(counts, counts, entries, Sum<std::uint32_t>{}, true, static_cast<std::uint32_t*>(nullptr),
                              static_cast<unsigned char*>(scan_temp), scan_bytes, false, stream);
     chunk_scatter_kernel<kChunk><<<chunks, kChunkedBinningThreads, shared_bytes, stream>>>(
-        d_bins, d_values, n, num_bins, counts, d_binned, d_offsets);
+        d_bins, d_values, n, d_count, num_bins, counts, d_binned, d_offsets);
     TS_CUDA_CHECK_LAUNCH();
 }
 
 void launch_chunked_binning(const std::uint32_t* d_bins, const std::uint32_t* d_values, std::size_t n,
-                            std::uint32_t num_bins, std::uint32_t* d_binned, std::uint64_t* d_offsets, void* d_temp,
-                            cudaStream_t stream) {
+                            const std::uint64_t* d_count, std::uint32_t num_bins, std::uint32_t* d_binned,
+                            std::uint64_t* d_offsets, void* d_temp, cudaStream_t stream) {
     const std::uint32_t chunks = binning_chunks(n);
     const std::size_t entries = chunk_count_entries(n, num_bins);
     auto* counts = static_cast<std::uint32_t*>(d_temp);
@@ -330,8 +336,8 @@ void launch_chunked_binning(const std::uint32_t* d_bins, const std::uint32_t* d_
     const auto steps = chunked_binning_chunk(n) == kChunkedBinningShortChunk
                            ? launch_chunk_steps<int(kChunkedBinningShortChunk)>
                            : launch_chunk_steps<int(kChunkedBinningChunk)>;
-    steps(d_bins, d_values, std::uint32_t(n), num_bins, chunks, counts, entries, scan_temp, d_binned, d_offsets,
-          stream);
+    steps(d_bins, d_values, std::uint32_t(n), d_count, num_bins, chunks, counts, entries, scan_temp, d_binned,
+          d_offsets, stream);
 }
 
 // ---- everything else: radix sort and search --------------------------------------------------
@@ -350,13 +356,14 @@ std::size_t radix_binning_temp_bytes(std::size_t n) {
 }
 
 void launch_radix_binning(const std::uint32_t* d_bins, const std::uint32_t* d_values, std::size_t n,
-                          std::uint32_t num_bins, std::uint32_t* d_binned, std::uint64_t* d_offsets, void* d_temp,
-                          cudaStream_t stream) {
+                          const std::uint64_t* d_count, std::uint32_t num_bins, std::uint32_t* d_binned,
+                          std::uint64_t* d_offsets, void* d_temp, cudaStream_t stream) {
     auto* sorted_bins = static_cast<std::uint32_t*>(d_temp);
     unsigned char* sort_temp = static_cast<unsigned char*>(d_temp) + sorted_bins_bytes(n);
     radix_sort_pairs(d_bins, sorted_bins, d_values, d_binned, n, sort_temp,
-                     radix_binning_temp_bytes(n) - sorted_bins_bytes(n), stream, 0, ordered_binning_bin_bits(num_bins));
-    launch_bin_offsets(SortedBin{sorted_bins}, n, num_bins, d_offsets, stream);
+                     radix_binning_temp_bytes(n) - sorted_bins_bytes(n), stream, 0, ordered_binning_bin_bits(num_bins),
+                     kRadixDefaultBits, d_count);
+    launch_bin_offsets(SortedBin{sorted_bins}, n, num_bins, d_offsets, stream, d_count);
 }
 
 // ---- entry points -----------------------------------------------------------------------------
@@ -377,21 +384,21 @@ void check_binning_arguments(const char* what, const std::uint32_t* d_binned, co
 }
 
 void run_binning_path(BinningPath path, const std::uint32_t* d_bins, const std::uint32_t* d_values, std::size_t n,
-                      std::uint32_t num_bins, std::uint32_t* d_binned, std::uint64_t* d_offsets, void* d_temp,
-                      cudaStream_t stream) {
+                      const std::uint64_t* d_count, std::uint32_t num_bins, std::uint32_t* d_binned,
+                      std::uint64_t* d_offsets, void* d_temp, cudaStream_t stream) {
     if (n == 0) {  // every bin is empty: one memset, where the single block took 5 us (docs/binning.md)
         TS_CUDA_CHECK(cudaMemsetAsync(d_offsets, 0, (std::size_t(num_bins) + 1) * sizeof(std::uint64_t), stream));
         return;
     }
     switch (path) {
         case BinningPath::single_block:
-            launch_small_binning(d_bins, d_values, n, num_bins, d_binned, d_offsets, stream);
+            launch_small_binning(d_bins, d_values, n, d_count, num_bins, d_binned, d_offsets, stream);
             return;
         case BinningPath::chunked:
-            launch_chunked_binning(d_bins, d_values, n, num_bins, d_binned, d_offsets, d_temp, stream);
+            launch_chunked_binning(d_bins, d_values, n, d_count, num_bins, d_binned, d_offsets, d_temp, stream);
             return;
         case BinningPath::radix_sort:
-            launch_radix_binning(d_bins, d_values, n, num_bins, d_binned, d_offsets, d_temp, stream);
+            launch_radix_binning(d_bins, d_values, n, d_count, num_bins, d_binned, d_offsets, d_temp, stream);
             return;
     }
 }
@@ -437,21 +444,21 @@ BinningPath chosen_binning_path(std::size_t n, std::uint32_t num_bins) {
 
 void ordered_binning(const std::uint32_t* d_bins, const std::uint32_t* d_values, std::size_t n, std::uint32_t num_bins,
                      std::uint32_t* d_binned, std::uint64_t* d_offsets, void* d_temp, std::size_t temp_bytes,
-                     cudaStream_t stream) {
+                     cudaStream_t stream, const std::uint64_t* d_count) {
     check_binning_arguments("ordered_binning", d_binned, d_values, n, num_bins, d_temp, temp_bytes);
-    run_binning_path(chosen_binning_path(n, num_bins), d_bins, d_values, n, num_bins, d_binned, d_offsets, d_temp,
-                     stream);
+    run_binning_path(chosen_binning_path(n, num_bins), d_bins, d_values, n, d_count, num_bins, d_binned, d_offsets,
+                     d_temp, stream);
 }
 
 void ordered_binning_on_path(BinningPath path, const std::uint32_t* d_bins, const std::uint32_t* d_values,
                              std::size_t n, std::uint32_t num_bins, std::uint32_t* d_binned, std::uint64_t* d_offsets,
-                             void* d_temp, std::size_t temp_bytes, cudaStream_t stream) {
+                             void* d_temp, std::size_t temp_bytes, cudaStream_t stream, const std::uint64_t* d_count) {
     check_binning_arguments("ordered_binning_on_path", d_binned, d_values, n, num_bins, d_temp, temp_bytes);
     if (!binning_path_fits(path, n, num_bins))
         throw std::invalid_argument(std::string("ordered_binning_on_path: the ") + binning_path_name(path) +
                                     " path does not take " + std::to_string(n) + " elements into " +
                                     std::to_string(num_bins) + " bins");
-    run_binning_path(path, d_bins, d_values, n, num_bins, d_binned, d_offsets, d_temp, stream);
+    run_binning_path(path, d_bins, d_values, n, d_count, num_bins, d_binned, d_offsets, d_temp, stream);
 }
 
 }  // namespace tilescan

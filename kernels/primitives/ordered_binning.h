@@ -121,6 +121,9 @@ std::size_t ordered_binning_temp_bytes(std::size_t n, std::uint32_t num_bins);
 /// single-block and chunked paths lands outside their shared counters). Exact and deterministic:
 /// positions come from scans, never from atomics. Small inputs take the single-block kernel, mid-size ones the
 /// chunked path, others radix_sort_pairs over bits [0, ceil(log2 num_bins)) (see the file comment).
+/// With a device count d_count (kernels/primitives/device_count.cuh), only the first
+/// min(n, *d_count) elements are binned (d_offsets[num_bins] is their number), the count being read
+/// on the device: n picks the path and sizes the launches, an earlier kernel may write the count.
 /// @throws std::invalid_argument num_bins == 0, d_binned == d_values, n >= kOrderedBinningMaxElements,
 ///         or too little temporary storage.
 /// @throws CudaError when a CUDA call fails.
@@ -129,6 +132,7 @@ void ordered_binning(const std::uint32_t* d_bins,    // [n], each < num_bins
                      std::size_t n, std::uint32_t num_bins,
                      std::uint32_t* d_binned,   // [n]
                      std::uint64_t* d_offsets,  // [num_bins + 1]
-                     void* d_temp, std::size_t temp_bytes, cudaStream_t stream = nullptr);
+                     void* d_temp, std::size_t temp_bytes, cudaStream_t stream = nullptr,
+                     const std::uint64_t* d_count = nullptr);
 
 }  // namespace tilescan

@@ -37,6 +37,7 @@ void ordered_binning_on_path(BinningPath path, const std::uint32_t* d_bins,  // 
                              std::size_t n, std::uint32_t num_bins,
                              std::uint32_t* d_binned,   // [n]
                              std::uint64_t* d_offsets,  // [num_bins + 1]
-                             void* d_temp, std::size_t temp_bytes, cudaStream_t stream = nullptr);
+                             void* d_temp, std::size_t temp_bytes, cudaStream_t stream = nullptr,
+                             const std::uint64_t* d_count = nullptr);
 
 }  // namespace tilescan

@@ -49,6 +49,7 @@
 
 #include "kernels/cuda_check.h"
 #include "kernels/primitives/block_ranking.cuh"
+#include "kernels/primitives/device_count.cuh"
 #include "kernels/primitives/radix_sort.h"
 #include "kernels/programmatic_launch.cuh"
 #include "kernels/scan/scan_lookback.cuh"
@@ -77,7 +78,7 @@ constexpr int kHistogramBlocksPerSm = 4;
 struct RadixNoValue {};
 
 template <typename K>
-std::size_t sort_tiles(std::size_t n) {
+__host__ __device__ std::size_t sort_tiles(std::size_t n) {
     return (n + kSortTile<K> - 1) / kSortTile<K>;
 }
 
@@ -189,7 +190,7 @@ __device__ __forceinline__ void count_digit(std::uint32_t* counters, unsigned di
 
 struct HistogramParams {
     std::size_t n;
-    std::size_t tiles;
+    const std::uint64_t* count;  // the device count of keys to sort (device_count.cuh), or null
     int begin_bit, end_bit, passes;
     std::uint32_t* digit_counts;  // [passes][RADIX], zero before the launch
     std::uint32_t* digit_starts;  // [passes][RADIX]: the counts' exclusive sums
@@ -215,9 +216,10 @@ __global__ void __launch_bounds__(kSortThreads) radix_histogram_kernel(const K* 
             if (valid) count_digit(counters[pass], radix_digit(key, field.shift, field.mask));
         }
     };
-    for (std::size_t t = blockIdx.x; t < h.tiles; t += gridDim.x) {
+    const std::size_t n = live_elements(h.n, h.count);
+    for (std::size_t t = blockIdx.x; t < sort_tiles<K>(n); t += gridDim.x) {
         const std::size_t base = t * kSortTile<K> + threadIdx.x;
-        if ((t + 1) * kSortTile<K> <= h.n) {  // a whole tile: every key loaded before any is counted
+        if ((t + 1) * kSortTile<K> <= n) {  // a whole tile: every key loaded before any is counted
             K k[kSortItems<K>];
 #pragma unroll
             for (int j = 0; j < kSortItems<K>; ++j) k[j] = keys[base + j * kSortThreads];
@@ -226,7 +228,7 @@ __global__ void __launch_bounds__(kSortThreads) radix_histogram_kernel(const K* 
         } else {
             for (int j = 0; j < kSortItems<K>; ++j) {
                 const std::size_t i = base + j * kSortThreads;
-                count_key(i < h.n ? keys[i] : K(), i < h.n);
+                count_key(i < n ? keys[i] : K(), i < n);
             }
         }
     }
@@ -252,7 +254,7 @@ __global__ void __launch_bounds__(kSortThreads) radix_histogram_kernel(const K* 
 
 struct OnesweepParams {
     std::size_t n;
-    std::size_t tiles;
+    const std::uint64_t* count;  // the device count of keys to sort (device_count.cuh), or null
     DigitField field;
     unsigned tag;                       // pass + 1: the slots' tag of this pass
     const std::uint32_t* digit_starts;  // this pass's [RADIX]: where each digit's keys start in the output
@@ -342,10 +344,11 @@ __global__ void __launch_bounds__(kSortThreads, std::is_same<V, RadixNoValue>::v
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
     const bool digit_thread = threadIdx.x < RADIX;  // thread d looks after digit d
     wait_for_prior_grid();                          // the keys, the digit starts, the cleared state
+    const std::size_t n = live_elements(p.n, p.count);
     if (threadIdx.x == 0) {
         s.tile = atomicAdd(p.tile_counter, 1u);
         constexpr std::size_t kPrefetchBytes = kPairs || sizeof(K) != 4 ? 0 : kSortL2PrefetchBytes;
-        scan_detail::prefetch_ahead_to_l2<kTile, kPrefetchBytes>(keys_in, s.tile, p.n);
+        scan_detail::prefetch_ahead_to_l2<kTile, kPrefetchBytes>(keys_in, s.tile, n);
     }
     // Each warp clears its counters and masks, 16 bytes a store.
     for (int i = lane; i < RADIX / 4; i += 32) {
@@ -358,14 +361,16 @@ __global__ void __launch_bounds__(kSortThreads, std::is_same<V, RadixNoValue>::v
     __syncthreads();  // the tile id and the cleared counters
     const std::size_t tile = s.tile;
     const std::size_t tile_base = tile * kTile;
+    // A tile past a device count's keys has nothing to sort, and no tile before it waits for it.
+    if (tile_base >= n) return;
     const std::uint32_t valid =
-        p.n - tile_base < std::size_t(kTile) ? std::uint32_t(p.n - tile_base) : std::uint32_t(kTile);
+        n - tile_base < std::size_t(kTile) ? std::uint32_t(n - tile_base) : std::uint32_t(kTile);
     const std::size_t base = tile_base + std::size_t(warp) * (kItems * 32) + lane;
     K k[kItems];
     std::uint32_t pos[kItems];
     [[maybe_unused]] V v[kItems];
-    load_rounds(keys_in, base, p.n, valid == kTile, k);
-    if constexpr (kPairs) load_rounds(values_in, base, p.n, valid == kTile, v);
+    load_rounds(keys_in, base, n, valid == kTile, k);
+    if constexpr (kPairs) load_rounds(values_in, base, n, valid == kTile, v);
     // Key j of this thread is real when j * 32 < lane_keys (the tile's real keys from this thread's
     // first one on; a 32-bit test instead of a 64-bit sum and compare a key); past them, padding of
     // digit RADIX - 1.
@@ -462,8 +467,8 @@ inline unsigned histogram_blocks(std::size_t tiles) {
 }
 
 template <int RADIX_BITS, typename K, typename V>
-void sort_passes(const K* keys_in, K* keys_out, const V* values_in, V* values_out, std::size_t n, unsigned char* temp,
-                 cudaStream_t stream, int begin_bit, int end_bit) {
+void sort_passes(const K* keys_in, K* keys_out, const V* values_in, V* values_out, std::size_t n,
+                 const std::uint64_t* d_count, unsigned char* temp, cudaStream_t stream, int begin_bit, int end_bit) {
     constexpr bool kPairs = !std::is_same<V, RadixNoValue>::value;
     constexpr int RADIX = 1 << RADIX_BITS;
     using State = SortState<RADIX_BITS, K>;
@@ -483,8 +488,14 @@ void sort_passes(const K* keys_in, K* keys_out, const V* values_in, V* values_ou
                                            cudaFuncAttributeMaxDynamicSharedMemorySize, int(kSharedBytes)));
     if (passes > 0) {
         TS_CUDA_CHECK(cudaMemsetAsync(temp, 0, State::bytes(n), stream));
-        const HistogramParams h{
-            n, tiles, begin_bit, end_bit, passes, state.digit_counts, state.digit_starts, state.histogram_blocks_done};
+        const HistogramParams h{n,
+                                d_count,
+                                begin_bit,
+                                end_bit,
+                                passes,
+                                state.digit_counts,
+                                state.digit_starts,
+                                state.histogram_blocks_done};
         radix_histogram_kernel<RADIX_BITS, K><<<histogram_blocks(tiles), kSortThreads, 0, stream>>>(keys_in, h);
         TS_CUDA_CHECK_LAUNCH();
     }
@@ -493,7 +504,7 @@ void sort_passes(const K* keys_in, K* keys_out, const V* values_in, V* values_ou
     const V* src_v = values_in;
     for (int pass = 0; pass < passes; ++pass) {
         const OnesweepParams p{n,
-                               tiles,
+                               d_count,
                                digit_field_of_pass<RADIX_BITS>(pass, begin_bit, end_bit),
                                unsigned(pass + 1),
                                state.digit_starts + std::size_t(pass) * RADIX,
@@ -517,7 +528,8 @@ void sort_passes(const K* keys_in, K* keys_out, const V* values_in, V* values_ou
 
 template <typename K, typename V>
 void sort(const char* what, const K* keys_in, K* keys_out, const V* values_in, V* values_out, std::size_t n,
-          void* d_temp, std::size_t temp_bytes, cudaStream_t stream, int begin_bit, int end_bit, int digit_bits) {
+          void* d_temp, std::size_t temp_bytes, cudaStream_t stream, int begin_bit, int end_bit, int digit_bits,
+          const std::uint64_t* d_count) {
     constexpr bool kPairs = !std::is_same<V, RadixNoValue>::value;
     if (!radix_digit_bits_supported(digit_bits))
         throw std::invalid_argument(std::string(what) + ": digit_bits " + std::to_string(digit_bits) + " (4 or 8)");
@@ -540,9 +552,9 @@ void sort(const char* what, const K* keys_in, K* keys_out, const V* values_in, V
     }
     unsigned char* temp = static_cast<unsigned char*>(d_temp);
     if (digit_bits == 4)
-        sort_passes<4>(keys_in, keys_out, values_in, values_out, n, temp, stream, begin_bit, end_bit);
+        sort_passes<4>(keys_in, keys_out, values_in, values_out, n, d_count, temp, stream, begin_bit, end_bit);
     else
-        sort_passes<8>(keys_in, keys_out, values_in, values_out, n, temp, stream, begin_bit, end_bit);
+        sort_passes<8>(keys_in, keys_out, values_in, values_out, n, d_count, temp, stream, begin_bit, end_bit);
 }
 
 }  // namespace tilescan::prim_detail
@@ -561,17 +573,18 @@ std::size_t radix_sort_pairs_temp_bytes(std::size_t n, int digit_bits) {
 
 template <typename K>
 void radix_sort_keys(const K* d_keys_in, K* d_keys_out, std::size_t n, void* d_temp, std::size_t temp_bytes,
-                     cudaStream_t stream, int begin_bit, int end_bit, int digit_bits) {
+                     cudaStream_t stream, int begin_bit, int end_bit, int digit_bits, const std::uint64_t* d_count) {
     prim_detail::sort<K, prim_detail::RadixNoValue>("radix_sort_keys", d_keys_in, d_keys_out, nullptr, nullptr, n,
-                                                    d_temp, temp_bytes, stream, begin_bit, end_bit, digit_bits);
+                                                    d_temp, temp_bytes, stream, begin_bit, end_bit, digit_bits,
+                                                    d_count);
 }
 
 template <typename K, typename V>
 void radix_sort_pairs(const K* d_keys_in, K* d_keys_out, const V* d_values_in, V* d_values_out, std::size_t n,
                       void* d_temp, std::size_t temp_bytes, cudaStream_t stream, int begin_bit, int end_bit,
-                      int digit_bits) {
+                      int digit_bits, const std::uint64_t* d_count) {
     prim_detail::sort<K, V>("radix_sort_pairs", d_keys_in, d_keys_out, d_values_in, d_values_out, n, d_temp, temp_bytes,
-                            stream, begin_bit, end_bit, digit_bits);
+                            stream, begin_bit, end_bit, digit_bits, d_count);
 }
 
 }  // namespace tilescan
@@ -579,8 +592,8 @@ void radix_sort_pairs(const K* d_keys_in, K* d_keys_out, const V* d_values_in, V
 #define TS_RADIX_SORT_KEYS(K)                                                                                         \
     template std::size_t tilescan::radix_sort_keys_temp_bytes<K>(std::size_t, int);                                   \
     template void tilescan::radix_sort_keys<K>(const K*, K*, std::size_t, void*, std::size_t, cudaStream_t, int, int, \
-                                               int)
+                                               int, const std::uint64_t*)
 #define TS_RADIX_SORT_PAIRS(K, V)                                                                               \
     template std::size_t tilescan::radix_sort_pairs_temp_bytes<K, V>(std::size_t, int);                         \
     template void tilescan::radix_sort_pairs<K, V>(const K*, K*, const V*, V*, std::size_t, void*, std::size_t, \
-                                                   cudaStream_t, int, int, int)
+                                                   cudaStream_t, int, int, int, const std::uint64_t*)

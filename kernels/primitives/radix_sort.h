@@ -23,6 +23,11 @@
 /// (tile, digit), 1/3 byte a key with 8-bit digits: it depends on n, the types and digit_bits
 /// only. n < 2^32. Asynchronous on `stream`; throws std::invalid_argument or
 /// CudaError. Instantiated for values of type uint32.
+///
+/// With a device count d_count (kernels/primitives/device_count.cuh), only the first
+/// min(n, *d_count) keys are sorted, the count being read on the device when the sort runs: an
+/// earlier kernel on the stream may write it (the renderer's emission writes its pairs' total).
+/// What the output holds past them is unspecified.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -73,13 +78,14 @@ std::size_t radix_sort_pairs_temp_bytes(std::size_t n, int digit_bits = kRadixDe
 template <typename K>
 void radix_sort_keys(const K* d_keys_in, K* d_keys_out, std::size_t n, void* d_temp, std::size_t temp_bytes,
                      cudaStream_t stream = nullptr, int begin_bit = 0, int end_bit = int(8 * sizeof(K)),
-                     int digit_bits = kRadixDefaultBits);
+                     int digit_bits = kRadixDefaultBits, const std::uint64_t* d_count = nullptr);
 
 /// As radix_sort_keys, carrying d_values_in along with their keys into d_values_out. Keys and
 /// values are either both sorted in place or both out of place (std::invalid_argument otherwise).
 template <typename K, typename V>
 void radix_sort_pairs(const K* d_keys_in, K* d_keys_out, const V* d_values_in, V* d_values_out, std::size_t n,
                       void* d_temp, std::size_t temp_bytes, cudaStream_t stream = nullptr, int begin_bit = 0,
-                      int end_bit = int(8 * sizeof(K)), int digit_bits = kRadixDefaultBits);
+                      int end_bit = int(8 * sizeof(K)), int digit_bits = kRadixDefaultBits,
+                      const std::uint64_t* d_count = nullptr);
 
 }  // namespace tilescan

@@ -5,8 +5,10 @@
 //
 // Emission never waits for the host: it writes into buffers of a capacity the host chose before
 // the frame, drops pairs beyond it (the host sees the total afterwards and re-runs the frame with
-// more room), and pads the unused slots with the band's sentinel tile, which bins after every real
-// tile. So the host never synchronizes in the middle of a frame.
+// more room), and leaves the total on the device, where the bin stage reads how many pairs to sort
+// (device_count.cuh). So the host never synchronizes in the middle of a frame. The sort peer, whose
+// CUB sort takes its length from the host, sorts the whole capacity: its emission pads the unused
+// slots with the band's sentinel tile, which sorts after every real tile.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -275,8 +277,9 @@ __global__ void __launch_bounds__(kThreads)
 
 // Where emitted pairs go: the scan binning's (tile, circle) arrays or its packed words (packed
 // pairs, render_launch.h), or the sort peer's 64-bit keys; `capacity` slots, pairs beyond them
-// dropped (the frame is re-run, see the top of this file).
+// dropped (the frame is re-run, see the top of this file). Only the peer's keys are padded.
 struct PairArrays {
+    static constexpr bool kPadded = false;
     std::uint32_t* tiles;
     std::uint32_t* circles;
     std::uint64_t capacity;
@@ -285,18 +288,18 @@ struct PairArrays {
         tiles[slot] = tile;
         circles[slot] = circle;
     }
-    __device__ void pad(std::uint64_t slot, std::uint32_t sentinel_tile) const { tiles[slot] = sentinel_tile; }
 };
 struct PackedPairs {
+    static constexpr bool kPadded = false;
     std::uint32_t* words;
     int circle_bits;
     std::uint64_t capacity;
     __device__ void write(std::uint64_t slot, std::uint32_t tile, std::uint32_t circle) const {
         if (slot < capacity) words[slot] = (tile << circle_bits) | circle;
     }
-    __device__ void pad(std::uint64_t slot, std::uint32_t) const { words[slot] = kPackedPairPadding; }
 };
 struct SortKeys {
+    static constexpr bool kPadded = true;
     std::uint64_t* keys;
     std::uint64_t capacity;
     __device__ void write(std::uint64_t slot, std::uint32_t tile, std::uint32_t circle) const {
@@ -493,22 +496,26 @@ __global__ void __launch_bounds__(kThreads)
 
 // The big circles' pairs, after the small ones': huge circles a block each, kThreads tiles of the
 // rectangle at a time, then big circles a warp each, 32 at a time; a hit's slot comes from the
-// warps' ballots, so every circle's pairs keep row-major tile order. Every thread also pads some
-// of the slots [*total, capacity) with the sentinel tile (the band's tile count), and the first
-// copies the total to *host_total, mapped pinned memory, where a copy node would cost the frame
-// microseconds.
+// warps' ballots, so every circle's pairs keep row-major tile order. The first thread copies the
+// total to *host_total, mapped pinned memory, where a copy node would cost the frame microseconds
+// (and writes the total of a frame of no circles, which has no scan to write it). A padded output's
+// threads also pad the slots [*total, capacity) with the sentinel tile (the band's tile count).
 template <typename Output>
 __global__ void __launch_bounds__(kThreads)
     emit_big_circles_and_pad_kernel(FrameParams f, CircleRecords records, std::uint32_t circles, BigCircles big,
-                                    const std::uint64_t* __restrict__ big_first_slots, const std::uint64_t* total,
+                                    const std::uint64_t* __restrict__ big_first_slots, std::uint64_t* total,
                                     std::uint64_t* host_total, std::uint32_t sentinel_tile, Output output) {
     __shared__ std::uint32_t warp_hits[kWarpsPerBlock];
     wait_for_prior_grid();  // the scan's first slots and total, and the small circles' pairs
     const std::uint64_t pairs = circles > 0 ? *total : 0;
     const std::uint64_t thread = std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-    if (thread == 0) *host_total = pairs;
-    for (std::uint64_t slot = pairs + thread; slot < output.capacity; slot += std::uint64_t(gridDim.x) * blockDim.x)
-        output.pad(slot, sentinel_tile);
+    if (thread == 0) {
+        *host_total = pairs;
+        if (circles == 0) *total = 0;
+    }
+    if constexpr (Output::kPadded)
+        for (std::uint64_t slot = pairs + thread; slot < output.capacity; slot += std::uint64_t(gridDim.x) * blockDim.x)
+            output.pad(slot, sentinel_tile);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     const std::uint32_t below = (1u << lane) - 1;
@@ -592,16 +599,11 @@ struct SortedKeyTile {
     __device__ std::uint64_t operator()(std::size_t i) const { return sorted_keys[i] >> 32; }
 };
 
-// The tile of sorted packed word i, for launch_bin_offsets: the padding counts as the band's tile
-// count, one past its last tile.
+// The tile of sorted packed word i, for launch_bin_offsets.
 struct SortedPackedTile {
     const std::uint32_t* sorted_words;
     int circle_bits;
-    std::uint32_t band_tiles;
-    __device__ std::uint64_t operator()(std::size_t i) const {
-        const std::uint32_t word = sorted_words[i];
-        return word == kPackedPairPadding ? band_tiles : word >> circle_bits;
-    }
+    __device__ std::uint64_t operator()(std::size_t i) const { return sorted_words[i] >> circle_bits; }
 };
 
 }  // namespace
@@ -657,11 +659,11 @@ void launch_emit_packed_pairs(const FrameParams& frame, const CircleRecords& rec
                 PackedPairs{words, packed_circle_bits(band_tile_count(frame)), capacity}, stream);
 }
 
-void launch_packed_pair_offsets(const std::uint32_t* sorted_words, std::size_t words, const FrameParams& frame,
-                                std::uint64_t* tile_offsets, cudaStream_t stream) {
+void launch_packed_pair_offsets(const std::uint32_t* sorted_words, std::size_t capacity, const std::uint64_t* d_words,
+                                const FrameParams& frame, std::uint64_t* tile_offsets, cudaStream_t stream) {
     const std::uint32_t band_tiles = band_tile_count(frame);
-    launch_bin_offsets(SortedPackedTile{sorted_words, packed_circle_bits(band_tiles), band_tiles}, words, band_tiles,
-                       tile_offsets, stream);
+    launch_bin_offsets(SortedPackedTile{sorted_words, packed_circle_bits(band_tiles)}, capacity, band_tiles,
+                       tile_offsets, stream, d_words);
 }
 
 void launch_emit_sort_keys(const FrameParams& frame, const CircleRecords& records, std::uint32_t circles,

@@ -486,7 +486,6 @@ ScanBinningPath CudaBackend::binning_path(const FrameParams& frame, std::uint64_
 void CudaBackend::enqueue_pair_binning(const FrameParams& frame, std::uint64_t capacity, ScanBinningPath path) {
     Buffers& d = *buffers_;
     const std::uint32_t band_tiles = band_tile_count(frame);
-    const std::uint32_t bins = band_tiles + 1;  // the band's tiles and the padding's sentinel
     StageTimer& timer = *d.timer;
     // The total goes to the host after the frame, never in between.
     launch_cull_and_count(d.device_circles(), frame, d.records(), d.big(), d.pair_counts.data(), d.tile_masks.data(),
@@ -498,19 +497,21 @@ void CudaBackend::enqueue_pair_binning(const FrameParams& frame, std::uint64_t c
                                  d.stream);
         timer.end_stage("scan+emit");
         radix_sort_keys(d.packed_pairs.data(), d.tile_circles.data(), capacity, d.temp.data(), d.temp.bytes(), d.stream,
-                        packed_circle_bits(band_tiles), 32);
-        launch_packed_pair_offsets(d.tile_circles.data(), capacity, frame, d.tile_offsets.data(), d.stream);
+                        packed_circle_bits(band_tiles), 32, kRadixDefaultBits, emission.total);
+        launch_packed_pair_offsets(d.tile_circles.data(), capacity, emission.total, frame, d.tile_offsets.data(),
+                                   d.stream);
         timer.end_stage("bin");
     } else if (binning_ == Binning::scan) {
         launch_emit_pairs(frame, d.records(), d.circles, d.big(), emission, capacity, d.pair_tiles.data(),
                           d.pair_circles.data(), d.stream);
         timer.end_stage("scan+emit");
-        ordered_binning(d.pair_tiles.data(), d.pair_circles.data(), capacity, bins, d.tile_circles.data(),
-                        d.tile_offsets.data(), d.temp.data(), d.temp.bytes(), d.stream);
+        ordered_binning(d.pair_tiles.data(), d.pair_circles.data(), capacity, band_tiles, d.tile_circles.data(),
+                        d.tile_offsets.data(), d.temp.data(), d.temp.bytes(), d.stream, emission.total);
         timer.end_stage("bin");
     } else {
         launch_emit_sort_keys(frame, d.records(), d.circles, d.big(), emission, capacity, d.sort_keys.data(), d.stream);
         timer.end_stage("scan+emit");
+        const std::uint32_t bins = band_tiles + 1;  // the band's tiles and the padding's sentinel
         sort_pair_keys(d.sort_keys.data(), d.sorted_keys.data(), capacity, sort_key_bits(bins), d.temp.data(),
                        d.temp.bytes(), d.stream);
         launch_split_sort_keys(d.sorted_keys.data(), capacity, band_tiles, d.tile_circles.data(), d.tile_offsets.data(),
@@ -558,7 +559,8 @@ void CudaBackend::enqueue_bin_and_shade(const FrameParams& frame, std::uint64_t 
 RenderStats CudaBackend::bin_and_shade(const FrameParams& frame, std::uint64_t capacity, unsigned long long* blends,
                                        FrameTiming timing) {
     Buffers& d = *buffers_;
-    const std::uint32_t bins = band_tile_count(frame) + 1;
+    const std::uint32_t band_tiles = band_tile_count(frame);
+    const std::uint32_t bins = band_tiles + 1;  // the sort peer's sentinel tile too
     const ScanBinningPath path = binning_path(frame, capacity);
     with_out_of_memory_message("allocating the tile bins", [&] {
         d.tile_offsets.reserve(std::size_t(bins) + 1);
@@ -566,7 +568,7 @@ RenderStats CudaBackend::bin_and_shade(const FrameParams& frame, std::uint64_t c
         d.tile_order.reserve(bins);
         d.tile_circles.reserve(capacity);
         if (path == ScanBinningPath::direct) {
-            d.temp.reserve(direct_binning_temp_bytes(d.circles, bins - 1));
+            d.temp.reserve(direct_binning_temp_bytes(d.circles, band_tiles));
             return;
         }
         d.scan_workspace.reserve_bytes(pair_slot_scan_bytes(d.circles));
@@ -576,7 +578,7 @@ RenderStats CudaBackend::bin_and_shade(const FrameParams& frame, std::uint64_t c
         } else if (binning_ == Binning::scan) {
             d.pair_tiles.reserve(capacity);
             d.pair_circles.reserve(capacity);
-            d.temp.reserve(ordered_binning_temp_bytes(capacity, bins));
+            d.temp.reserve(ordered_binning_temp_bytes(capacity, band_tiles));
         } else {
             d.sort_keys.reserve(capacity);
             d.sorted_keys.reserve(capacity);

@@ -118,8 +118,9 @@ constexpr std::uint32_t kEmitManyRoundsCircles = 1u << 19;
 // Writes each circle's (band tile, circle) pairs at consecutive slots in circle order, tiles in
 // row-major order (small circles' from the count stage's tile masks), into `capacity` slots: pairs
 // past the capacity are dropped (the caller compares the total with it after the frame: the total
-// is copied to *host_total), slots [total, capacity) get the sentinel tile band_tile_count(frame),
-// which bins after every real tile.
+// is copied to *host_total). The total stays in *emission.total, the device count
+// (device_count.cuh) the bin stage takes: the slots [total, capacity) are neither written nor
+// binned.
 void launch_emit_pairs(const FrameParams& frame, const CircleRecords& records, std::uint32_t circles,
                        const BigCircles& big, const PairEmission& emission, std::uint64_t capacity,
                        std::uint32_t* pair_tiles,    // [capacity]
@@ -129,10 +130,10 @@ void launch_emit_pairs(const FrameParams& frame, const CircleRecords& records, s
 // Packed pairs: where every circle id fits below the band's tile id in one 32-bit word
 // (packed_pairs_fit), a pair is the word tile << packed_circle_bits | circle, so emission writes
 // one word a pair instead of two and the binning sorts keys alone, over the tile bits, with the
-// primitives' radix sort: stable, so each tile's circles stay in draw order. Padding slots hold
-// kPackedPairPadding, whose tile bits are all ones, the largest tile field: it sorts after every
-// real pair (emission puts it after them, and the sort is stable), and no real pair equals it,
-// since circle ids stay below the circle bits' all-ones value. H200, radix sort of
+// primitives' radix sort: stable, so each tile's circles stay in draw order. Circle ids stay
+// below the circle bits' all-ones value, kPackedPairPadding's (the padding word the sorted slots
+// held before the sort took the device's count; kept so that the largest id is unchanged). H200,
+// radix sort of
 // 2^24 pairs by a 12-bit range (2026-12-02, the items20 table in bench/results): 0.212 ms for keys
 // against 0.278 for key-value pairs; frames against pairs in one call (2026-12-02, the packed-pairs
 // table), ms: rand1M 0.918 -> 0.886 (bin stage 0.117 -> 0.088), rand100k 0.790 -> 0.764 (0.106 ->
@@ -147,11 +148,11 @@ bool packed_pairs_fit(std::uint32_t circles, std::uint32_t band_tiles);
 void launch_emit_packed_pairs(const FrameParams& frame, const CircleRecords& records, std::uint32_t circles,
                               const BigCircles& big, const PairEmission& emission, std::uint64_t capacity,
                               std::uint32_t* words, cudaStream_t stream);
-// From packed words sorted by tile: each tile's [begin, end) into tile_offsets [band tiles + 1],
-// the padding cut off by tile_offsets[band tiles]. The sorted words themselves are the tile lists,
-// read through packed_circle_id_mask (launch_shade_tiles' circle_id_mask).
-void launch_packed_pair_offsets(const std::uint32_t* sorted_words, std::size_t words, const FrameParams& frame,
-                                std::uint64_t* tile_offsets, cudaStream_t stream);
+// From the first *d_words of `capacity` packed words sorted by tile: each tile's [begin, end) into
+// tile_offsets [band tiles + 1]. The sorted words themselves are the tile lists, read through
+// packed_circle_id_mask (launch_shade_tiles' circle_id_mask).
+void launch_packed_pair_offsets(const std::uint32_t* sorted_words, std::size_t capacity, const std::uint64_t* d_words,
+                                const FrameParams& frame, std::uint64_t* tile_offsets, cudaStream_t stream);
 
 // The sort peer's emission: one 64-bit key (tile << 32 | circle) per pair, the same capacity rule
 // (padding keys: sentinel tile << 32).

@@ -1,8 +1,9 @@
 // GPU tests of the primitives (kernels/primitives): compaction (select by predicate and by flags,
 // both algorithms), partition, find_repeats, histogram, radix sort (keys and pairs, four key
-// types, 4- and 8-bit digits, bit ranges, in place), COO <-> CSR, ordered binning (each of its three
-// paths forced at the others' thresholds and the chunked path's chunk edges, the public entry at
-// every threshold, and captured in a CUDA graph), each against the serial CPU
+// types, 4- and 8-bit digits, bit ranges, in place, a device count's first keys), COO <-> CSR,
+// ordered binning (each of its three paths forced at the others' thresholds and the chunked path's
+// chunk edges, the public entry at every threshold, captured in a CUDA graph, and a device count's
+// first elements), each against the serial CPU
 // reference (itself tested against the standard library in tests/test_primitives_cpu.cpp),
 // exactly, at sizes 0, 1, 31-33, one block +-1, one tile +-1, 10^6 + 3 and 2^24, with
 // adversarial inputs. Outputs are poisoned first so unwritten elements fail. [sanitize] marks
@@ -379,6 +380,66 @@ void check_binning_on_path(const std::vector<std::uint32_t>& keys, std::uint32_t
 
 constexpr BinningPath kAllBinningPaths[] = {BinningPath::single_block, BinningPath::chunked, BinningPath::radix_sort};
 
+// Sorts the first `live` of `capacity` keys (a device count: device_count.cuh) and compares them
+// with the serial sort of those keys alone. The keys past them are the type's lowest, which would
+// sort first if they were read.
+template <typename K>
+void check_sort_of_device_count(std::size_t capacity, std::uint64_t live, bool pairs, int digit_bits) {
+    const std::size_t n = std::min<std::uint64_t>(capacity, live);
+    CAPTURE(capacity, live, pairs, digit_bits);
+    std::vector<K> keys = sort_keys_input<K>(capacity, 0);
+    std::fill(keys.begin() + std::ptrdiff_t(n), keys.end(), std::numeric_limits<K>::lowest());
+    std::vector<std::uint32_t> values(capacity);
+    for (std::size_t i = 0; i < capacity; ++i) values[i] = std::uint32_t(i * 2654435761u);
+    std::vector<K> expect_k(keys.begin(), keys.begin() + std::ptrdiff_t(n));
+    std::vector<std::uint32_t> expect_v(values.begin(), values.begin() + std::ptrdiff_t(n));
+    serial_radix_sort_pairs(expect_k.data(), expect_v.data(), n, 0, int(8 * sizeof(K)), digit_bits);
+    DeviceBuffer<K> d_k = upload(keys), d_ko = poisoned<K>(capacity);
+    DeviceBuffer<std::uint32_t> d_v = upload(values), d_vo = poisoned<std::uint32_t>(capacity);
+    DeviceBuffer<std::uint64_t> d_live = upload(std::vector<std::uint64_t>{live});
+    const std::size_t bytes = pairs ? radix_sort_pairs_temp_bytes<K, std::uint32_t>(capacity, digit_bits)
+                                    : radix_sort_keys_temp_bytes<K>(capacity, digit_bits);
+    DeviceBuffer<unsigned char> temp(bytes + 1);
+    if (pairs)
+        radix_sort_pairs(d_k.data(), d_ko.data(), d_v.data(), d_vo.data(), capacity, temp.data(), bytes, nullptr, 0,
+                         int(8 * sizeof(K)), digit_bits, d_live.data());
+    else
+        radix_sort_keys(d_k.data(), d_ko.data(), capacity, temp.data(), bytes, nullptr, 0, int(8 * sizeof(K)),
+                        digit_bits, d_live.data());
+    CHECK(same_bits(download(d_ko.data(), n), expect_k, n));
+    if (pairs) CHECK(download(d_vo.data(), n) == expect_v);
+}
+
+// Bins the first `live` of `capacity` keys on `path` (null: through the public entry) and compares
+// them with the serial binning of those keys alone. The keys past them are in bin 0, where they
+// would show up if they were read.
+void check_binning_of_device_count(std::size_t capacity, std::uint64_t live, std::uint32_t bins,
+                                   const BinningPath* path) {
+    const std::size_t n = std::min<std::uint64_t>(capacity, live);
+    CAPTURE(capacity, live, bins, path ? binning_path_name(*path) : "public entry");
+    std::vector<std::uint32_t> keys = binning_keys(capacity, bins, BinKeys::mostly_middle);
+    std::fill(keys.begin() + std::ptrdiff_t(n), keys.end(), 0u);
+    std::vector<std::uint32_t> values(capacity);
+    for (std::size_t i = 0; i < capacity; ++i) values[i] = std::uint32_t(i) * 2654435761u;
+    std::vector<std::uint32_t> expected(n);
+    std::vector<std::uint64_t> expected_offsets(std::size_t(bins) + 1);
+    serial_ordered_binning(keys.data(), values.data(), n, bins, expected.data(), expected_offsets.data());
+    DeviceBuffer<std::uint32_t> d_keys = upload(keys), d_values = upload(values);
+    DeviceBuffer<std::uint32_t> d_binned = poisoned<std::uint32_t>(capacity);
+    DeviceBuffer<std::uint64_t> d_offsets = poisoned<std::uint64_t>(std::size_t(bins) + 1);
+    DeviceBuffer<std::uint64_t> d_live = upload(std::vector<std::uint64_t>{live});
+    const std::size_t temp_bytes = ordered_binning_temp_bytes(capacity, bins);
+    DeviceBuffer<unsigned char> temp(temp_bytes + 1);
+    if (path)
+        ordered_binning_on_path(*path, d_keys.data(), d_values.data(), capacity, bins, d_binned.data(),
+                                d_offsets.data(), temp.data(), temp_bytes, nullptr, d_live.data());
+    else
+        ordered_binning(d_keys.data(), d_values.data(), capacity, bins, d_binned.data(), d_offsets.data(), temp.data(),
+                        temp_bytes, nullptr, d_live.data());
+    CHECK(download(d_binned.data(), n) == expected);
+    CHECK(download(d_offsets.data(), std::size_t(bins) + 1) == expected_offsets);
+}
+
 constexpr BinKeys kAllBinKeys[] = {BinKeys::random, BinKeys::first, BinKeys::middle, BinKeys::last,
                                    BinKeys::mostly_middle};
 
@@ -677,6 +738,32 @@ TEST_CASE("GPU radix sort at 10^6 + 3 and 2^24", "[gpu][primitives][radix]") {
         check_sort(sort_keys_input<std::uint64_t>(n, 0), 0, 64, 8, true, false);
         check_sort(sort_keys_input<std::uint32_t>(n, 0), 0, 12, 8, true, true);
     }
+}
+
+TEST_CASE("GPU radix sort of a device count's first keys", "[gpu][primitives][radix]") {
+    // Counts of none, one, a tile -1, +0, +1, all but one, all, and more than the capacity (all).
+    for (const std::size_t capacity : {std::size_t(3 * 7680 + 5), std::size_t(1000003)})
+        for (const std::uint64_t live :
+             {std::uint64_t(0), std::uint64_t(1), std::uint64_t(7679), std::uint64_t(7680), std::uint64_t(7681),
+              std::uint64_t(capacity - 1), std::uint64_t(capacity), std::uint64_t(capacity) + 12345}) {
+            check_sort_of_device_count<std::uint32_t>(capacity, live, false, 8);
+            check_sort_of_device_count<std::uint32_t>(capacity, live, true, 8);
+            check_sort_of_device_count<std::uint64_t>(capacity, live, true, 8);
+            check_sort_of_device_count<float>(capacity, live, false, 4);
+        }
+}
+
+TEST_CASE("GPU ordered binning of a device count's first elements, each path", "[gpu][primitives][binning][sanitize]") {
+    // Every path that takes the capacity, and the public entry, at counts of none, one, a short
+    // chunk +1, all but one, all, and more than the capacity.
+    for (const std::size_t capacity : {std::size_t(300), kChunkedBinningShortChunk * 3 + 7, std::size_t(70001)})
+        for (const std::uint64_t live :
+             {std::uint64_t(0), std::uint64_t(1), std::uint64_t(kChunkedBinningShortChunk + 1),
+              std::uint64_t(capacity - 1), std::uint64_t(capacity), std::uint64_t(capacity) + 3}) {
+            for (const BinningPath& path : kAllBinningPaths)
+                if (binning_path_fits(path, capacity, 4097)) check_binning_of_device_count(capacity, live, 4097, &path);
+            check_binning_of_device_count(capacity, live, 4097, nullptr);
+        }
 }
 
 TEST_CASE("GPU COO -> CSR -> COO against the serial reference", "[gpu][primitives][sparse]") {
