@@ -1,12 +1,15 @@
 // The rules of scene-format.md checked on hand-computed pixels: the edge counts, box clamping,
 // off-screen and zero-radius circles, blend order, the snow ramp, the background, and the
-// portable exp that all backends share.
+// portable exp that all backends share; and the tile geometry both binning backends share (the
+// circle-tile test, tile masks).
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstring>
 #include <limits>
 #include <random>
+#include <utility>
+#include <vector>
 
 #include "renderer/image.h"
 #include "renderer/ref_renderer.h"
@@ -315,6 +318,82 @@ TEST_CASE("circle_touches_tile: a tile lists a circle exactly when it covers a p
     CHECK(differing == 0);
     CHECK(untouched > 20000);  // corner tiles of the rectangles the circle misses
     CHECK(touched > 200000);
+}
+
+namespace {
+
+using TileList = std::vector<std::pair<int, int>>;
+
+// The tiles of `rect` whose bit (tile_mask_bit) `mask` sets, row-major, by testing every tile.
+TileList tiles_of_mask(const TileRect& rect, std::uint32_t mask) {
+    TileList tiles;
+    for (int ty = rect.ty0; ty < rect.ty1; ++ty)
+        for (int tx = rect.tx0; tx < rect.tx1; ++tx)
+            if (mask & tile_mask_bit(rect, tx, ty)) tiles.emplace_back(tx, ty);
+    return tiles;
+}
+
+}  // namespace
+
+TEST_CASE("tile masks: both walks list a mask's tiles row-major, for every mask of every small rectangle",
+          "[shading]") {
+    // Every rectangle shape of at most kMaskedRectTiles tiles (at an offset, as a band-clipped one
+    // is) and every mask over it: the GPU's walk by rows and the CPU's by bits.
+    std::uint64_t masks = 0, differing = 0;
+    for (int width = 1; width <= kMaskedRectTiles; ++width)
+        for (int height = 1; width * height <= kMaskedRectTiles; ++height) {
+            const TileRect rect = {3, 3 + width, 5, 5 + height};
+            CHECK(rect_tiles(rect) == width * height);
+            for (std::uint32_t mask = 0; mask < (1u << (width * height)); ++mask, ++masks) {
+                TileList by_rows, by_bits;
+                for_each_masked_tile_by_rows(rect, mask, [&](int tx, int ty) { by_rows.emplace_back(tx, ty); });
+                for_each_masked_tile_by_bits(rect, mask, [&](int tx, int ty) { by_bits.emplace_back(tx, ty); });
+                const TileList expected = tiles_of_mask(rect, mask);
+                differing += by_rows != expected || by_bits != expected;
+            }
+        }
+    INFO(masks << " masks");
+    CHECK(differing == 0);
+    CHECK(masks > 500000);
+}
+
+TEST_CASE("tile masks: for_each_touched_tile and the mask list the tiles circle_touches_tile lists", "[shading]") {
+    // Random circles in a 64 x 64 image (4 x 4 tiles) of every size up to a few tiles, clipped to
+    // each band of tile rows a planner could cut: the walk over the clipped rectangle, and the mask
+    // it builds (where the rectangle has at most kMaskedRectTiles tiles), against the tiles
+    // circle_touches_tile lists there.
+    std::mt19937 rng(29);
+    const int size = 64;
+    const float inverse = 1.0f / float(size);
+    std::uniform_real_distribution<float> unit(-0.1f, 1.1f), radius(0.0f, 0.4f);
+    std::uint64_t masked = 0, differing = 0;
+    for (int k = 0; k < 20000; ++k) {
+        const CircleFootprint c = circle_footprint(unit(rng), unit(rng), radius(rng), size, size);
+        if (box_is_empty(c.box)) continue;
+        const NearestCentre nearest = nearest_centre(c, size, size, inverse, inverse);
+        const int first_row = k % 4, end_row = first_row + 1 + (k / 4) % (4 - first_row);
+        const TileRect rect = band_tile_rect(c.box, first_row, end_row);
+        TileList listed;
+        for (int ty = rect.ty0; ty < rect.ty1; ++ty)
+            for (int tx = rect.tx0; tx < rect.tx1; ++tx)
+                if (circle_touches_tile(c, nearest, tx, ty, inverse, inverse)) listed.emplace_back(tx, ty);
+        TileList walked;
+        std::uint32_t mask = 0;
+        for_each_touched_tile(c, nearest, rect, inverse, inverse, [&](int tx, int ty) {
+            walked.emplace_back(tx, ty);
+            mask |= rect_tiles(rect) <= kMaskedRectTiles ? tile_mask_bit(rect, tx, ty) : 0u;
+        });
+        differing += walked != listed;
+        if (rect_tiles(rect) <= kMaskedRectTiles) {
+            ++masked;
+            TileList decoded;
+            for_each_masked_tile(rect, mask, [&](int tx, int ty) { decoded.emplace_back(tx, ty); });
+            differing += decoded != listed;
+        }
+    }
+    INFO(masked << " circles masked");
+    CHECK(differing == 0);
+    CHECK(masked > 10000);
 }
 
 TEST_CASE("block tests: may_cover_block never misses a covered centre, covers_whole_block is exact", "[shading]") {
