@@ -609,7 +609,7 @@ struct SortedPackedTile {
 }  // namespace
 
 int packed_circle_bits(std::uint32_t band_tiles) {
-    // At least one tile bit, so that the padding's tile bits are never empty.
+    // At least one tile bit: a shift by 32 bits, in packing or in reading the tile, is undefined.
     return 32 - std::max(1, ordered_binning_bin_bits(band_tiles));
 }
 
@@ -622,8 +622,8 @@ std::size_t pair_slot_scan_bytes(std::uint32_t circles) {
 }
 
 bool packed_pairs_fit(std::uint32_t circles, std::uint32_t band_tiles) {
-    // The largest circle id, circles - 1, must stay below the all-ones circle bits of the padding.
-    return std::uint64_t(circles) < (std::uint64_t(1) << packed_circle_bits(band_tiles));
+    // Every circle id, up to circles - 1, fits the circle bits.
+    return std::uint64_t(circles) <= (std::uint64_t(1) << packed_circle_bits(band_tiles));
 }
 
 void launch_cull_and_count(const DeviceCircles& circles, const FrameParams& frame, const CircleRecords& records,

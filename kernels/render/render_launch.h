@@ -130,16 +130,12 @@ void launch_emit_pairs(const FrameParams& frame, const CircleRecords& records, s
 // Packed pairs: where every circle id fits below the band's tile id in one 32-bit word
 // (packed_pairs_fit), a pair is the word tile << packed_circle_bits | circle, so emission writes
 // one word a pair instead of two and the binning sorts keys alone, over the tile bits, with the
-// primitives' radix sort: stable, so each tile's circles stay in draw order. Circle ids stay
-// below the circle bits' all-ones value, kPackedPairPadding's (the padding word the sorted slots
-// held before the sort took the device's count; kept so that the largest id is unchanged). H200,
-// radix sort of
+// primitives' radix sort: stable, so each tile's circles stay in draw order. H200, radix sort of
 // 2^24 pairs by a 12-bit range (2026-12-02, the items20 table in bench/results): 0.212 ms for keys
 // against 0.278 for key-value pairs; frames against pairs in one call (2026-12-02, the packed-pairs
 // table), ms: rand1M 0.918 -> 0.886 (bin stage 0.117 -> 0.088), rand100k 0.790 -> 0.764 (0.106 ->
 // 0.083), rand10k 0.136 -> 0.133, snowsingle 0.234 -> 0.232. Emission did not get faster (rand1M
 // 0.056 -> 0.055): it is bound by the tile tests, not the stores.
-constexpr std::uint32_t kPackedPairPadding = 0xffffffffu;
 int packed_circle_bits(std::uint32_t band_tiles);
 // A packed word's circle id is word & packed_circle_id_mask(band tiles).
 std::uint32_t packed_circle_id_mask(std::uint32_t band_tiles);

@@ -139,7 +139,8 @@ TEST_CASE("cuda reports a device out of memory in one line and goes on rendering
 TEST_CASE("cuda grows its pair buffers when a frame has more pairs than the last", "[gpu][render][sanitize]") {
     // Small scene first, then a larger one on the same backend: the second frame's first pass drops
     // pairs, and the backend re-runs it with room for all of them. Back to the small scene: a frame
-    // binned with padding, then the capacity shrinks for the next one. Every path of the scan
+    // binned into more slots than it has pairs (those past its pairs hold the larger frame's, which
+    // the bin stage must not read), then the capacity shrinks for the next one. Every path of the scan
     // binning: the direct one's first pass writes lists clamped to the old capacity, and tile
     // compaction keeps its pair tallies right from frame to frame.
     for (const ScanBinningPath path : kScanPaths) {
@@ -311,19 +312,19 @@ TEST_CASE("cuda shades more busy tiles than its busy-tile grid takes at once lik
     }
 }
 
-TEST_CASE("cuda packs pairs up to the last circle id below the padding word", "[gpu][render]") {
+TEST_CASE("cuda packs pairs up to the circle id of all ones in the last tile", "[gpu][render]") {
     // 2048 x 2048 pixels are 16384 tiles of 16 x 16 (65536 of 8 x 8), 14 bits, which leave 18 bits
-    // for circle ids: 2^18 - 1 circles pack, the last of them (id 2^18 - 2) in the last tile, so its
-    // word is the padding's minus one; one circle more does not pack, and a frame forced onto
-    // packed pairs takes pairs.
+    // for circle ids: 2^18 circles pack, the last of them (id 2^18 - 1) in the last tile, so its
+    // word has every bit set; one circle more does not pack, and a frame forced onto packed pairs
+    // takes pairs.
     constexpr int kSize = 2048;
     constexpr std::uint32_t kTiles = (kSize / kTileSize) * (kSize / kTileSize);
     const int tile_bits = 2 * (11 - kTileLog2);
     REQUIRE(packed_circle_bits(kTiles) == 32 - tile_bits);
     const std::uint32_t limit = 1u << (32 - tile_bits);
-    for (const std::uint32_t circles : {limit - 1, limit}) {
+    for (const std::uint32_t circles : {limit, limit + 1}) {
         INFO(circles << " circles");
-        CHECK(packed_pairs_fit(circles, kTiles) == (circles < limit));
+        CHECK(packed_pairs_fit(circles, kTiles) == (circles <= limit));
         Scene scene;
         for (std::uint32_t k = 0; k + 1 < circles; ++k) {
             const float colour = float(k % 11) / 10;
