@@ -55,11 +55,12 @@ constexpr int kWarpsPerBlock = kThreads / 32;
 // launching and retiring a thousand idle blocks costs a small frame microseconds.
 unsigned big_circle_blocks(std::uint32_t circles) { return std::max(1u, std::min(kBigCircleBlocks, circles)); }
 
-// The big-circle emission's grid, which also pads the unused slots: enough threads that none pads
-// more than about 32 slots (the capacity can exceed a shrinking scene's pairs many times over for a
-// frame), up to kBigCircleBlocks.
-unsigned emit_big_blocks(std::uint32_t circles, std::uint64_t capacity) {
-    const unsigned pad_blocks = unsigned(std::min<std::uint64_t>(kBigCircleBlocks, blocks_for(capacity / 32)));
+// The big-circle emission's grid. Where it also pads the unused slots (the sort peer's keys):
+// enough threads that none pads more than about 32 slots (the capacity can exceed a shrinking
+// scene's pairs many times over for a frame), up to kBigCircleBlocks.
+unsigned emit_big_blocks(std::uint32_t circles, std::uint64_t capacity, bool pads) {
+    const unsigned pad_blocks =
+        pads ? unsigned(std::min<std::uint64_t>(kBigCircleBlocks, blocks_for(capacity / 32))) : 0u;
     return std::max(big_circle_blocks(circles), pad_blocks);
 }
 
@@ -564,9 +565,10 @@ void launch_emit(const FrameParams& frame, const CircleRecords& records, std::ui
         else
             scan_and_emit(scan_and_emit_small_circles_kernel<4, Output>);
     }
-    launch_after_prior_grid(emit_big_circles_and_pad_kernel<Output>, emit_big_blocks(circles, output.capacity),
-                            kThreads, stream, frame, records, circles, big, emission.big_first_slots, emission.total,
-                            emission.host_total, band_tile_count(frame), output);
+    launch_after_prior_grid(emit_big_circles_and_pad_kernel<Output>,
+                            emit_big_blocks(circles, output.capacity, Output::kPadded), kThreads, stream, frame,
+                            records, circles, big, emission.big_first_slots, emission.total, emission.host_total,
+                            band_tile_count(frame), output);
 }
 
 // row_pairs[ty] += the pairs circle i has in tile row ty, over the whole grid (the band planner's
