@@ -59,12 +59,28 @@ void for_each_touched_tile(const CircleTiles& c, const FrameGeometry& g, Visit v
 // rand10M 239-275 -> 250-272 with circle_tiles inlined
 // (bench/results/2026-12-05-cpu-backend-tile-masks-2core.md).
 
+// Resizes `buffer` to n elements, whose contents the frame rewrites, reallocating room for
+// `capacity` (at least n) when it has less, in huge pages where the system offers them
+// (advise_huge_pages): the shading reads circle records and the binning writes circle ids at
+// random over arrays of up to gigabytes, where 4 KiB pages miss the TLB on nearly every access. 2
+// cores, frames 2-3, three alternating rounds, ms: bin rand10M 101-104 -> 80-84, biglittle 41-42 ->
+// 28-29; shade rand10M 1592-1663 -> 1507-1580, micro2M 84-92 -> 76-80
+// (bench/results/2026-12-05-cpu-backend-huge-pages-2core.md).
+template <typename T>
+void resize_in_huge_pages(std::vector<T>& buffer, std::size_t n, std::size_t capacity) {
+    if (n > buffer.capacity()) {
+        buffer.clear();  // nothing to copy: the new pages are first touched after the advice
+        buffer.reserve(capacity);
+        advise_huge_pages(buffer.data(), capacity * sizeof(T));
+    }
+    buffer.resize(n);
+}
+
 // Grows `buffer` to n elements: geometrically, so slowly growing frames rarely reallocate, but
 // never past `limit` elements (the planner keeps n within it), so the budget holds for capacity.
 template <typename T>
 void grow_within(std::vector<T>& buffer, std::size_t n, std::size_t limit) {
-    if (n > buffer.capacity()) buffer.reserve(std::max(n, std::min(limit, buffer.capacity() + buffer.capacity() / 2)));
-    buffer.resize(n);
+    resize_in_huge_pages(buffer, n, std::max(n, std::min(limit, buffer.capacity() + buffer.capacity() / 2)));
 }
 
 // Circle i's shading record (cpu_backend.h). Against the shading reading the scene's arrays, with
@@ -275,7 +291,7 @@ void CpuBackend::count_pairs(const Frame& frame, int first_row, int end_row, boo
     allocate_or_explain("arrays of " + std::to_string(circles) + " circles", circles * kCpuBytesPerCircle, "", [&] {
         pair_counts_.resize(circles);
         pair_offsets_.resize(circles);
-        shade_records_.resize(circles);
+        resize_in_huge_pages(shade_records_, circles, circles);
         tile_masks_.resize(circles);
     });
     if (first_of_frame) row_pairs_.assign(frame.geometry.grid.tiles_y, 0);

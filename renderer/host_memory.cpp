@@ -1,6 +1,7 @@
-// Host memory figures (see host_memory.h).
+// Host memory figures and page hints (see host_memory.h).
 #include "renderer/host_memory.h"
 
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -30,5 +31,17 @@ std::uint64_t available_host_memory_bytes() {
 }
 
 std::uint64_t resident_set_bytes() { return proc_kilobytes("/proc/self/status", "VmRSS:"); }
+
+void advise_huge_pages(const void* data, std::size_t bytes) {
+#ifdef MADV_HUGEPAGE
+    constexpr std::uintptr_t kHugePage = std::uintptr_t(2) << 20;
+    const std::uintptr_t begin = (reinterpret_cast<std::uintptr_t>(data) + kHugePage - 1) & ~(kHugePage - 1);
+    const std::uintptr_t end = (reinterpret_cast<std::uintptr_t>(data) + bytes) & ~(kHugePage - 1);
+    if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);  // a hint: no error matters
+#else
+    (void)data;
+    (void)bytes;
+#endif
+}
 
 }  // namespace tilescan
