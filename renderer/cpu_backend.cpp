@@ -52,13 +52,6 @@ void for_each_touched_tile(const CircleTiles& c, const FrameGeometry& g, Visit v
     for_each_touched_tile(c.footprint, c.nearest, c.rect, g.inverse_width, g.inverse_height, visit);
 }
 
-// Circles whose clipped rectangle has at most kMaskedRectTiles tiles keep their tile masks
-// (tile_geometry.h, as on the GPU) in tile_masks_, and the emission writes their pairs from them. 2
-// cores, frames 2-3, two alternating rounds, emit ms: micro2M 31-33 -> 11-13 (frame 170-176 ->
-// 156-158), rand1M 33 -> 14-15, rand10M 208-224 -> 79-86; the count stage, which builds the masks,
-// rand10M 239-275 -> 250-272 with circle_tiles inlined
-// (bench/results/2026-12-05-cpu-backend-tile-masks-2core.md).
-
 // Resizes `buffer` to n elements, whose contents the frame rewrites, reallocating room for
 // `capacity` (at least n) when it has less, in huge pages where the system offers them
 // (advise_huge_pages): the shading reads circle records and the binning writes circle ids at
@@ -300,6 +293,11 @@ void CpuBackend::count_pairs(const Frame& frame, int first_row, int end_row, boo
         std::vector<std::uint64_t> my_row_pairs(first_of_frame ? row_pairs_.size() : 0, 0);
         for (std::size_t i = first; i < last; ++i) {
             const CircleTiles c = circle_tiles(frame.scene, i, frame.geometry, first_row, end_row);
+            // A circle whose clipped rectangle has at most kMaskedRectTiles tiles keeps its tile
+            // mask (tile_geometry.h, as on the GPU), and the emission writes its pairs from it. 2
+            // cores, frames 2-3, two alternating rounds, emit ms: micro2M 31-33 -> 11-13, rand1M 33
+            // -> 14-15, rand10M 208-224 -> 79-86; this stage, which builds the masks, rand10M
+            // 239-275 -> 250-272 (bench/results/2026-12-05-cpu-backend-tile-masks-2core.md).
             const bool masked = rect_tiles(c.rect) <= kMaskedRectTiles;
             std::uint32_t count = 0, mask = 0;
             for_each_touched_tile(c, frame.geometry, [&](int tx, int ty) {
