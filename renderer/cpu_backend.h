@@ -58,8 +58,8 @@ private:
     std::vector<std::uint64_t> row_pairs_;       // [tile rows]
     std::vector<CpuShadeRecord> shade_records_;  // [circles]
     // [circles]: the tiles each circle touches in the band, as the count stage found them, for the
-    // emission: bit k is tile k of the circle's band-clipped tile rectangle (row-major) where that
-    // has at most 16 tiles; 0 otherwise, and the emission tests the tiles again (as the GPU's does
+    // emission: its tile mask (tile_geometry.h) where its band-clipped tile rectangle has at most
+    // kMaskedRectTiles tiles; 0 otherwise, and the emission tests the tiles again (as the GPU's does
     // for its big circles).
     std::vector<std::uint16_t> tile_masks_;
     std::vector<std::uint32_t> pair_counts_;   // [circles]

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <random>
 #include <utility>
 #include <vector>
@@ -244,34 +245,41 @@ std::vector<std::uint64_t> sort_keys_input(std::size_t n, int dist) {
     return v;
 }
 
+// Sorts `keys` and compares them exactly with the serial sort; with `live`, only the first `live`
+// of them by a device count (device_count.cuh), compared with the serial sort of those keys alone.
 template <typename K>
-void check_sort(const std::vector<K>& keys, int begin, int end, int digit_bits, bool pairs, bool in_place) {
-    const std::size_t n = keys.size();
-    CAPTURE(n, begin, end, digit_bits, pairs, in_place);
-    std::vector<std::uint32_t> values(n);
-    for (std::size_t i = 0; i < n; ++i) values[i] = std::uint32_t(i * 2654435761u);
-    std::vector<K> expect_k = keys;
-    std::vector<std::uint32_t> expect_v = values;
+void check_sort(const std::vector<K>& keys, int begin, int end, int digit_bits, bool pairs, bool in_place,
+                std::optional<std::uint64_t> live = std::nullopt) {
+    const std::size_t capacity = keys.size();
+    const std::size_t n = live ? std::size_t(std::min<std::uint64_t>(capacity, *live)) : capacity;
+    CAPTURE(capacity, n, begin, end, digit_bits, pairs, in_place);
+    std::vector<std::uint32_t> values(capacity);
+    for (std::size_t i = 0; i < capacity; ++i) values[i] = std::uint32_t(i * 2654435761u);
+    std::vector<K> expect_k(keys.begin(), keys.begin() + std::ptrdiff_t(n));
+    std::vector<std::uint32_t> expect_v(values.begin(), values.begin() + std::ptrdiff_t(n));
     serial_radix_sort_pairs(expect_k.data(), expect_v.data(), n, begin, end, digit_bits);
     DeviceBuffer<K> d_k = upload(keys);
     DeviceBuffer<std::uint32_t> d_v = upload(values);
-    DeviceBuffer<K> d_ko = poisoned<K>(n);
-    DeviceBuffer<std::uint32_t> d_vo = poisoned<std::uint32_t>(n);
+    DeviceBuffer<K> d_ko = poisoned<K>(capacity);
+    DeviceBuffer<std::uint32_t> d_vo = poisoned<std::uint32_t>(capacity);
+    DeviceBuffer<std::uint64_t> d_live = upload(std::vector<std::uint64_t>{live.value_or(0)});
+    const std::uint64_t* d_count = live ? d_live.data() : nullptr;
     K* out_k = in_place ? d_k.data() : d_ko.data();
     std::uint32_t* out_v = in_place ? d_v.data() : d_vo.data();
     if (pairs) {
-        const std::size_t bytes = radix_sort_pairs_temp_bytes<K, std::uint32_t>(n, digit_bits);
+        const std::size_t bytes = radix_sort_pairs_temp_bytes<K, std::uint32_t>(capacity, digit_bits);
         DeviceBuffer<unsigned char> temp(bytes + 1);
-        radix_sort_pairs(d_k.data(), out_k, d_v.data(), out_v, n, temp.data(), bytes, nullptr, begin, end, digit_bits);
+        radix_sort_pairs(d_k.data(), out_k, d_v.data(), out_v, capacity, temp.data(), bytes, nullptr, begin, end,
+                         digit_bits, d_count);
         CHECK(same_bits(download(out_k, n), expect_k, n));
         CHECK(download(out_v, n) == expect_v);
     } else {
-        const std::size_t bytes = radix_sort_keys_temp_bytes<K>(n, digit_bits);
+        const std::size_t bytes = radix_sort_keys_temp_bytes<K>(capacity, digit_bits);
         DeviceBuffer<unsigned char> temp(bytes + 1);
-        radix_sort_keys(d_k.data(), out_k, n, temp.data(), bytes, nullptr, begin, end, digit_bits);
+        radix_sort_keys(d_k.data(), out_k, capacity, temp.data(), bytes, nullptr, begin, end, digit_bits, d_count);
         CHECK(same_bits(download(out_k, n), expect_k, n));
     }
-    if (!in_place) CHECK(same_bits(download(d_k.data(), n), keys, n));  // input untouched
+    if (!in_place) CHECK(same_bits(download(d_k.data(), capacity), keys, capacity));  // input untouched
 }
 
 template <typename K>
@@ -330,118 +338,80 @@ void run_as_graph(Enqueue enqueue) {
     TS_CUDA_CHECK(cudaStreamDestroy(stream));
 }
 
-// Bins `keys` into `bins` with `bin(d_keys, d_values, n, d_binned, d_offsets, temp, temp_bytes)`
-// and compares the binned values and the offsets exactly with the serial reference. Each value is
-// distinct, so a wrong order inside a bin fails too.
+// Bins `keys` into `bins` with
+// `bin(d_keys, d_values, n, d_binned, d_offsets, temp, temp_bytes, d_count)` and compares the binned
+// values and the offsets exactly with the serial reference; with `live`, only the first `live` keys
+// by a device count (d_count; null without `live`), compared with the serial binning of those keys
+// alone. Each value is distinct, so a wrong order inside a bin fails too.
 template <typename Bin>
-void check_binning_by(const std::vector<std::uint32_t>& keys, std::uint32_t bins, Bin bin) {
-    const std::size_t n = keys.size();
-    std::vector<std::uint32_t> values(n);
-    for (std::size_t i = 0; i < n; ++i) values[i] = std::uint32_t(i) * 2654435761u;  // odd factor: distinct
-    std::vector<std::uint32_t> expected(n);
-    std::vector<std::uint64_t> expected_offsets(std::size_t(bins) + 1);
-    serial_ordered_binning(keys.data(), values.data(), n, bins, expected.data(), expected_offsets.data());
-    DeviceBuffer<std::uint32_t> d_keys = upload(keys), d_values = upload(values);
-    DeviceBuffer<std::uint32_t> d_binned = poisoned<std::uint32_t>(n);
-    DeviceBuffer<std::uint64_t> d_offsets = poisoned<std::uint64_t>(std::size_t(bins) + 1);
-    const std::size_t temp_bytes = ordered_binning_temp_bytes(n, bins);
-    DeviceBuffer<unsigned char> temp(temp_bytes + 1);
-    bin(d_keys.data(), d_values.data(), n, d_binned.data(), d_offsets.data(), temp.data(), temp_bytes);
-    CHECK(download(d_binned.data(), n) == expected);
-    CHECK(download(d_offsets.data(), std::size_t(bins) + 1) == expected_offsets);
-}
-
-// Through the public entry, directly or captured in a CUDA graph and replayed.
-void check_binning(const std::vector<std::uint32_t>& keys, std::uint32_t bins, bool as_graph = false) {
-    CAPTURE(keys.size(), bins, as_graph, binning_path_name(chosen_binning_path(keys.size(), bins)));
-    check_binning_by(keys, bins,
-                     [&](const std::uint32_t* d_keys, const std::uint32_t* d_values, std::size_t n,
-                         std::uint32_t* d_binned, std::uint64_t* d_offsets, void* temp, std::size_t temp_bytes) {
-                         const auto bin = [&](cudaStream_t stream) {
-                             ordered_binning(d_keys, d_values, n, bins, d_binned, d_offsets, temp, temp_bytes, stream);
-                         };
-                         if (as_graph)
-                             run_as_graph(bin);
-                         else
-                             bin(nullptr);
-                     });
-}
-
-// On `path`, forced (ordered_binning_paths.h); the caller makes sure the path fits.
-void check_binning_on_path(const std::vector<std::uint32_t>& keys, std::uint32_t bins, BinningPath path) {
-    CAPTURE(keys.size(), bins, binning_path_name(path));
-    check_binning_by(keys, bins,
-                     [&](const std::uint32_t* d_keys, const std::uint32_t* d_values, std::size_t n,
-                         std::uint32_t* d_binned, std::uint64_t* d_offsets, void* temp, std::size_t temp_bytes) {
-                         ordered_binning_on_path(path, d_keys, d_values, n, bins, d_binned, d_offsets, temp,
-                                                 temp_bytes);
-                     });
-}
-
-constexpr BinningPath kAllBinningPaths[] = {BinningPath::single_block, BinningPath::chunked, BinningPath::radix_sort};
-
-// Sorts the first `live` of `capacity` keys (a device count: device_count.cuh) and compares them
-// with the serial sort of those keys alone. The keys past them are the type's lowest, which would
-// sort first if they were read.
-template <typename K>
-void check_sort_of_device_count(std::size_t capacity, std::uint64_t live, bool pairs, int digit_bits) {
-    const std::size_t n = std::min<std::uint64_t>(capacity, live);
-    CAPTURE(capacity, live, pairs, digit_bits);
-    std::vector<K> keys = sort_keys_input<K>(capacity, 0);
-    std::fill(keys.begin() + std::ptrdiff_t(n), keys.end(), std::numeric_limits<K>::lowest());
+void check_binning_by(const std::vector<std::uint32_t>& keys, std::uint32_t bins, Bin bin,
+                      std::optional<std::uint64_t> live = std::nullopt) {
+    const std::size_t capacity = keys.size();
+    const std::size_t n = live ? std::size_t(std::min<std::uint64_t>(capacity, *live)) : capacity;
     std::vector<std::uint32_t> values(capacity);
-    for (std::size_t i = 0; i < capacity; ++i) values[i] = std::uint32_t(i * 2654435761u);
-    std::vector<K> expect_k(keys.begin(), keys.begin() + std::ptrdiff_t(n));
-    std::vector<std::uint32_t> expect_v(values.begin(), values.begin() + std::ptrdiff_t(n));
-    serial_radix_sort_pairs(expect_k.data(), expect_v.data(), n, 0, int(8 * sizeof(K)), digit_bits);
-    DeviceBuffer<K> d_k = upload(keys), d_ko = poisoned<K>(capacity);
-    DeviceBuffer<std::uint32_t> d_v = upload(values), d_vo = poisoned<std::uint32_t>(capacity);
-    DeviceBuffer<std::uint64_t> d_live = upload(std::vector<std::uint64_t>{live});
-    const std::size_t bytes = pairs ? radix_sort_pairs_temp_bytes<K, std::uint32_t>(capacity, digit_bits)
-                                    : radix_sort_keys_temp_bytes<K>(capacity, digit_bits);
-    DeviceBuffer<unsigned char> temp(bytes + 1);
-    if (pairs)
-        radix_sort_pairs(d_k.data(), d_ko.data(), d_v.data(), d_vo.data(), capacity, temp.data(), bytes, nullptr, 0,
-                         int(8 * sizeof(K)), digit_bits, d_live.data());
-    else
-        radix_sort_keys(d_k.data(), d_ko.data(), capacity, temp.data(), bytes, nullptr, 0, int(8 * sizeof(K)),
-                        digit_bits, d_live.data());
-    CHECK(same_bits(download(d_ko.data(), n), expect_k, n));
-    if (pairs) CHECK(download(d_vo.data(), n) == expect_v);
-}
-
-// Bins the first `live` of `capacity` keys on `path` (null: through the public entry) and compares
-// them with the serial binning of those keys alone. The keys past them are in bin 0, where they
-// would show up if they were read.
-void check_binning_of_device_count(std::size_t capacity, std::uint64_t live, std::uint32_t bins,
-                                   const BinningPath* path) {
-    const std::size_t n = std::min<std::uint64_t>(capacity, live);
-    CAPTURE(capacity, live, bins, path ? binning_path_name(*path) : "public entry");
-    std::vector<std::uint32_t> keys = binning_keys(capacity, bins, BinKeys::mostly_middle);
-    std::fill(keys.begin() + std::ptrdiff_t(n), keys.end(), 0u);
-    std::vector<std::uint32_t> values(capacity);
-    for (std::size_t i = 0; i < capacity; ++i) values[i] = std::uint32_t(i) * 2654435761u;
+    for (std::size_t i = 0; i < capacity; ++i) values[i] = std::uint32_t(i) * 2654435761u;  // odd factor: distinct
     std::vector<std::uint32_t> expected(n);
     std::vector<std::uint64_t> expected_offsets(std::size_t(bins) + 1);
     serial_ordered_binning(keys.data(), values.data(), n, bins, expected.data(), expected_offsets.data());
     DeviceBuffer<std::uint32_t> d_keys = upload(keys), d_values = upload(values);
     DeviceBuffer<std::uint32_t> d_binned = poisoned<std::uint32_t>(capacity);
     DeviceBuffer<std::uint64_t> d_offsets = poisoned<std::uint64_t>(std::size_t(bins) + 1);
-    DeviceBuffer<std::uint64_t> d_live = upload(std::vector<std::uint64_t>{live});
+    DeviceBuffer<std::uint64_t> d_live = upload(std::vector<std::uint64_t>{live.value_or(0)});
     const std::size_t temp_bytes = ordered_binning_temp_bytes(capacity, bins);
     DeviceBuffer<unsigned char> temp(temp_bytes + 1);
-    if (path)
-        ordered_binning_on_path(*path, d_keys.data(), d_values.data(), capacity, bins, d_binned.data(),
-                                d_offsets.data(), temp.data(), temp_bytes, nullptr, d_live.data());
-    else
-        ordered_binning(d_keys.data(), d_values.data(), capacity, bins, d_binned.data(), d_offsets.data(), temp.data(),
-                        temp_bytes, nullptr, d_live.data());
+    bin(d_keys.data(), d_values.data(), capacity, d_binned.data(), d_offsets.data(), temp.data(), temp_bytes,
+        live ? d_live.data() : nullptr);
     CHECK(download(d_binned.data(), n) == expected);
     CHECK(download(d_offsets.data(), std::size_t(bins) + 1) == expected_offsets);
 }
 
+// Through the public entry, directly or captured in a CUDA graph and replayed; `live` as in
+// check_binning_by.
+void check_binning(const std::vector<std::uint32_t>& keys, std::uint32_t bins, bool as_graph = false,
+                   std::optional<std::uint64_t> live = std::nullopt) {
+    CAPTURE(keys.size(), bins, as_graph, live.value_or(keys.size()),
+            binning_path_name(chosen_binning_path(keys.size(), bins)));
+    check_binning_by(
+        keys, bins,
+        [&](const std::uint32_t* d_keys, const std::uint32_t* d_values, std::size_t n, std::uint32_t* d_binned,
+            std::uint64_t* d_offsets, void* temp, std::size_t temp_bytes, const std::uint64_t* d_count) {
+            const auto bin = [&](cudaStream_t stream) {
+                ordered_binning(d_keys, d_values, n, bins, d_binned, d_offsets, temp, temp_bytes, stream, d_count);
+            };
+            if (as_graph)
+                run_as_graph(bin);
+            else
+                bin(nullptr);
+        },
+        live);
+}
+
+// On `path`, forced (ordered_binning_paths.h); the caller makes sure the path fits.
+void check_binning_on_path(const std::vector<std::uint32_t>& keys, std::uint32_t bins, BinningPath path,
+                           std::optional<std::uint64_t> live = std::nullopt) {
+    CAPTURE(keys.size(), bins, live.value_or(keys.size()), binning_path_name(path));
+    check_binning_by(
+        keys, bins,
+        [&](const std::uint32_t* d_keys, const std::uint32_t* d_values, std::size_t n, std::uint32_t* d_binned,
+            std::uint64_t* d_offsets, void* temp, std::size_t temp_bytes, const std::uint64_t* d_count) {
+            ordered_binning_on_path(path, d_keys, d_values, n, bins, d_binned, d_offsets, temp, temp_bytes, nullptr,
+                                    d_count);
+        },
+        live);
+}
+
+constexpr BinningPath kAllBinningPaths[] = {BinningPath::single_block, BinningPath::chunked, BinningPath::radix_sort};
+
 constexpr BinKeys kAllBinKeys[] = {BinKeys::random, BinKeys::first, BinKeys::middle, BinKeys::last,
                                    BinKeys::mostly_middle};
+
+// `keys` with those past the first `live` set to `past`: values that would show up in a sort's or
+// a binning's first `live` results if a device count of `live` were not heeded.
+template <typename T>
+std::vector<T> with_keys_past(std::vector<T> keys, std::uint64_t live, T past) {
+    if (live < keys.size()) std::fill(keys.begin() + std::ptrdiff_t(live), keys.end(), past);
+    return keys;
+}
 
 }  // namespace
 
@@ -746,10 +716,15 @@ TEST_CASE("GPU radix sort of a device count's first keys", "[gpu][primitives][ra
         for (const std::uint64_t live :
              {std::uint64_t(0), std::uint64_t(1), std::uint64_t(7679), std::uint64_t(7680), std::uint64_t(7681),
               std::uint64_t(capacity - 1), std::uint64_t(capacity), std::uint64_t(capacity) + 12345}) {
-            check_sort_of_device_count<std::uint32_t>(capacity, live, false, 8);
-            check_sort_of_device_count<std::uint32_t>(capacity, live, true, 8);
-            check_sort_of_device_count<std::uint64_t>(capacity, live, true, 8);
-            check_sort_of_device_count<float>(capacity, live, false, 4);
+            // The keys past the count are the type's lowest, which would sort first if read.
+            const auto u32 = with_keys_past(sort_keys_input<std::uint32_t>(capacity, 0), live, 0u);
+            const auto u64 = with_keys_past(sort_keys_input<std::uint64_t>(capacity, 0), live, std::uint64_t(0));
+            const auto f32 =
+                with_keys_past(sort_keys_input<float>(capacity, 0), live, std::numeric_limits<float>::lowest());
+            check_sort(u32, 0, 32, 8, false, false, live);
+            check_sort(u32, 0, 32, 8, true, false, live);
+            check_sort(u64, 0, 64, 8, true, false, live);
+            check_sort(f32, 0, 32, 4, false, false, live);
         }
 }
 
@@ -760,9 +735,11 @@ TEST_CASE("GPU ordered binning of a device count's first elements, each path", "
         for (const std::uint64_t live :
              {std::uint64_t(0), std::uint64_t(1), std::uint64_t(kChunkedBinningShortChunk + 1),
               std::uint64_t(capacity - 1), std::uint64_t(capacity), std::uint64_t(capacity) + 3}) {
-            for (const BinningPath& path : kAllBinningPaths)
-                if (binning_path_fits(path, capacity, 4097)) check_binning_of_device_count(capacity, live, 4097, &path);
-            check_binning_of_device_count(capacity, live, 4097, nullptr);
+            // The keys past the count are in bin 0, where they would show up if read.
+            const auto keys = with_keys_past(binning_keys(capacity, 4097, BinKeys::mostly_middle), live, 0u);
+            for (const BinningPath path : kAllBinningPaths)
+                if (binning_path_fits(path, capacity, 4097)) check_binning_on_path(keys, 4097, path, live);
+            check_binning(keys, 4097, false, live);
         }
 }
 
