@@ -58,7 +58,7 @@ void for_each_touched_tile(const CircleTiles& c, const FrameGeometry& g, Visit v
 // random over arrays of up to gigabytes, where 4 KiB pages miss the TLB on nearly every access. 2
 // cores, frames 2-3, three alternating rounds, ms: bin rand10M 101-104 -> 80-84, biglittle 41-42 ->
 // 28-29; shade rand10M 1592-1663 -> 1507-1580, micro2M 84-92 -> 76-80
-// (bench/results/2026-12-05-cpu-backend-epyc2core-af9751a.md).
+// (bench/results/2026-12-05-cpu-backend-huge-pages-2core.md).
 template <typename T>
 void resize_in_huge_pages(std::vector<T>& buffer, std::size_t n, std::size_t capacity) {
     if (n > buffer.capacity()) {
