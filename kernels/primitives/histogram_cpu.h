@@ -69,8 +69,8 @@ struct EvenBins {
     ///@{ The range [lower, upper).
     T lower{}, upper{};
     ///@}
-    int bins = 0;        ///< number of bins
-    float scale = 0.0f;  ///< bins / (upper - lower) in float; floating point only
+    int bins = 0;                      ///< number of bins
+    float scale = 0.0f;                ///< bins / (upper - lower) in float; floating point only
     DivideByConstant divide_by_range;  ///< by upper - lower; integers only
 
     EvenBins() = default;  ///< No bins (histogram_even rejects it).
