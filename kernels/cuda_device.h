@@ -10,7 +10,7 @@ namespace tilescan {
 
 /// Whether a CUDA device can be used (asked once per process; false in a build without CUDA).
 bool cuda_device_available();
-/// One line describing device 0 ("NVIDIA H200, sm_90, 139 GiB"), or why there is none.
+/// One line describing device 0 (its name, "sm_90", its memory in GiB), or why there is none.
 std::string cuda_device_description();
 
 /// Device 0's free and total memory, as cudaMemGetInfo reports them.

@@ -1,4 +1,4 @@
-// The built-in scene generators (see builtin_scenes.h and design/scenes.md).
+// The built-in scene generators (see builtin_scenes.h; docs/cli.md lists them).
 //
 // The course scenes follow stanford-cs149/asst3 (render/sceneLoader.cpp for the initial state,
 // refRenderer.cpp advanceAnimation for the motion) expression by expression: every float
@@ -526,7 +526,7 @@ struct SceneEntry {
     BuiltinScene (*make)(std::uint32_t seed);
 };
 
-// In the order of design/scenes.md's table.
+// In the order docs/cli.md lists them.
 constexpr SceneEntry kScenes[] = {
     {"rgb", make_rgb},
     {"rgby", make_rgby},

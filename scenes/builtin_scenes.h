@@ -1,5 +1,5 @@
 /// @file
-/// The scenes tilescan knows by name (design/scenes.md): the CS149 asst3 scenes, reproduced bit for
+/// The scenes tilescan knows by name (docs/cli.md lists them): the CS149 asst3 scenes, reproduced bit for
 /// bit at seed 0, plus our own snow dynamics and a 10M-circle scale test.
 ///
 /// A built-in scene is its circles plus, for animated scenes, the motion state that moves them
@@ -37,7 +37,7 @@ struct BuiltinScene {
 /// Throws InputError("unknown scene 'x' (known: rgb, rgby, ...)") for any other name.
 BuiltinScene make_builtin_scene(const std::string& name, std::uint32_t seed = 0);
 
-/// Every name make_builtin_scene accepts, in the order of design/scenes.md's table.
+/// Every name make_builtin_scene accepts, in the order docs/cli.md lists them.
 const std::vector<std::string>& builtin_scene_names();
 
 /// Whether make_builtin_scene knows `name`.

@@ -231,8 +231,16 @@ TEST_CASE("histogram: division by a constant equals the plain division", "[primi
     std::mt19937_64 random(42);
     for (const std::uint64_t d : divisors) {
         const DivideByConstant divide(d);
-        std::vector<std::uint64_t> numerators = {0, 1, d - 1, d, d + 1, 2 * d - 1, 2 * d, ~std::uint64_t(0),
-                                                 ~std::uint64_t(0) - 1, ~std::uint64_t(0) / d * d,
+        std::vector<std::uint64_t> numerators = {0,
+                                                 1,
+                                                 d - 1,
+                                                 d,
+                                                 d + 1,
+                                                 2 * d - 1,
+                                                 2 * d,
+                                                 ~std::uint64_t(0),
+                                                 ~std::uint64_t(0) - 1,
+                                                 ~std::uint64_t(0) / d * d,
                                                  ~std::uint64_t(0) / d * d - 1};
         for (int r = 0; r < 2000; ++r) numerators.push_back(random() >> (r % 64));
         for (const std::uint64_t n : numerators) {

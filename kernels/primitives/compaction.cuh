@@ -32,26 +32,15 @@
 // The warps other than warp 0 do this while warp 0 looks back. Partition gathers each round's
 // rejected elements in a per-warp buffer and writes them at kept_total + (rejected before them).
 //
-// Staged, with 6 blocks on an SM, the single pass took select_if of 2^28 uint32 (50 % kept) from
-// 0.626 ms (the tile held in registers, 4 blocks on an SM) to 0.556 ms on the H200 (CUB 0.604).
-// Partition went the other way (0.81 -> 0.92 ms, CUB 0.85): its rejected elements leave a round
-// (about 64 elements) at a time, where the register-held kernel staged the whole tile's.
-// Over inputs of 256 MiB or more the single pass also holds 64 bytes a thread in registers
-// (kSelectHeldBytes: 10240-element tiles of uint32, 80 registers, no spills), as the scan's single
-// pass does, so more of the input is in flight while tiles wait in the look-back: 2^28 uint32
-// 0.543 -> 0.513-0.518 ms (CUB 0.60) on the H200. Smaller inputs keep the 8192-element tile,
-// whose latency they are made of (held at 2^20: 0.0178 against CUB's 0.0154 ms). Inputs whose
-// tiles all fit on the GPU at once run resident instead (scatter_resident, above).
-// The single pass over a ScanWorkspace below 256 MiB (a block a tile), reduce_then_scan and
-// partition (its resident launch too) take the small tile, half the staged bytes
-// (SelectTiling::small, 4096 uint32). H200, three rounds: select_if over a workspace at 2^24
-// 0.0457-0.0469 -> 0.0414-0.0429 ms (CUB 0.052-0.055), at 2^23 0.0291-0.0299 -> 0.0264-0.0269;
-// partition_if at 2^20 0.0190-0.0199 -> 0.0158-0.0172 ms, at 2^24 0.0815-0.0832 -> 0.0680-0.0694
-// (CUB 0.067-0.071), at 2^28 0.884 -> 0.816 (CUB 0.85)
-// (bench/results/2026-12-04-primitives-h200-small-tiles.md). The single pass over temporary
-// storage (self-clearing or resident launch) lost with it (select_if at 2^24 0.0439-0.0457 ->
-// 0.0455-0.0474 ms), so it keeps the staged tile, as does the two-level look-back (2^28 0.491 ->
-// 0.521 ms).
+// Tile shapes (docs/tuning.md, "Compaction tiles"): the single pass stages its tile in shared
+// memory (6 blocks an SM), where a tile held in registers let fewer blocks run. Over inputs of
+// 256 MiB or more it also holds 64 bytes a thread in registers (kSelectHeldBytes), so more of the
+// input is in flight while tiles wait in the look-back; smaller inputs are made of latency and keep
+// the 8192-element tile. Inputs whose tiles all fit on the GPU at once run resident instead
+// (scatter_resident, above). The single pass over a ScanWorkspace below 256 MiB (a block a tile),
+// reduce_then_scan and partition (its resident launch too) take the small tile, half the staged
+// bytes (SelectTiling::small); the single pass over temporary storage and the two-level look-back
+// keep the staged tile, which is faster for them.
 #pragma once
 
 #include <cooperative_groups.h>
@@ -580,9 +569,8 @@ void compact(const char* what, Source src, std::size_t n, std::size_t load_n, ty
         const std::size_t resident = clear_first && tiling == SelectTiling::staged
                                          ? co_resident_blocks<self_clearing, scan_detail::kFastThreads>()
                                          : 0;
-        // One launch, as the scan's (scan.cuh). H200, two rounds, temporary storage, clearing launch
-        // -> self-clearing: select_if 2^24 0.0487-0.0492 -> 0.0435-0.0437 ms, select_flagged
-        // 0.0503-0.0506 -> 0.0444-0.0453 (bench/results/2026-12-04-scan-h200-self-clearing.md).
+        // One launch instead of a clearing launch and the look-back, as the scan's (scan.cuh;
+        // docs/tuning.md, "Self-clearing look-back").
         if (scan_detail::self_clearing_lookback_pays(tiles, resident)) {
             launch_cooperative(self_clearing, unsigned(std::min(tiles, resident)), scan_detail::kFastThreads, stream,
                                src, out, p);

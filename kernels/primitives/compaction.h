@@ -50,7 +50,7 @@ enum class SelectAlgorithm {
     /// One fused kernel; each tile finds its output offset by the scan library's single-level
     /// decoupled look-back over its predecessors' kept counts (a warp reads 128 status words at a
     /// time, back to the nearest inclusive prefix). The default: reads the input once. Where the
-    /// tiles all fit on the GPU at once (792 on the H200), one cooperative launch whose blocks
+    /// tiles all fit on the GPU at once, one cooperative launch whose blocks
     /// add up their predecessors' counts after a grid-wide barrier instead (no clearing launch).
     single_pass,
     /// The same kernel with the scan library's two-level (superblock) look-back,
@@ -66,14 +66,14 @@ enum class SelectAlgorithm {
 #endif
 /// Bytes of its tile a thread of the single-pass compaction holds in registers, beside the part it
 /// stages in shared memory, over inputs of at least scan_detail::kHeldMinInputBytes (256 MiB), as
-/// the scan library's single pass does (compaction.cuh says why).
+/// the scan library's single pass does (docs/tuning.md, "Compaction tiles").
 constexpr std::size_t kSelectHeldBytes = TILESCAN_SELECT_HELD_BYTES;
 
 #ifndef TILESCAN_SELECT_SMALL_BYTES
 /// The default of kSelectSmallBytes; defined before this header, it overrides it (tuning builds).
 #define TILESCAN_SELECT_SMALL_BYTES 128
 #endif
-/// Bytes a thread stages of the small tile (SelectTiling::small).
+/// Bytes a thread stages of the small tile (SelectTiling::small; docs/tuning.md, "Compaction tiles").
 constexpr std::size_t kSelectSmallBytes = TILESCAN_SELECT_SMALL_BYTES;
 
 /// The tiles of the GPU compaction kernels (select, partition, find_repeats): one block of

@@ -25,8 +25,8 @@ __host__ __device__ constexpr int counter_rows(int bins) {
 }
 
 // One increment per lane; a warp whose 32 samples share one bin (constant input) adds 32 once
-// instead of contending 32 ways on one address. (A __match_any_sync aggregation for every load
-// was measured 8x slower than CUB on the H200.)
+// instead of contending 32 ways on one address. (Aggregating every load by __match_any_sync was
+// far slower: docs/tuning.md, "Histogram".)
 template <typename Counter>
 __device__ __forceinline__ void add_sample(Counter* counters, int bin, int lane) {
     const int first = __shfl_sync(kAll, bin, 0);
@@ -50,8 +50,7 @@ __device__ __forceinline__ T from_bits(unsigned int bits) {
 // bin (the rule's range test branches, and binning each sample as it arrived left one load in
 // flight per thread). A whole chunk of an input aligned to 16 bytes loads as 16-byte vectors of
 // four samples (a quarter of the load instructions, no bounds tests); a partial one sample by
-// sample, -1 past the end. Vectors on the H200, 2^28 samples, 256 bins: float [0,1) 0.379 ->
-// 0.280 ms (CUB 0.281), u32 0.695 -> 0.513 ms (CUB 1.357).
+// sample, -1 past the end (docs/tuning.md, "Histogram").
 template <typename T>
 __device__ __forceinline__ void bin_whole_chunk(const T* __restrict__ chunk, const EvenBins<T>& rule,
                                                 int (&bin)[kHistItems]) {
@@ -123,19 +122,11 @@ __global__ void __launch_bounds__(kHistThreads)
 
 // Blocks of the histogram kernel: up to 2048, each taking chunks kHistThreads * kHistItems
 // apart. Every block flushes its counters once, a global atomic a bin, so with few chunks a block
-// the flushes' atomics on the same bins probably weigh (not profiled); float samples (a product
-// and a conversion a sample) take one wave of blocks, as many as the GPU holds at once, while the
-// chunks are at most kOneWaveMostChunks a block. H200, 256 bins, three rounds against 2048 blocks, ms
-// (bench/results/2026-12-04-primitives-h200-histogram-wave.md): float 2^24 0.0388-0.0391 ->
-// 0.0314-0.0315 (CUB 0.033-0.034), 2^26 0.0878-0.0909 -> 0.0820-0.0850; but 2^28 0.281-0.287 ->
-// 0.294-0.301, and u32 samples (a division by a constant a sample) lost at 2^24 and up (2^24
-// 0.0425-0.0431 -> 0.0440-0.0456, 2^28 0.512-0.521 -> 0.547-0.555), so they keep 2048.
-// The wave is the kernel's occupancy without its dynamic shared memory (the float kernel: 32
-// registers a thread, 8 blocks an SM, 1056 on the H200); 8 KiB of counters a block (256 bins)
-// leave it so, and the largest, 32 KiB (8192 bins), hold an SM to 7 blocks, where the grid is a
-// little more than one wave.
+// the flushes weigh: float samples take one wave of blocks (as many as the GPU holds at once, the
+// kernel's occupancy without its dynamic shared memory) while the chunks are at most
+// kOneWaveMostChunks a block; integer samples keep 2048 (docs/tuning.md, "Histogram").
 constexpr std::size_t kHistMostBlocks = 2048;
-constexpr std::size_t kOneWaveMostChunks = 16;  // 2^26: 15.5 a block, gained; 2^28: 62, lost; between: not measured
+constexpr std::size_t kOneWaveMostChunks = 16;
 
 template <typename T, bool kShared>
 unsigned histogram_blocks(std::size_t chunks) {

@@ -25,8 +25,7 @@
 namespace tilescan {
 
 /// Exact unsigned 64-bit division by a divisor fixed in advance, without a divide instruction
-/// (the GPU has none: a 64-bit `/` is a long software routine, which made the uint32 histogram 2.8x
-/// slower than the float one on the H200). Granlund and Montgomery's round-up method ("Division by
+/// (the GPU has none: a 64-bit `/` is a long software routine). Granlund and Montgomery's round-up method ("Division by
 /// invariant integers using multiplication", 1994, figure 4.1), for divisors d < 2^63:
 /// with l = ceil(log2 d), m = floor(2^64 (2^l - d) / d) + 1, t = mulhi(m, n),
 /// n / d = (t + ((n - t) >> min(l, 1))) >> max(l - 1, 0) for every n < 2^64.
@@ -69,8 +68,8 @@ struct EvenBins {
     ///@{ The range [lower, upper).
     T lower{}, upper{};
     ///@}
-    int bins = 0;        ///< number of bins
-    float scale = 0.0f;  ///< bins / (upper - lower) in float; floating point only
+    int bins = 0;                      ///< number of bins
+    float scale = 0.0f;                ///< bins / (upper - lower) in float; floating point only
     DivideByConstant divide_by_range;  ///< by upper - lower; integers only
 
     EvenBins() = default;  ///< No bins (histogram_even rejects it).

@@ -32,9 +32,7 @@ __device__ __forceinline__ std::size_t first_index_of_bin(std::uint64_t bin, std
 // each round probes 32 evenly spaced positions of the range left and keeps the stretch between
 // the last probe below `bin` and the first at or above it, so a search waits for about log32(n)
 // loads one after another instead of log2(n). An offsets kernel with few bins is nothing but that
-// wait (the renderer's 4097 tiles over 5.3M sorted pairs: 23 levels, 9-12 us). The renderer's bin
-// stage, H200, quick bench against the binary search (one round, 2026-12-01): rand10k 0.037 ->
-// 0.035 ms, rand100k 0.121 -> 0.113, rand1M 0.131 -> 0.126, micro2M 0.074 -> 0.072.
+// wait (docs/tuning.md, "Warp-wide lower bound").
 template <typename BinOf>
 __device__ __forceinline__ std::size_t warp_first_index_of_bin(std::uint64_t bin, std::size_t n, BinOf bin_of,
                                                                int lane) {

@@ -59,10 +59,8 @@ namespace tilescan::prim_detail {
 constexpr unsigned kSortFullMask = 0xffffffffu;
 constexpr int kSortThreads = kRadixSortThreads;
 // Bytes of keys ahead of its own tile that a onesweep pass of 32-bit keys alone asks the L2 cache
-// for as it takes its tile (0: never), as the scan's single pass does (kScanL2PrefetchBytes). H200,
-// 1 to 6 MiB ahead alike: uint32 keys at 2^28 5.42 -> 5.15 ms, at 2^24 unchanged; but pairs and
-// 64-bit keys lost 1-8 % at 2^24 (bench/results/2026-12-03-scan-h200-l2-prefetch.md), so they
-// do not prefetch.
+// for as it takes its tile (0: never), as the scan's single pass does (kScanL2PrefetchBytes);
+// pairs and 64-bit keys lost with it, so they do not prefetch (docs/tuning.md, "L2 prefetch").
 #ifndef TILESCAN_SORT_L2_PREFETCH_BYTES
 #define TILESCAN_SORT_L2_PREFETCH_BYTES (std::size_t(2) << 20)
 #endif
@@ -131,12 +129,12 @@ __host__ __device__ __forceinline__ DigitField digit_field_of_pass(int pass, int
 // this warp (counter before + peers in lower lanes). The peers, the lanes holding my digit in a
 // round, are found by each lane setting its bit in the warp's mask of its digit in shared memory,
 // one set of masks a round (zero between calls: the leaders clear theirs). One shared atomic a key
-// instead of one ballot per digit bit: the 8-bit sort of 2^28 uint32 keys took 7.64 ms against
-// 8.56 with ballots, which were faster than __match_any_sync (H200, docs/primitives.md). Each
+// instead of one ballot per digit bit, which were faster than __match_any_sync (docs/tuning.md,
+// "Radix sort ranking and counting"). Each
 // round's leader (its digit's highest peer) takes the counter and adds the round's count in one
 // atomicAdd, round after round, so a later round of the same digit starts after it. The rounds'
 // shared-memory round trips overlap: one round at a time, each waited for its mask, then its
-// counter (a read and a write), then a shuffle (H200, 2^28 uint32 keys: 6.03 -> 5.90 ms). Lanes of
+// counter (a read and a write), then a shuffle. Lanes of
 // one digit contend for its mask, so a round whose 32 keys share one digit (bit r of `uniform`,
 // known from the counting) skips the masks.
 template <int kRounds, int RADIX>
@@ -181,9 +179,7 @@ __device__ __forceinline__ bool round_is_uniform(unsigned digit) {
 // Counting: a shared atomicAdd of 1 a key, with no branch around it. The hardware combines the
 // lanes that add 1 to one word (one ATOMS.POPC.INC a round), so keys sharing a digit do not
 // contend. A vote that added 32 once for a round of one digit, and a branch around it, cost the
-// onesweep pass a shuffle's latency a round (Nsight Compute source counters, 2^28 uint32 keys on
-// the H200: the counting loop held 27 % of the pass's stall samples, CUB's 12 %; the sort took
-// 6.36 ms with the vote, 6.03 without).
+// onesweep pass a shuffle's latency a round (docs/tuning.md, "Radix sort ranking and counting").
 __device__ __forceinline__ void count_digit(std::uint32_t* counters, unsigned digit) {
     atomicAdd(&counters[digit], 1u);
 }
@@ -270,8 +266,8 @@ struct OnesweepShared {
     alignas(16) unsigned char stage[kStageBytes];
     std::uint32_t counters[kSortWarps][RADIX];
     // Rounds warp_rank ranks at once: two, but for 64-bit keys, whose third block an SM would not
-    // fit a second set of masks, and for 4-bit digits, whose 16 masks contend more (H200, 2^28
-    // uint32 keys: 9.79 ms one round at a time, 11.06 two).
+    // fit a second set of masks, and for 4-bit digits, whose 16 masks contend more (docs/tuning.md,
+    // "Radix sort ranking and counting").
     static constexpr int kRankRounds = sizeof(K) > 4 || RADIX_BITS < 8 ? 1 : 2;
     unsigned masks[kRankRounds][kSortWarps][RADIX];  // warp_rank's, zero between calls
     std::uint32_t scatter_base[RADIX];  // key i of the staged tile, of digit d, goes to scatter_base[d] + i
@@ -281,8 +277,8 @@ struct OnesweepShared {
 
 // The keys of digit d in the tiles before `tile` (slot tile·RADIX + d of each): aggregates are
 // added walking back until a tile's inclusive prefix (tile 0 publishes its prefix at once). One
-// slot a round trip: reading 4 or 8 at once was slower (H200, 2^28 uint32 keys: 8.56 ms one at a
-// time, 9.20 four, 9.91 eight), the predecessor's prefix being there most of the time.
+// slot a round trip: the predecessor's prefix is there most of the time, and reading several slots
+// at once was slower (docs/tuning.md, "Radix sort ranking and counting").
 template <int RADIX>
 __device__ __forceinline__ std::uint32_t digits_before(const scan_detail::StatusSlots<std::uint32_t>& slots,
                                                        std::size_t tile, unsigned d) {

@@ -39,22 +39,11 @@
 
 namespace tilescan {
 
-/// The GPU sort's tile: kRadixSortThreads threads sort radix_sort_items<K>() keys each at once.
-/// Measured on the H200 (2^28 uint32 keys, 8-bit digits, ms, before the two-round ranking of
-/// edb2d91): 256 x 16 keys 7.23, 256 x 24 6.27, 384 x 16 6.34, 384 x 20 6.71, 384 x 24 6.39,
-/// 512 x 16 6.71, 256 x 32 6.93; 384 x 16 was also the fastest for 32-bit pairs, for ordered
-/// binning and at 2^24.
+/// The GPU sort's tile: kRadixSortThreads threads sort radix_sort_items<K>() keys each at once
+/// (the fastest shape measured: docs/tuning.md, "Radix sort tile").
 constexpr int kRadixSortThreads = 384;
-/// Keys each thread of the GPU sort's tile holds: 20 for keys of 32 bits, 16 for 64. With the
-/// two-round ranking (edb2d91), 18 took 2^28 uint32 keys from 5.72 to 5.48 ms (CUB 5.45) and
-/// 32-bit pairs from 8.20 to 8.11, but 64-bit keys spilled and slowed (16.29 to 17.06 ms; H200,
-/// bench/results/2026-12-02-primitives-h200-radix-counting.md); 20 against 18 in one call (H200,
-/// 2026-12-02, bench/results/2026-12-02-primitives-h200-radix-items20.md): 2^28 uint32 keys 5.49
-/// -> 5.43 ms (CUB 5.46), 32-bit pairs 8.12 -> 7.80, 12-bit pairs 3.87 -> 3.71, 2^24 keys 0.407 ->
-/// 0.414. At the renderer's sizes (275K-18.7M words, 2026-12-03,
-/// bench/results/2026-12-03-primitives-h200-radix-shape-midsize.md) 384 x 20 was also the fastest
-/// or tied but for 275K words (12 keys: 0.030 -> 0.026 ms); 256 threads sorted 64-bit keys alone
-/// faster (2^24 1.16 -> 1.07 ms) and 64-bit pairs slower (1.32 -> 1.49).
+/// Keys each thread of the GPU sort's tile holds: 20 for keys of 32 bits, 16 for 64 (more would
+/// spill registers).
 template <typename K>
 constexpr int radix_sort_items() {
     return sizeof(K) > 4 ? 16 : 20;

@@ -279,11 +279,9 @@ struct LookbackCounters {
 // of the tiles the current GPU holds at once (kFastBlocksPerSM an SM), at least one; 0 for none.
 // Without a window, the blocks that a late tile's prefix releases finish together, their successors
 // start together, load together and look back together while nothing loads, and these waves last
-// hundreds of microseconds (a per-tile timeline at 2^28 int32: 19 tiles a microsecond in the first
-// 50 us, 35-39 after, 41-42, a copy's pace, only from about 350 us on; with a window of 256 tiles
-// the pace is reached within 50 us). With it, tiles take their turn to load in ticket order, and a
-// turn frees as the tile that many before publishes its aggregate: each wave's loads arrive in
-// order, so its prefixes, its stores and its successors' starts spread out too.
+// hundreds of microseconds (docs/tuning.md, "Look-back load window"). With it, tiles take their turn to load in ticket
+// order, and a turn frees as the tile that many before publishes its aggregate: each wave's loads arrive in order, so
+// its prefixes, its stores and its successors' starts spread out too.
 inline std::size_t load_window_tiles() {
     if (kLoadWindowPercent == 0) return 0;
     const std::size_t resident =
@@ -456,16 +454,11 @@ std::size_t resident_tile_capacity() {
     return std::min<std::size_t>(co_resident_blocks<kKernel, kFastThreads>(), std::size_t(kSuperblock) * kSuperblock);
 }
 
-// Whether a single pass whose tiles all fit at once runs faster resident. Measured on the H200
-// (2026-12-02, scan bench from 2^16 to 2^23, two rounds, us): over temporary storage always, one
-// launch instead of two (int32 sums at 2^20 11.5-11.9 against 14.1-17.3, float max 11.7-12.4
-// against 18.3-18.5); over storage that needs no clearing (a workspace) where the look-back is the
-// two-level one, whose tiles wait for superblocks to close (affine composition at 2^20 12.7-14.2
-// against 15.9-16.8, float max 11.7-12.4 against 12.7-13.8), but not where it is the single-level
-// one (int32 sums at 2^20 11.5-11.9 against 10.4-11.6, int64 13.8 against 13.6-14.1). So the
-// binning's own scans of counts (cleared by the caller, integer sums) stay as they were, and the
-// compactions' single pass (compaction.cuh), whose tile counts are integer sums too, follows the
-// same rule.
+// Whether a single pass whose tiles all fit at once runs faster resident: over temporary storage
+// always (one launch instead of two); over a workspace only where the look-back is the two-level
+// one, whose tiles wait for superblocks to close (docs/tuning.md, "Resident scan"). The
+// compactions' single pass (compaction.cuh), whose tile counts are integer sums, follows the same
+// rule.
 template <typename Out, typename Op>
 bool resident_scan_pays(bool clear_first) {
     return clear_first || !regroups_exactly<Out, Op>::value;
