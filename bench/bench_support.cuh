@@ -1,5 +1,5 @@
 // Helpers shared by the benchmark drivers (scan_bench.cu, primitives_bench.cu): random inputs,
-// the output check, the timing method of performance.md, and the table's formatting.
+// the output check, the timing method, and the table's formatting.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -57,8 +57,8 @@ std::uint64_t count_mismatches(const T* d_a, const T* d_b, std::size_t n, bool b
     return mismatches;
 }
 
-// performance.md's method: CUDA events around each call, 3 warm-up calls, median of `runs`
-// (of 5 when one call takes over 10 ms).
+// The timing method (docs/development.md, "Benchmarks"): CUDA events around each call, 3
+// warm-up calls, median of `runs`, or of 5 when the first timed call is slow.
 inline double median_ms(const std::function<void()>& run, int runs) {
     cudaEvent_t start, stop;
     TS_CUDA_CHECK(cudaEventCreate(&start));

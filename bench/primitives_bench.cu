@@ -2,9 +2,9 @@
 // sort, and ordered binning side by side with cub::DeviceSelect / DevicePartition, cub::DeviceRunLengthEncode
 // (NonTrivialRuns, for find_repeats), cub::DeviceHistogram, cub::DeviceRadixSort (also as the
 // sort-based binning peer, on 64-bit (bin, index) keys) and thrust::sort, in one run, following
-// shared/design/performance.md: inputs generated on the device (random, never zeros), CUDA events around each call, 3
-// warm-ups, median of 20 (10 with
-// --quick), every timed output checked (against CUB's output on the device, find_repeats against
+// the method of docs/development.md ("Benchmarks"): inputs generated on the device (random, never
+// zeros), CUDA events around each call, 3 warm-ups, median of 20 (10 with --quick), every timed
+// output checked (against CUB's output on the device, find_repeats against
 // the multi-threaded CPU version, the ordered-binning paths against the serial CPU binning). The
 // "ordered binning paths" rows time each binning path forced on the same input (2^12..2^18
 // elements into 4097 bins) to set ordered_binning's dispatch thresholds.

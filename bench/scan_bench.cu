@@ -1,6 +1,6 @@
 // The scan benchmark: our algorithms, cub::DeviceScan and cudaMemcpy of the same bytes, side by
-// side in one run, following shared/design/performance.md: CUDA events around each call, warm-up
-// first, the median of >= 20 runs (>= 5 for runs over 10 ms), inputs generated on the device
+// side in one run, following the method of docs/development.md ("Benchmarks"): CUDA events
+// around each call, warm-up first, the median of 20 runs (fewer for slow calls), inputs generated on the device
 // (random, never zeros), and every timed output compared with CUB's (itself checked against the
 // serial host reference up to 2^20 elements). Second, the seed chapter's experiment: the four
 // scan designs across sizes, with the operator applications each does, counted by a sum operator

@@ -1,5 +1,5 @@
 # Decide whether the CUDA parts are built. Sets TILESCAN_HAVE_CUDA and, when CUDA is on,
-# CMAKE_CUDA_ARCHITECTURES (the visible GPU's, else 90 for the H200) and the CUDA toolkit targets.
+# CMAKE_CUDA_ARCHITECTURES (the visible GPU's, else 90: Hopper) and the CUDA toolkit targets.
 include(CheckLanguage)
 set(TILESCAN_HAVE_CUDA OFF)
 if(TILESCAN_CUDA)
