@@ -45,6 +45,7 @@ py::array stack_columns(const py::object& source, const std::vector<std::string>
                              "; z may be left out)");
     }
     std::vector<py::array> columns(8);
+    bool given[8] = {};
     std::size_t count = 0;
     bool have_count = false;
     for (int c = 0; c < 8; ++c) {
@@ -55,6 +56,7 @@ py::array stack_columns(const py::object& source, const std::vector<std::string>
             throw InputError(where + ": column '" + kColumns[c] + "' is missing (columns: " + column_list() +
                              "; z may be left out)");
         }
+        given[c] = true;
         columns[c] = column_array(source[py::str(kColumns[c])], where + "['" + kColumns[c] + "']");
         const std::size_t n = static_cast<std::size_t>(columns[c].shape(0));
         if (have_count && n != count)
@@ -66,7 +68,7 @@ py::array stack_columns(const py::object& source, const std::vector<std::string>
     py::array_t<float> rows({static_cast<py::ssize_t>(count), py::ssize_t(8)});
     float* out = rows.mutable_data();
     for (int c = 0; c < 8; ++c) {
-        if (!columns[c]) {
+        if (!given[c]) {
             for (std::size_t i = 0; i < count; ++i) out[i * 8 + c] = 0.0f;
             continue;
         }

@@ -268,8 +268,9 @@ py::object radix_sort(const py::object& keys_object, const py::object& values_ob
     py::array keys = py::array(keys_in.dtype(), std::vector<py::ssize_t>{keys_in.shape(0)},
                                keys_in.data());  // a copy, sorted in place
     const std::size_t n = static_cast<std::size_t>(keys.shape(0));
-    py::array values;
-    if (!values_object.is_none()) {
+    const bool has_values = !values_object.is_none();
+    py::array values;  // (a default py::array is an empty array, not a null one)
+    if (has_values) {
         const py::array values_in = vector_argument(values_object, "values");
         if (values_in.shape(0) != keys_in.shape(0))
             throw InputError("values: " + std::to_string(values_in.shape(0)) + " values for " + std::to_string(n) +
@@ -281,7 +282,7 @@ py::object radix_sort(const py::object& keys_object, const py::object& values_ob
     with_key_type(keys, "keys", [&](auto type) {
         using K = decltype(type);
         K* k = static_cast<K*>(keys.mutable_data());
-        if (!values) {
+        if (!has_values) {
             py::gil_scoped_release release;
             if (method.serial)
                 serial_radix_sort_keys(k, n, begin_bit, end_bit, digit_bits);
@@ -296,7 +297,7 @@ py::object radix_sort(const py::object& keys_object, const py::object& values_ob
         }
         return 0;
     });
-    if (!values) return std::move(keys);
+    if (!has_values) return std::move(keys);
     return py::make_tuple(keys, values);
 }
 
