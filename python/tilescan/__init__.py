@@ -31,6 +31,11 @@ from ._tilescan import (
     write_image,
 )
 
+# Shown as tilescan.Scene, tilescan.InputError... rather than as members of the native module.
+for _name in ("BuiltinScene", "ImageDiff", "InputError", "OutOfMemoryError", "Renderer", "Scene"):
+    globals()[_name].__module__ = __name__
+del _name
+
 __all__ = [
     "BuiltinScene",
     "ImageDiff",
