@@ -11,8 +11,10 @@ PYBIND11_MODULE(_tilescan, module) {
     namespace py = pybind11;
     using namespace tilescan::python;
     module.doc() = "tilescan's native module: use the package `tilescan`.";
-    py::register_exception<tilescan::InputError>(module, "InputError", PyExc_ValueError);
-    py::register_exception<OutOfMemory>(module, "OutOfMemoryError", PyExc_MemoryError);
+    py::register_exception<tilescan::InputError>(module, "InputError", PyExc_ValueError).doc() =
+        "Bad input (a circle, a size, a file...): the message is one line naming what and where.";
+    py::register_exception<OutOfMemory>(module, "OutOfMemoryError", PyExc_MemoryError).doc() =
+        "Not enough memory for an image or a frame.";
     bind_scenes(module);
     bind_renderer(module);
     bind_images(module);

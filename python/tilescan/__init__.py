@@ -9,6 +9,8 @@ Every backend ("ref", "cpu", "cuda") gives the same bits as the `tilescan` comma
 docs/python.md for the whole interface.
 """
 
+import sys
+
 from ._tilescan import (
     BuiltinScene,
     ImageDiff,
@@ -57,3 +59,6 @@ __all__ = [
     "scan",
     "write_image",
 ]
+
+# `import tilescan.scan` works as for a submodule file (scan lives in the native module).
+sys.modules[__name__ + ".scan"] = scan
