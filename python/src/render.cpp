@@ -225,15 +225,22 @@ One frame renders at a time per Renderer; calls from several threads wait their 
              py::arg("background") = py::none(), py::arg("shading") = py::none(), py::arg("channels") = "rgb",
              py::arg("origin") = "upper", py::arg("out") = py::none(), "See tilescan.render_batch.");
 
-    module.def(
-        "render",
-        [](const py::object& circles, const py::object& size, const py::object& background, const py::object& shading,
-           const std::string& backend, const std::string& channels, const std::string& origin, const py::object& out) {
-            return shared_renderer(backend).render(circles, size, background, shading, channels, origin, out);
-        },
-        py::arg("circles"), py::arg("size") = py::none(), py::kw_only(), py::arg("background") = py::none(),
-        py::arg("shading") = py::none(), py::arg("backend") = "auto", py::arg("channels") = "rgb",
-        py::arg("origin") = "upper", py::arg("out") = py::none(), R"doc(
+    // The module's two functions: a Renderer's methods on the shared renderer of `backend`.
+    using Method = py::array (Renderer::*)(const py::object&, const py::object&, const py::object&, const py::object&,
+                                           const std::string&, const std::string&, const py::object&);
+    const auto def_shared = [&](const char* name, Method method, const char* input, const char* doc) {
+        module.def(
+            name,
+            [method](const py::object& scenes, const py::object& size, const py::object& background,
+                     const py::object& shading, const std::string& backend, const std::string& channels,
+                     const std::string& origin, const py::object& out) {
+                return (shared_renderer(backend).*method)(scenes, size, background, shading, channels, origin, out);
+            },
+            py::arg(input), py::arg("size") = py::none(), py::kw_only(), py::arg("background") = py::none(),
+            py::arg("shading") = py::none(), py::arg("backend") = "auto", py::arg("channels") = "rgb",
+            py::arg("origin") = "upper", py::arg("out") = py::none(), doc);
+    };
+    def_shared("render", &Renderer::render, "circles", R"doc(
 Renders circles into a new (H, W, 3) or (H, W, 4) float32 array.
 
 circles: an (N, 8) float32 array (x y z radius r g b a per row, the scene format's order, drawn in
@@ -247,15 +254,7 @@ origin: "upper" (row 0 at the top, as images are shown) or "lower" (row 0 at the
 out: a float32 C-contiguous array of the result's shape to write into instead.
 The bits equal `tilescan render` with the same scene and size, on every backend.
 )doc");
-    module.def(
-        "render_batch",
-        [](const py::object& scenes, const py::object& size, const py::object& background, const py::object& shading,
-           const std::string& backend, const std::string& channels, const std::string& origin, const py::object& out) {
-            return shared_renderer(backend).render_batch(scenes, size, background, shading, channels, origin, out);
-        },
-        py::arg("scenes"), py::arg("size") = py::none(), py::kw_only(), py::arg("background") = py::none(),
-        py::arg("shading") = py::none(), py::arg("backend") = "auto", py::arg("channels") = "rgb",
-        py::arg("origin") = "upper", py::arg("out") = py::none(), R"doc(
+    def_shared("render_batch", &Renderer::render_batch, "scenes", R"doc(
 Renders B scenes in one call into a (B, H, W, 3|4) float32 array, each frame equal to render().
 
 scenes: a (B, N, 8) float32 array or a sequence of anything render() takes (counts may differ).

@@ -363,18 +363,16 @@ dtype: the result's dtype: the input's (default), or uint32 -> uint64, int32 -> 
 Integers are exact on every algorithm; float results depend on the algorithm's grouping.
 )doc";
     static const std::string inclusive_doc = "Inclusive" + scan_doc, exclusive_doc = "Exclusive" + scan_doc;
-    module.def(
-        "inclusive_scan",
-        [](const py::object& a, const std::string& op, const std::string& algorithm, const py::object& dtype,
-           unsigned threads) { return scan(a, op, algorithm, dtype, threads, false); },
-        py::arg("a"), py::kw_only(), py::arg("op") = "sum", py::arg("algorithm") = "cpu", py::arg("dtype") = py::none(),
-        py::arg("threads") = 0, inclusive_doc.c_str());
-    module.def(
-        "exclusive_scan",
-        [](const py::object& a, const std::string& op, const std::string& algorithm, const py::object& dtype,
-           unsigned threads) { return scan(a, op, algorithm, dtype, threads, true); },
-        py::arg("a"), py::kw_only(), py::arg("op") = "sum", py::arg("algorithm") = "cpu", py::arg("dtype") = py::none(),
-        py::arg("threads") = 0, exclusive_doc.c_str());
+    for (const bool exclusive : {false, true}) {
+        module.def(
+            exclusive ? "exclusive_scan" : "inclusive_scan",
+            [exclusive](const py::object& a, const std::string& op, const std::string& algorithm,
+                        const py::object& dtype,
+                        unsigned threads) { return scan(a, op, algorithm, dtype, threads, exclusive); },
+            py::arg("a"), py::kw_only(), py::arg("op") = "sum", py::arg("algorithm") = "cpu",
+            py::arg("dtype") = py::none(), py::arg("threads") = 0,
+            exclusive ? exclusive_doc.c_str() : inclusive_doc.c_str());
+    }
     module.def("compact", &compact, py::arg("a"), py::arg("mask"), py::kw_only(), py::arg("algorithm") = "cpu",
                py::arg("threads") = 0,
                "The elements of `a` whose mask entry (bool or uint8) is set, in order: a[mask] by stream "

@@ -82,52 +82,24 @@ class Renderer:
     @property
     def stats(self) -> dict: ...
     def render(
-        self,
-        circles: Union[Circles, Scene],
-        size: Union[Size, None] = None,
-        *,
-        background: Union[Background, None] = None,
-        shading: Union[str, None] = None,
-        channels: str = "rgb",
-        origin: str = "upper",
-        out: Union[FloatArray, None] = None,
-    ) -> FloatArray: ...
+        self, circles: Union[Circles, Scene], size: Union[Size, None] = None, *,
+        background: Union[Background, None] = None, shading: Union[str, None] = None, channels: str = "rgb",
+        origin: str = "upper", out: Union[FloatArray, None] = None) -> FloatArray: ...
     def render_batch(
-        self,
-        scenes: Union[FloatArray, Sequence[Union[Circles, Scene]]],
-        size: Union[Size, None] = None,
-        *,
-        background: Union[Background, None] = None,
-        shading: Union[str, None] = None,
-        channels: str = "rgb",
-        origin: str = "upper",
-        out: Union[FloatArray, None] = None,
-    ) -> FloatArray: ...
+        self, scenes: Union[FloatArray, Sequence[Union[Circles, Scene]]], size: Union[Size, None] = None, *,
+        background: Union[Background, None] = None, shading: Union[str, None] = None, channels: str = "rgb",
+        origin: str = "upper", out: Union[FloatArray, None] = None) -> FloatArray: ...
 
 def render(
-    circles: Union[Circles, Scene],
-    size: Union[Size, None] = None,
-    *,
-    background: Union[Background, None] = None,
-    shading: Union[str, None] = None,
-    backend: str = "auto",
-    channels: str = "rgb",
-    origin: str = "upper",
-    out: Union[FloatArray, None] = None,
-) -> FloatArray:
+    circles: Union[Circles, Scene], size: Union[Size, None] = None, *, background: Union[Background, None] = None,
+    shading: Union[str, None] = None, backend: str = "auto", channels: str = "rgb", origin: str = "upper",
+    out: Union[FloatArray, None] = None) -> FloatArray:
     """Renders circles into a new (H, W, 3|4) float32 array, row 0 at the top (origin="upper")."""
 
 def render_batch(
-    scenes: Union[FloatArray, Sequence[Union[Circles, Scene]]],
-    size: Union[Size, None] = None,
-    *,
-    background: Union[Background, None] = None,
-    shading: Union[str, None] = None,
-    backend: str = "auto",
-    channels: str = "rgb",
-    origin: str = "upper",
-    out: Union[FloatArray, None] = None,
-) -> FloatArray:
+    scenes: Union[FloatArray, Sequence[Union[Circles, Scene]]], size: Union[Size, None] = None, *,
+    background: Union[Background, None] = None, shading: Union[str, None] = None, backend: str = "auto",
+    channels: str = "rgb", origin: str = "upper", out: Union[FloatArray, None] = None) -> FloatArray:
     """Renders B scenes into a (B, H, W, 3|4) float32 array, each frame equal to render()."""
 
 def builtin_scene_names() -> list[str]: ...
