@@ -1,6 +1,7 @@
 // Python objects to tilescan's types and back (see convert.h).
 #include "convert.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <new>
