@@ -2,7 +2,7 @@
 """Fits a picture with N translucent circles by hill climbing, rendering the candidates in batches.
 
     python3 examples/python/approximate.py [TARGET.png] [--circles 100] [--steps 300] [--batch 32]
-        [--size 96] [--backend auto] [--threads 1] [--out approximation.png]
+        [--size 96] [--backend auto] [--threads 1] [--batch-threads 1] [--out approximation.png]
 
 Each step mutates one circle of the current best in `batch` different ways (position, radius,
 colour, alpha), renders all of them in one render_batch call, and keeps the best candidate when it
@@ -64,14 +64,16 @@ def main():
     parser.add_argument("--size", type=int, default=96)
     parser.add_argument("--backend", default="auto")
     parser.add_argument("--threads", type=int, default=1,
-                        help="cpu backend threads (default 1: frames this small render fastest on one; 0: all cores)")
+                        help="cpu backend threads per frame (default 1: frames this small render fastest on one)")
+    parser.add_argument("--batch-threads", type=int, default=1,
+                        help="frames of a batch rendered side by side (0: one per core; default 1)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", default="approximation.png")
     args = parser.parse_args()
 
     rng = np.random.default_rng(args.seed)
     target = load_target(args.target, args.size)
-    renderer = tilescan.Renderer(args.backend, threads=args.threads)
+    renderer = tilescan.Renderer(args.backend, threads=args.threads, batch_threads=args.batch_threads)
     best = random_circles(rng, args.circles, target)
     best_error = float(np.mean((renderer.render(best, args.size) - target) ** 2))
     start_error = best_error

@@ -6,6 +6,8 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
+#include <exception>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -16,6 +18,7 @@
 
 #include "bindings.h"
 #include "convert.h"
+#include "kernels/scan/scan_cpu.h"  // cpu_parallel_ranges, cpu_scan_default_threads
 #include "renderer/backend.h"
 #include "renderer/errors.h"
 #include "typed_arrays.h"
@@ -34,16 +37,30 @@ struct Frame {
     std::string where;
 };
 
+// What renders one frame at a time: a backend, the scene model of array frames (and of overridden
+// scenes), capacity kept across calls, and the float image, reallocated only when the size changes.
+struct Worker {
+    std::unique_ptr<Backend> backend;
+    Scene scene;
+    Image image;
+    RenderStats stats;
+};
+
 class Renderer {
 public:
-    Renderer(const std::string& backend, unsigned threads, std::uint64_t max_bin_bytes) {
-        BackendOptions options;
-        options.threads = threads;
-        options.max_bin_bytes = max_bin_bytes;
-        backend_ = make_backend(backend, options);
+    Renderer(const std::string& backend, unsigned threads, std::uint64_t max_bin_bytes, unsigned batch_threads)
+        : backend_name_(backend) {
+        options_.threads = threads;
+        options_.max_bin_bytes = max_bin_bytes;
+        workers_.push_back(Worker{make_backend(backend, options_), {}, {}, {}});
+        // Host backends render a batch's frames side by side, each worker with a backend of its own
+        // (a backend renders one frame at a time); the cuda backend keeps its one device stream.
+        batch_threads_ = workers_[0].backend->renders_on_device()
+                             ? 1u
+                             : (batch_threads == 0 ? cpu_scan_default_threads() : batch_threads);
     }
 
-    std::string backend() const { return backend_->name(); }
+    std::string backend() const { return workers_[0].backend->name(); }
 
     py::array render(const py::object& circles, const py::object& size, const py::object& background,
                      const py::object& shading, const std::string& channels, const std::string& origin,
@@ -72,12 +89,13 @@ public:
 
     py::dict stats() const {
         py::dict stats;
-        stats["total_ms"] = stats_.total_ms;
-        stats["pairs"] = stats_.pairs;
-        stats["bands"] = stats_.bands;
-        stats["blends"] = stats_.counted_blends ? py::object(py::int_(stats_.blends)) : py::object(py::none());
+        stats["total_ms"] = last_stats_.total_ms;
+        stats["pairs"] = last_stats_.pairs;
+        stats["bands"] = last_stats_.bands;
+        stats["blends"] =
+            last_stats_.counted_blends ? py::object(py::int_(last_stats_.blends)) : py::object(py::none());
         py::list stages;
-        for (const StageTime& stage : stats_.stages) stages.append(py::make_tuple(stage.name, stage.ms));
+        for (const StageTime& stage : last_stats_.stages) stages.append(py::make_tuple(stage.name, stage.ms));
         stats["stages"] = stages;
         return stats;
     }
@@ -119,35 +137,62 @@ private:
 
         py::gil_scoped_release release;
         std::lock_guard<std::mutex> lock(mutex_);
-        if (image_.width != size.width || image_.height != size.height) {
-            image_ = Image();  // the old buffer goes before the new one comes
-            image_ = allocate_image(size.width, size.height);
-        }
-        for (std::size_t i = 0; i < frames.size(); ++i) {
-            const Frame& frame = frames[i];
-            const Scene* scene = frame.scene;
-            if (!scene || background || shading) {
-                if (frame.scene) {
-                    scene_ = *frame.scene;
-                } else {
-                    fill_circles(scene_, frame.rows);
-                    scene_.shading = kShadingFlat;
-                    scene_.background = {kBackgroundWhite, 1.0f, 1.0f, 1.0f};
+        const std::size_t workers = std::min<std::size_t>(batch_threads_, frames.size());
+        while (workers_.size() < workers) workers_.push_back(Worker{make_backend(backend_name_, options_), {}, {}, {}});
+        // Worker w renders frames w, w + workers, ...; each stops at its first failure, and the
+        // failure of the lowest frame is raised, as a serial loop would raise it.
+        std::vector<std::size_t> failed_frame(workers, frames.size());
+        std::vector<std::exception_ptr> failure(workers);
+        if (workers == 0) return out;
+        cpu_parallel_ranges(workers, static_cast<unsigned>(workers), [&](std::size_t first, std::size_t last) {
+            for (std::size_t w = first; w < last; ++w) {
+                for (std::size_t i = w; i < frames.size(); i += workers) {
+                    try {
+                        render_frame(workers_[w], frames[i], size, background, shading);
+                        copy_image_out(workers_[w].image, pixels + i * frame_floats, channels, upper);
+                    } catch (...) {
+                        failed_frame[w] = i;
+                        failure[w] = std::current_exception();
+                        break;
+                    }
                 }
-                if (shading) scene_.shading = *shading;
-                if (background) scene_.background = *background;
-                scene = &scene_;
             }
-            validate_scene(*scene, frame.where);
-            try {
-                stats_ = backend_->render(*scene, image_);
-            } catch (const std::bad_alloc&) {
-                throw OutOfMemory("not enough memory to render " + std::to_string(scene->size()) + " circles at " +
-                                  std::to_string(size.width) + "x" + std::to_string(size.height));
-            }
-            copy_image_out(image_, pixels + i * frame_floats, channels, upper);
-        }
+        });
+        std::size_t first_failure = 0;
+        for (std::size_t w = 1; w < workers; ++w)
+            if (failed_frame[w] < failed_frame[first_failure]) first_failure = w;
+        if (failure[first_failure]) std::rethrow_exception(failure[first_failure]);
+        last_stats_ = workers_[(frames.size() - 1) % workers].stats;
         return out;
+    }
+
+    static void render_frame(Worker& worker, const Frame& frame, const ImageSize& size,
+                             const std::optional<BackgroundParams>& background,
+                             const std::optional<ShadingKind>& shading) {
+        const Scene* scene = frame.scene;
+        if (!scene || background || shading) {
+            if (frame.scene) {
+                worker.scene = *frame.scene;
+            } else {
+                fill_circles(worker.scene, frame.rows);
+                worker.scene.shading = kShadingFlat;
+                worker.scene.background = {kBackgroundWhite, 1.0f, 1.0f, 1.0f};
+            }
+            if (shading) worker.scene.shading = *shading;
+            if (background) worker.scene.background = *background;
+            scene = &worker.scene;
+        }
+        validate_scene(*scene, frame.where);
+        try {
+            if (worker.image.width != size.width || worker.image.height != size.height) {
+                worker.image = Image();  // the old buffer goes before the new one comes
+                worker.image = allocate_image(size.width, size.height);
+            }
+            worker.stats = worker.backend->render(*scene, worker.image);
+        } catch (const std::bad_alloc&) {
+            throw OutOfMemory("not enough memory to render " + std::to_string(scene->size()) + " circles at " +
+                              std::to_string(size.width) + "x" + std::to_string(size.height));
+        }
     }
 
     // The size named, else the frames' own (a Scene's size line), which must agree, else the default.
@@ -185,10 +230,11 @@ private:
         return array;
     }
 
-    std::unique_ptr<Backend> backend_;
-    Scene scene_;  // the circles of array frames (and of overridden scenes), capacity kept across calls
-    Image image_;  // the backend's float image, reallocated only when the size changes
-    RenderStats stats_;
+    std::string backend_name_;
+    BackendOptions options_;
+    unsigned batch_threads_ = 1;
+    std::vector<Worker> workers_;  // [0] renders single frames; more join for batches
+    RenderStats last_stats_;       // the last frame's
     std::mutex mutex_;
 };
 
@@ -196,7 +242,7 @@ private:
 Renderer& shared_renderer(const std::string& backend) {
     static std::map<std::string, std::unique_ptr<Renderer>> renderers;
     std::unique_ptr<Renderer>& renderer = renderers[backend];
-    if (!renderer) renderer = std::make_unique<Renderer>(backend, 0, 0);
+    if (!renderer) renderer = std::make_unique<Renderer>(backend, 0, 0, 1);
     return *renderer;
 }
 
@@ -206,15 +252,18 @@ void bind_renderer(py::module_& module) {
     py::class_<Renderer>(module, "Renderer", R"doc(
 A backend and its buffers, kept from call to call (animation, fitting loops).
 
-Renderer(backend="auto", *, threads=0, max_bin_bytes=0)
+Renderer(backend="auto", *, threads=0, max_bin_bytes=0, batch_threads=1)
 
 backend: "auto" (cuda when a device is present, else cpu), "cpu", "ref" or "cuda".
 threads: the cpu backend's worker threads (0: all cores).
 max_bin_bytes: the tile backends' bin-memory budget (0: the default share of memory).
+batch_threads: frames of a render_batch call rendered side by side, each by a backend of its own
+  (0: one per core; host backends only). Small frames render fastest with threads=1 and
+  batch_threads=0: a frame's own threads cost more than such a frame.
 One frame renders at a time per Renderer; calls from several threads wait their turn.
 )doc")
-        .def(py::init<const std::string&, unsigned, std::uint64_t>(), py::arg("backend") = "auto", py::kw_only(),
-             py::arg("threads") = 0, py::arg("max_bin_bytes") = 0)
+        .def(py::init<const std::string&, unsigned, std::uint64_t, unsigned>(), py::arg("backend") = "auto",
+             py::kw_only(), py::arg("threads") = 0, py::arg("max_bin_bytes") = 0, py::arg("batch_threads") = 1)
         .def_property_readonly("backend", &Renderer::backend, "The backend's name: \"ref\", \"cpu\" or \"cuda\".")
         .def_property_readonly("stats", &Renderer::stats,
                                "What the last frame measured: total_ms, pairs, bands, blends, stages.")

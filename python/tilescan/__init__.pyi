@@ -76,7 +76,9 @@ class BuiltinScene:
 class Renderer:
     """A backend and its buffers, kept from call to call."""
 
-    def __init__(self, backend: str = "auto", *, threads: int = 0, max_bin_bytes: int = 0) -> None: ...
+    def __init__(
+        self, backend: str = "auto", *, threads: int = 0, max_bin_bytes: int = 0, batch_threads: int = 1
+    ) -> None: ...
     @property
     def backend(self) -> str: ...
     @property

@@ -148,6 +148,23 @@ def test_batches_equal_single_calls():
     assert tilescan.render_batch([], 8).shape == (0, 8, 8, 3)
 
 
+@pytest.mark.parametrize("backend", ["cpu", "ref"])
+def test_batches_rendered_side_by_side_equal_single_calls(backend):
+    scenes = [random_circles(n, seed=30 + n) for n in (5, 300, 0, 77, 1000, 1)]
+    renderer = tilescan.Renderer(backend, threads=1, batch_threads=0)
+    batch = renderer.render_batch(scenes, (WIDTH, HEIGHT), channels="rgba")
+    for b, circles in enumerate(scenes):
+        assert_bits_equal(batch[b], tilescan.render(circles, (WIDTH, HEIGHT), backend="ref", channels="rgba"))
+    assert renderer.stats["total_ms"] >= 0
+    # the first bad frame is the one named, whichever worker met it
+    bad = [scenes[0], scenes[1], scenes[2], random_circles(3, seed=1), scenes[4]]
+    bad[3][1, 3] = -1
+    bad[4] = bad[4].copy()
+    bad[4][0, 7] = 2
+    with pytest.raises(ValueError, match=r"^scenes\[3\]: circle 1: radius is negative"):
+        tilescan.Renderer(backend, batch_threads=3).render_batch(bad, 16)
+
+
 def test_renderer_keeps_working_across_sizes_and_writes_into_out():
     renderer = tilescan.Renderer("cpu", threads=2)
     assert renderer.backend == "cpu"
