@@ -1,0 +1,314 @@
+// Rendering from Python: the Renderer class (a backend and its buffers, kept across calls) and the
+// module's render / render_batch, which keep one Renderer per backend name. Circles are converted
+// and checked while the GIL is held; rendering and the copy into the output array run without it,
+// one frame at a time per Renderer (a backend is not thread-safe).
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <algorithm>
+#include <exception>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <new>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "bindings.h"
+#include "convert.h"
+#include "kernels/scan/scan_cpu.h"  // cpu_parallel_ranges, cpu_scan_default_threads
+#include "renderer/backend.h"
+#include "renderer/errors.h"
+#include "typed_arrays.h"
+
+namespace tilescan::python {
+
+namespace {
+
+// The image size a call renders at when it names none: a scene's own, else the command line's.
+constexpr int kDefaultSide = 1024;
+
+// One frame of a call: a Scene object, or rows of an (N, 8) array, kept alive by the caller.
+struct Frame {
+    const Scene* scene = nullptr;
+    CircleRows rows;
+    std::string where;
+};
+
+// What renders one frame at a time: a backend, the scene model of array frames (and of overridden
+// scenes), capacity kept across calls, and the float image, reallocated only when the size changes.
+struct Worker {
+    std::unique_ptr<Backend> backend;
+    Scene scene;
+    Image image;
+    RenderStats stats;
+};
+
+class Renderer {
+public:
+    Renderer(const std::string& backend, unsigned threads, std::uint64_t max_bin_bytes, unsigned batch_threads)
+        : backend_name_(backend) {
+        options_.threads = threads;
+        options_.max_bin_bytes = max_bin_bytes;
+        workers_.push_back(Worker{make_backend(backend, options_), {}, {}, {}});
+        // Host backends render a batch's frames side by side, each worker with a backend of its own
+        // (a backend renders one frame at a time); the cuda backend keeps its one device stream.
+        batch_threads_ = workers_[0].backend->renders_on_device()
+                             ? 1u
+                             : (batch_threads == 0 ? cpu_scan_default_threads() : batch_threads);
+    }
+
+    std::string backend() const { return workers_[0].backend->name(); }
+
+    py::array render(const py::object& circles, const py::object& size, const py::object& background,
+                     const py::object& shading, const std::string& channels, const std::string& origin,
+                     const py::object& out) {
+        return run({circles}, false, size, background, shading, channels, origin, out);
+    }
+
+    py::array render_batch(const py::object& scenes, const py::object& size, const py::object& background,
+                           const py::object& shading, const std::string& channels, const std::string& origin,
+                           const py::object& out) {
+        std::vector<py::object> items;
+        if (py::isinstance<py::array>(scenes)) {
+            const py::array array = py::reinterpret_borrow<py::array>(scenes);
+            if (array.ndim() != 3 || array.shape(2) != 8)
+                throw InputError("scenes: expected a (B, N, 8) array or a sequence of scenes, got shape " +
+                                 shape_text(array));
+            for (py::ssize_t b = 0; b < array.shape(0); ++b) items.push_back(array[py::int_(b)]);
+        } else if (py::isinstance<py::sequence>(scenes) && !py::isinstance<py::str>(scenes)) {
+            for (const py::handle item : scenes) items.push_back(py::reinterpret_borrow<py::object>(item));
+        } else {
+            throw InputError("scenes: expected a (B, N, 8) array or a sequence of scenes, got " +
+                             std::string(py::str(py::type::of(scenes).attr("__name__"))));
+        }
+        return run(items, true, size, background, shading, channels, origin, out);
+    }
+
+    py::dict stats() const {
+        py::dict stats;
+        stats["total_ms"] = last_stats_.total_ms;
+        stats["pairs"] = last_stats_.pairs;
+        stats["bands"] = last_stats_.bands;
+        stats["blends"] =
+            last_stats_.counted_blends ? py::object(py::int_(last_stats_.blends)) : py::object(py::none());
+        py::list stages;
+        for (const StageTime& stage : last_stats_.stages) stages.append(py::make_tuple(stage.name, stage.ms));
+        stats["stages"] = stages;
+        return stats;
+    }
+
+private:
+    py::array run(const std::vector<py::object>& items, bool batch, const py::object& size_object,
+                  const py::object& background_object, const py::object& shading_object,
+                  const std::string& channels_name, const std::string& origin, const py::object& out_object) {
+        const int channels = parse_channels(channels_name, "channels");
+        const bool upper = parse_origin_upper(origin, "origin");
+        std::optional<BackgroundParams> background;
+        if (!background_object.is_none()) background = parse_background(background_object, "background");
+        std::optional<ShadingKind> shading;
+        if (!shading_object.is_none()) shading = parse_shading(py::str(shading_object), "shading");
+
+        // Conversions hold new arrays (named columns, lists): `keep` owns them until the frames are done.
+        std::vector<py::object> keep;
+        std::vector<Frame> frames;
+        for (std::size_t i = 0; i < items.size(); ++i) {
+            Frame frame;
+            frame.where = batch ? "scenes[" + std::to_string(i) + "]" : "circles";
+            if (py::isinstance<Scene>(items[i])) {
+                frame.scene = &items[i].cast<const Scene&>();
+                keep.push_back(items[i]);
+            } else {
+                py::array array = circle_array(items[i], frame.where);
+                frame.rows = circle_rows(array, frame.where);
+                keep.push_back(array);
+            }
+            frames.push_back(std::move(frame));
+        }
+        const ImageSize size = frame_size(frames, size_object);
+
+        std::vector<py::ssize_t> shape = {size.height, size.width, channels};
+        if (batch) shape.insert(shape.begin(), static_cast<py::ssize_t>(frames.size()));
+        py::array out = output_array(out_object, shape);
+        float* const pixels = static_cast<float*>(out.mutable_data());
+        const std::size_t frame_floats = static_cast<std::size_t>(size.width) * size.height * channels;
+
+        py::gil_scoped_release release;
+        std::lock_guard<std::mutex> lock(mutex_);
+        const std::size_t workers = std::min<std::size_t>(batch_threads_, frames.size());
+        while (workers_.size() < workers) workers_.push_back(Worker{make_backend(backend_name_, options_), {}, {}, {}});
+        // Worker w renders frames w, w + workers, ...; each stops at its first failure, and the
+        // failure of the lowest frame is raised, as a serial loop would raise it.
+        std::vector<std::size_t> failed_frame(workers, frames.size());
+        std::vector<std::exception_ptr> failure(workers);
+        if (workers == 0) return out;
+        cpu_parallel_ranges(workers, static_cast<unsigned>(workers), [&](std::size_t first, std::size_t last) {
+            for (std::size_t w = first; w < last; ++w) {
+                for (std::size_t i = w; i < frames.size(); i += workers) {
+                    try {
+                        render_frame(workers_[w], frames[i], size, background, shading);
+                        copy_image_out(workers_[w].image, pixels + i * frame_floats, channels, upper);
+                    } catch (...) {
+                        failed_frame[w] = i;
+                        failure[w] = std::current_exception();
+                        break;
+                    }
+                }
+            }
+        });
+        std::size_t first_failure = 0;
+        for (std::size_t w = 1; w < workers; ++w)
+            if (failed_frame[w] < failed_frame[first_failure]) first_failure = w;
+        if (failure[first_failure]) std::rethrow_exception(failure[first_failure]);
+        last_stats_ = workers_[(frames.size() - 1) % workers].stats;
+        return out;
+    }
+
+    static void render_frame(Worker& worker, const Frame& frame, const ImageSize& size,
+                             const std::optional<BackgroundParams>& background,
+                             const std::optional<ShadingKind>& shading) {
+        const Scene* scene = frame.scene;
+        if (!scene || background || shading) {
+            if (frame.scene) {
+                worker.scene = *frame.scene;
+            } else {
+                fill_circles(worker.scene, frame.rows);
+                worker.scene.shading = kShadingFlat;
+                worker.scene.background = {kBackgroundWhite, 1.0f, 1.0f, 1.0f};
+            }
+            if (shading) worker.scene.shading = *shading;
+            if (background) worker.scene.background = *background;
+            scene = &worker.scene;
+        }
+        validate_scene(*scene, frame.where);
+        try {
+            if (worker.image.width != size.width || worker.image.height != size.height) {
+                worker.image = Image();  // the old buffer goes before the new one comes
+                worker.image = allocate_image(size.width, size.height);
+            }
+            worker.stats = worker.backend->render(*scene, worker.image);
+        } catch (const std::bad_alloc&) {
+            throw OutOfMemory("not enough memory to render " + std::to_string(scene->size()) + " circles at " +
+                              std::to_string(size.width) + "x" + std::to_string(size.height));
+        }
+    }
+
+    // The size named, else the frames' own (a Scene's size line), which must agree, else the default.
+    static ImageSize frame_size(const std::vector<Frame>& frames, const py::object& size) {
+        if (!size.is_none()) return parse_image_size(size, "size");
+        ImageSize chosen{kDefaultSide, kDefaultSide};
+        bool from_scene = false;
+        for (const Frame& frame : frames) {
+            if (!frame.scene || frame.scene->default_width <= 0) continue;
+            const ImageSize own{frame.scene->default_width, frame.scene->default_height};
+            if (from_scene && (own.width != chosen.width || own.height != chosen.height))
+                throw InputError("size: the scenes name different sizes (" + std::to_string(chosen.width) + "x" +
+                                 std::to_string(chosen.height) + ", " + std::to_string(own.width) + "x" +
+                                 std::to_string(own.height) + "): pass size=");
+            chosen = own;
+            from_scene = true;
+        }
+        return chosen;
+    }
+
+    static py::array output_array(const py::object& out, const std::vector<py::ssize_t>& shape) {
+        if (out.is_none()) return py::array_t<float>(shape);
+        if (!py::isinstance<py::array>(out)) throw InputError("out: expected a numpy array");
+        py::array array = py::reinterpret_borrow<py::array>(out);
+        require_dtype<float>(array, "out");
+        require_c_contiguous(array, "out");
+        if (!array.writeable()) throw InputError("out: the array is read-only");
+        bool same = array.ndim() == static_cast<py::ssize_t>(shape.size());
+        for (std::size_t d = 0; same && d < shape.size(); ++d) same = array.shape(d) == shape[d];
+        if (!same) {
+            std::string want = "(";
+            for (std::size_t d = 0; d < shape.size(); ++d) want += (d ? ", " : "") + std::to_string(shape[d]);
+            throw InputError("out: shape " + shape_text(array) + ", expected " + want + ")");
+        }
+        return array;
+    }
+
+    std::string backend_name_;
+    BackendOptions options_;
+    unsigned batch_threads_ = 1;
+    std::vector<Worker> workers_;  // [0] renders single frames; more join for batches
+    RenderStats last_stats_;       // the last frame's
+    std::mutex mutex_;
+};
+
+// The module's render / render_batch: one Renderer per backend name, made at first use.
+Renderer& shared_renderer(const std::string& backend) {
+    static std::map<std::string, std::unique_ptr<Renderer>> renderers;
+    std::unique_ptr<Renderer>& renderer = renderers[backend];
+    if (!renderer) renderer = std::make_unique<Renderer>(backend, 0, 0, 1);
+    return *renderer;
+}
+
+}  // namespace
+
+void bind_renderer(py::module_& module) {
+    py::class_<Renderer>(module, "Renderer", R"doc(
+A backend and its buffers, kept from call to call (animation, fitting loops).
+
+Renderer(backend="auto", *, threads=0, max_bin_bytes=0, batch_threads=1)
+
+backend: "auto" (cuda when a device is present, else cpu), "cpu", "ref" or "cuda".
+threads: the cpu backend's worker threads (0: all cores).
+max_bin_bytes: the tile backends' bin-memory budget (0: the default share of memory).
+batch_threads: frames of a render_batch call rendered side by side, each by a backend of its own
+  (0: one per core; host backends only). Small frames render fastest with threads=1 and
+  batch_threads=0: a frame's own threads cost more than such a frame.
+One frame renders at a time per Renderer; calls from several threads wait their turn.
+)doc")
+        .def(py::init<const std::string&, unsigned, std::uint64_t, unsigned>(), py::arg("backend") = "auto",
+             py::kw_only(), py::arg("threads") = 0, py::arg("max_bin_bytes") = 0, py::arg("batch_threads") = 1)
+        .def_property_readonly("backend", &Renderer::backend, "The backend's name: \"ref\", \"cpu\" or \"cuda\".")
+        .def_property_readonly("stats", &Renderer::stats,
+                               "What the last frame measured: total_ms, pairs, bands, blends, stages.")
+        .def("render", &Renderer::render, py::arg("circles"), py::arg("size") = py::none(), py::kw_only(),
+             py::arg("background") = py::none(), py::arg("shading") = py::none(), py::arg("channels") = "rgb",
+             py::arg("origin") = "upper", py::arg("out") = py::none(), "See tilescan.render.")
+        .def("render_batch", &Renderer::render_batch, py::arg("scenes"), py::arg("size") = py::none(), py::kw_only(),
+             py::arg("background") = py::none(), py::arg("shading") = py::none(), py::arg("channels") = "rgb",
+             py::arg("origin") = "upper", py::arg("out") = py::none(), "See tilescan.render_batch.");
+
+    // The module's two functions: a Renderer's methods on the shared renderer of `backend`.
+    using Method = py::array (Renderer::*)(const py::object&, const py::object&, const py::object&, const py::object&,
+                                           const std::string&, const std::string&, const py::object&);
+    const auto def_shared = [&](const char* name, Method method, const char* input, const char* doc) {
+        module.def(
+            name,
+            [method](const py::object& scenes, const py::object& size, const py::object& background,
+                     const py::object& shading, const std::string& backend, const std::string& channels,
+                     const std::string& origin, const py::object& out) {
+                return (shared_renderer(backend).*method)(scenes, size, background, shading, channels, origin, out);
+            },
+            py::arg(input), py::arg("size") = py::none(), py::kw_only(), py::arg("background") = py::none(),
+            py::arg("shading") = py::none(), py::arg("backend") = "auto", py::arg("channels") = "rgb",
+            py::arg("origin") = "upper", py::arg("out") = py::none(), doc);
+    };
+    def_shared("render", &Renderer::render, "circles", R"doc(
+Renders circles into a new (H, W, 3) or (H, W, 4) float32 array.
+
+circles: an (N, 8) float32 array (x y z radius r g b a per row, the scene format's order, drawn in
+  row order), named columns (a dict or a structured array with x y radius r g b a, z optional), a
+  tilescan.Scene, or a host tensor through DLPack.
+size: an int (square) or (width, height); default: the Scene's own size, else 1024.
+background: "white", "snow-gradient" or (r, g, b); default: the Scene's, else white.
+shading: "flat" or "snow"; default: the Scene's, else flat.
+channels: "rgb", or "rgba" (alpha: the background's 1 plus every covering circle's alpha).
+origin: "upper" (row 0 at the top, as images are shown) or "lower" (row 0 at the bottom: y up).
+out: a float32 C-contiguous array of the result's shape to write into instead.
+The bits equal `tilescan render` with the same scene and size, on every backend.
+)doc");
+    def_shared("render_batch", &Renderer::render_batch, "scenes", R"doc(
+Renders B scenes in one call into a (B, H, W, 3|4) float32 array, each frame equal to render().
+
+scenes: a (B, N, 8) float32 array or a sequence of anything render() takes (counts may differ).
+The other arguments are render()'s and apply to every frame.
+)doc");
+}
+
+}  // namespace tilescan::python
