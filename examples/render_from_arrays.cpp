@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <exception>
 
-#include "renderer/backend.h"
+#include "renderer/backends.h"
 #include "renderer/image_io.h"
 #include "renderer/scene.h"
 
@@ -21,7 +21,8 @@ int main(int argc, char* argv[]) {
         tilescan::Image image(256, 256);
         backend->render(scene, image);
         tilescan::write_image(image, output);
-        std::printf("rendered %zu circles with the %s backend into %s\n", scene.size(), backend->name().c_str(), output);
+        std::printf("rendered %zu circles with the %s backend into %s\n", scene.size(), backend->name().c_str(),
+                    output);
     } catch (const std::exception& error) {
         std::fprintf(stderr, "render_from_arrays: %s\n", error.what());
         return 2;

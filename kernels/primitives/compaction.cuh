@@ -1,9 +1,9 @@
 // Device code and template definitions of stream compaction, partition and find_repeats
 // (compaction.h, find_repeats.h). Include from a .cu to instantiate other types or predicates.
 //
-// One kernel, six modes, on the scan library's fast tile (kernels/scan/scan_tile.cuh): a block of
+// One kernel, six modes, on the scan library's fast tile (kernels/scan/scan_tile_agent.cuh): a block of
 // kFastThreads threads stages its tile in shared memory with asynchronous copies, in the layout of
-// scan_tiles.h (round r of lane `lane` in warp w holds V consecutive elements at
+// scan_policy.h (round r of lane `lane` in warp w holds V consecutive elements at
 // w·(R·32·V) + (r·32 + lane)·V), and counts what it keeps:
 //   count                 per-tile kept counts -> tile_counts[tile]       (reduce_then_scan, phase 1)
 //   scatter_offsets       tile prefix read from tile_counts scanned by tilescan::exclusive_scan
@@ -32,26 +32,18 @@
 // The warps other than warp 0 do this while warp 0 looks back. Partition gathers each round's
 // rejected elements in a per-warp buffer and writes them at kept_total + (rejected before them).
 //
-// Staged, with 6 blocks on an SM, the single pass took select_if of 2^28 uint32 (50 % kept) from
-// 0.626 ms (the tile held in registers, 4 blocks on an SM) to 0.556 ms on the H200 (CUB 0.604).
-// Partition went the other way (0.81 -> 0.92 ms, CUB 0.85): its rejected elements leave a round
-// (about 64 elements) at a time, where the register-held kernel staged the whole tile's.
+// The single pass stages its tile in shared memory (6 blocks on an SM), which beat a tile held in
+// registers for select_if; partition's rejected elements leave a round at a time there.
 // Over inputs of 256 MiB or more the single pass also holds 64 bytes a thread in registers
 // (kSelectHeldBytes: 10240-element tiles of uint32, 80 registers, no spills), as the scan's single
-// pass does, so more of the input is in flight while tiles wait in the look-back: 2^28 uint32
-// 0.543 -> 0.513-0.518 ms (CUB 0.60) on the H200. Smaller inputs keep the 8192-element tile,
-// whose latency they are made of (held at 2^20: 0.0178 against CUB's 0.0154 ms). Inputs whose
-// tiles all fit on the GPU at once run resident instead (scatter_resident, above).
+// pass does, so more of the input is in flight while tiles wait in the look-back. Smaller inputs
+// keep the 8192-element tile, whose latency they are made of. Inputs whose tiles all fit on the
+// GPU at once run resident instead (scatter_resident, above).
 // The single pass over a ScanWorkspace below 256 MiB (a block a tile), reduce_then_scan and
 // partition (its resident launch too) take the small tile, half the staged bytes
-// (SelectTiling::small, 4096 uint32). H200, three rounds: select_if over a workspace at 2^24
-// 0.0457-0.0469 -> 0.0414-0.0429 ms (CUB 0.052-0.055), at 2^23 0.0291-0.0299 -> 0.0264-0.0269;
-// partition_if at 2^20 0.0190-0.0199 -> 0.0158-0.0172 ms, at 2^24 0.0815-0.0832 -> 0.0680-0.0694
-// (CUB 0.067-0.071), at 2^28 0.884 -> 0.816 (CUB 0.85)
-// (bench/results/2026-12-04-primitives-h200-small-tiles.md). The single pass over temporary
-// storage (self-clearing or resident launch) lost with it (select_if at 2^24 0.0439-0.0457 ->
-// 0.0455-0.0474 ms), so it keeps the staged tile, as does the two-level look-back (2^28 0.491 ->
-// 0.521 ms).
+// (SelectTiling::small, 4096 uint32). The single pass over temporary storage (self-clearing or
+// resident launch) lost with it, so it keeps the staged tile, as does the two-level look-back
+// (docs/tuning.md#compaction-tiles).
 #pragma once
 
 #include <cooperative_groups.h>
@@ -70,7 +62,7 @@
 #include "kernels/primitives/find_repeats.h"
 #include "kernels/scan/scan.h"
 #include "kernels/scan/scan_lookback.cuh"
-#include "kernels/scan/scan_tile.cuh"
+#include "kernels/scan/scan_tile_agent.cuh"
 
 namespace tilescan::prim_detail {
 
@@ -451,7 +443,7 @@ __global__ void single_level_init_kernel(scan_detail::LookbackSlots<T> status, u
 }
 
 // Storage of each algorithm for `tiles` tiles: the look-backs' counters and status slots, laid
-// out as the scan library's single pass lays out its own (scan_tiles.h), so a ScanWorkspace
+// out as the scan library's single pass lays out its own (scan_policy.h), so a ScanWorkspace
 // serves both.
 inline std::size_t two_level_select_bytes(std::size_t tiles) {
     return scan_detail::kLookbackCounterBytes + scan_detail::two_level_status_bytes<std::uint32_t>(tiles);
@@ -580,9 +572,7 @@ void compact(const char* what, Source src, std::size_t n, std::size_t load_n, ty
         const std::size_t resident = clear_first && tiling == SelectTiling::staged
                                          ? co_resident_blocks<self_clearing, scan_detail::kFastThreads>()
                                          : 0;
-        // One launch, as the scan's (scan.cuh). H200, two rounds, temporary storage, clearing launch
-        // -> self-clearing: select_if 2^24 0.0487-0.0492 -> 0.0435-0.0437 ms, select_flagged
-        // 0.0503-0.0506 -> 0.0444-0.0453 (bench/results/2026-12-04-scan-h200-self-clearing.md).
+        // One launch, as the scan's (scan.cuh; docs/tuning.md#compaction-tiles).
         if (scan_detail::self_clearing_lookback_pays(tiles, resident)) {
             launch_cooperative(self_clearing, unsigned(std::min(tiles, resident)), scan_detail::kFastThreads, stream,
                                src, out, p);

@@ -38,8 +38,9 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "kernels/enum_names.h"
 #include "kernels/primitives/compaction_ops.h"
-#include "kernels/scan/scan_tiles.h"
+#include "kernels/scan/scan_policy.h"
 
 namespace tilescan {
 
@@ -50,7 +51,7 @@ enum class SelectAlgorithm {
     /// One fused kernel; each tile finds its output offset by the scan library's single-level
     /// decoupled look-back over its predecessors' kept counts (a warp reads 128 status words at a
     /// time, back to the nearest inclusive prefix). The default: reads the input once. Where the
-    /// tiles all fit on the GPU at once (792 on the H200), one cooperative launch whose blocks
+    /// tiles all fit on the GPU at once, one cooperative launch whose blocks
     /// add up their predecessors' counts after a grid-wide barrier instead (no clearing launch).
     single_pass,
     /// The same kernel with the scan library's two-level (superblock) look-back,
@@ -126,15 +127,12 @@ constexpr std::size_t select_tile_elems(SelectTiling tiling) {
 
 /// The enumerator's name ("single_pass"), as the benchmark prints it.
 inline const char* select_algorithm_name(SelectAlgorithm a) {
-    switch (a) {
-        case SelectAlgorithm::single_pass:
-            return "single_pass";
-        case SelectAlgorithm::single_pass_two_level:
-            return "single_pass_two_level";
-        case SelectAlgorithm::reduce_then_scan:
-            return "reduce_then_scan";
-    }
-    return "unknown";
+    static constexpr EnumNameTable<SelectAlgorithm, 3> kNames = {{
+        {SelectAlgorithm::single_pass, "single_pass"},
+        {SelectAlgorithm::single_pass_two_level, "single_pass_two_level"},
+        {SelectAlgorithm::reduce_then_scan, "reduce_then_scan"},
+    }};
+    return enum_name(kNames, a);
 }
 
 /// Bytes of temporary device storage select_if / select_flagged of n elements of T need with

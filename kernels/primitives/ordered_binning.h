@@ -9,7 +9,7 @@
 /// How: three paths, chosen per call (thresholds below); all give the same bits and take order
 /// from input positions, never from atomics.
 /// - Small inputs (n <= kSmallBinningDispatchElements and num_bins <= kSmallBinningMaxBins, and the
-///   device grants the shared memory, which the H200 does): one kernel of one block of 8 warps, a
+///   device grants the shared memory): one kernel of one block of 8 warps, a
 ///   counting sort in shared memory. Warp w owns the w-th eighth of the input, in order. It counts
 ///   its eighth into its own counter per bin (equal bins of a warp's 32 elements added once, by one
 ///   lane); the block scans the counters bin-major, warp-minor, so counter (b, w) becomes the slot
@@ -46,6 +46,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "kernels/primitives/bin_bits.h"  // ordered_binning_bin_bits
+
 namespace tilescan {
 
 /// Elements one call bins at most (exclusive): positions inside the radix sort are 32-bit.
@@ -56,8 +58,8 @@ constexpr std::size_t kOrderedBinningMaxElements = std::size_t(1) << 32;
 constexpr std::size_t kSmallBinningMaxElements = std::size_t(1) << 13;
 
 /// Largest num_bins for the single-block kernel: its 8 warps' 32-bit counters per bin, plus 8 words
-/// of scratch, fit in 160 KiB of shared memory ((160 * 1024 - 32) / 32 bins). The H200 allows
-/// 227 KiB per block; the margin leaves more of the SM's 256 KiB of L1 and shared memory as cache.
+/// of scratch, fit in 160 KiB of shared memory ((160 * 1024 - 32) / 32 bins), below what large GPUs
+/// allow a block, so that more of the SM's L1 and shared memory stays cache.
 constexpr std::uint32_t kSmallBinningMaxBins = 5119;
 
 /// Consecutive elements per chunk of the chunked path: one block per chunk, whose scatter is one
@@ -66,9 +68,7 @@ constexpr std::size_t kChunkedBinningChunk = 1024;
 
 /// The chunk length for inputs of up to kChunkedBinningShortChunkElements elements: short chunks
 /// make each scattering warp walk 8 rounds, not 32. The rounds are the path's longest step at these
-/// sizes, and the 4x larger count matrix adds less to its scan. H200, 4097 random bins, us per call
-/// with long / short chunks (tilescan_primitives_bench, forced chunked path, full runs of e0ef060
-/// and 74092dd): 2^12 34.1 / 28.8, 2^13 35.0 / 29.8, 2^14 35.0 / 29.5, 2^15 38.0 / 32.4.
+/// sizes, and the 4x larger count matrix adds less to its scan (docs/tuning.md#ordered-binning).
 constexpr std::size_t kChunkedBinningShortChunk = 256;
 
 /// The largest input cut into chunks of kChunkedBinningShortChunk (chunked_binning_chunk).
@@ -80,7 +80,7 @@ constexpr std::size_t chunked_binning_chunk(std::size_t n) {
 }
 
 /// Largest n the chunked path takes: its count matrix (n / chunked_binning_chunk(n) chunks by
-/// num_bins) stays at most 256 x 8192 words (8 MiB, resident in the H200's L2 between the three
+/// num_bins) stays at most 256 x 8192 words (8 MiB, resident in a large GPU's L2 between the three
 /// steps; short chunks stop at 2^15 / 256 = 128 chunks).
 constexpr std::size_t kChunkedBinningMaxElements = std::size_t(1) << 18;
 
@@ -90,25 +90,14 @@ constexpr std::uint32_t kChunkedBinningMaxBins = 8192;
 
 /// Dispatch thresholds: ordered_binning gives inputs of up to kSmallBinningDispatchElements
 /// elements to the single-block kernel, up to kChunkedBinningDispatchElements to the chunked path
-/// (each when num_bins fits it too), and the rest to the radix path. Measured on the H200 with 4097
-/// random bins (tilescan_primitives_bench, rows "ordered binning paths"), us per call for
-/// single-block / chunked / radix: 2^12 24.0 / 25.8 / 35.1; 2^13 37.7 / 28.1 / 35.6 (chunked with
-/// short chunks). The single block grows linearly (about 3.4 us per 1024 elements) and the chunked
-/// path by about 1 us, so they cross near 4600 elements (interpolated, not timed there).
+/// (each when num_bins fits it too), and the rest to the radix path: each where it is the fastest
+/// (docs/tuning.md#ordered-binning).
 constexpr std::size_t kSmallBinningDispatchElements = 4608;
-/// With the onesweep radix sort (96d8dbf) the radix path caught up from about 2^17 (chunked /
-/// radix: 2^17 39.4 / 39.7 us; 2^18 49.8 / 42.6 us), so the chunked path stops there.
+/// The radix path catches up with the chunked path here (docs/tuning.md#ordered-binning).
 constexpr std::size_t kChunkedBinningDispatchElements = std::size_t(1) << 17;
 static_assert(kSmallBinningDispatchElements <= kSmallBinningMaxElements &&
                   kChunkedBinningDispatchElements <= kChunkedBinningMaxElements,
               "a threshold may not send a path inputs beyond its limits");
-
-/// The bits a bin id below num_bins needs (0 for one bin): ordered_binning sorts bits [0, that).
-inline int ordered_binning_bin_bits(std::uint32_t num_bins) {
-    int bits = 0;
-    while (bits < 32 && (std::uint64_t(1) << bits) < num_bins) ++bits;
-    return bits;
-}
 
 /// Bytes of temporary device storage ordered_binning of n elements into num_bins bins needs, on any
 /// path that can take them (so also when a test or benchmark forces one: ordered_binning_paths.h).

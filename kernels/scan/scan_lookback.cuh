@@ -53,7 +53,7 @@
 #include "kernels/launch_attributes.cuh"
 #include "kernels/programmatic_launch.cuh"
 #include "kernels/scan/scan_ops.h"
-#include "kernels/scan/scan_tiles.h"
+#include "kernels/scan/scan_policy.h"
 #include "kernels/scan/scan_warp.cuh"
 
 namespace tilescan::scan_detail {
@@ -169,7 +169,7 @@ private:
     }
 };
 
-// The look-backs' slots, spaced as scan_tiles.h says (lookback_slot_words).
+// The look-backs' slots, spaced as scan_policy.h says (lookback_slot_words).
 template <typename T>
 using LookbackSlots = StatusSlots<T, lookback_slot_words<T>()>;
 
@@ -266,7 +266,7 @@ __global__ void lookback_init_kernel(TileStatus<T> status, Counter* tile_counter
                           std::size_t(gridDim.x) * blockDim.x);
 }
 
-// The single pass's counters (layout: kLookbackCounterBytes in scan_tiles.h) and, for the call of
+// The single pass's counters (layout: kLookbackCounterBytes in scan_policy.h) and, for the call of
 // the last tag, which clears the status slots, their extent.
 struct LookbackCounters {
     unsigned long long* tickets;  // high half: the call's number; low half: tiles taken in this call
@@ -278,10 +278,8 @@ struct LookbackCounters {
 // How many tiles a single pass lets load ahead of the oldest tile still loading: kLoadWindowPercent
 // of the tiles the current GPU holds at once (kFastBlocksPerSM an SM), at least one; 0 for none.
 // Without a window, the blocks that a late tile's prefix releases finish together, their successors
-// start together, load together and look back together while nothing loads, and these waves last
-// hundreds of microseconds (a per-tile timeline at 2^28 int32: 19 tiles a microsecond in the first
-// 50 us, 35-39 after, 41-42, a copy's pace, only from about 350 us on; with a window of 256 tiles
-// the pace is reached within 50 us). With it, tiles take their turn to load in ticket order, and a
+// start together, load together and look back together while nothing loads, and these waves
+// last long (docs/tuning.md#scan-load-window). With it, tiles take their turn to load in ticket order, and a
 // turn frees as the tile that many before publishes its aggregate: each wave's loads arrive in
 // order, so its prefixes, its stores and its successors' starts spread out too.
 inline std::size_t load_window_tiles() {
@@ -291,7 +289,7 @@ inline std::size_t load_window_tiles() {
     return std::max<std::size_t>(1, resident * kLoadWindowPercent / 100);
 }
 
-// The counters at the front of a single pass's storage (kLookbackCounterBytes, scan_tiles.h) of
+// The counters at the front of a single pass's storage (kLookbackCounterBytes, scan_policy.h) of
 // `bytes` in all, and every status word after them.
 inline LookbackCounters lookback_counters(unsigned char* storage, std::size_t bytes) {
     return {reinterpret_cast<unsigned long long*>(storage),
@@ -456,16 +454,12 @@ std::size_t resident_tile_capacity() {
     return std::min<std::size_t>(co_resident_blocks<kKernel, kFastThreads>(), std::size_t(kSuperblock) * kSuperblock);
 }
 
-// Whether a single pass whose tiles all fit at once runs faster resident. Measured on the H200
-// (2026-12-02, scan bench from 2^16 to 2^23, two rounds, us): over temporary storage always, one
-// launch instead of two (int32 sums at 2^20 11.5-11.9 against 14.1-17.3, float max 11.7-12.4
-// against 18.3-18.5); over storage that needs no clearing (a workspace) where the look-back is the
-// two-level one, whose tiles wait for superblocks to close (affine composition at 2^20 12.7-14.2
-// against 15.9-16.8, float max 11.7-12.4 against 12.7-13.8), but not where it is the single-level
-// one (int32 sums at 2^20 11.5-11.9 against 10.4-11.6, int64 13.8 against 13.6-14.1). So the
-// binning's own scans of counts (cleared by the caller, integer sums) stay as they were, and the
-// compactions' single pass (compaction.cuh), whose tile counts are integer sums too, follows the
-// same rule.
+// Whether a single pass whose tiles all fit at once runs faster resident: over temporary storage
+// always (one launch instead of two); over storage that needs no clearing (a workspace) where the
+// look-back is the two-level one, whose tiles wait for superblocks to close, but not where it is
+// the single-level one (docs/tuning.md#scan-resident). So the binning's own scans of counts
+// (cleared by the caller, integer sums) stay as they were, and the compactions' single pass
+// (compaction.cuh), whose tile counts are integer sums too, follows the same rule.
 template <typename Out, typename Op>
 bool resident_scan_pays(bool clear_first) {
     return clear_first || !regroups_exactly<Out, Op>::value;
