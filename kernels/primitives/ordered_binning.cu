@@ -384,8 +384,8 @@ void check_binning_arguments(const char* what, const std::uint32_t* d_binned, co
                                     std::to_string(needed) + " needed");
 }
 
-void run_binning_path(OrderedBinningPath path, const std::uint32_t* d_bins, const std::uint32_t* d_values, std::size_t n,
-                      const std::uint64_t* d_count, std::uint32_t num_bins, std::uint32_t* d_binned,
+void run_binning_path(OrderedBinningPath path, const std::uint32_t* d_bins, const std::uint32_t* d_values,
+                      std::size_t n, const std::uint64_t* d_count, std::uint32_t num_bins, std::uint32_t* d_binned,
                       std::uint64_t* d_offsets, void* d_temp, cudaStream_t stream) {
     if (n == 0) {  // every bin is empty: one memset, cheaper than a launch (docs/binning.md)
         TS_CUDA_CHECK(cudaMemsetAsync(d_offsets, 0, (std::size_t(num_bins) + 1) * sizeof(std::uint64_t), stream));

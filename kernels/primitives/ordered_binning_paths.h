@@ -33,7 +33,7 @@ OrderedBinningPath chosen_binning_path(std::size_t n, std::uint32_t num_bins);
 /// ordered_binning_temp_bytes(n, num_bins) bytes of temporary storage suffice for every path.
 /// @throws std::invalid_argument as ordered_binning, or when `path` does not fit the input.
 void ordered_binning_on_path(OrderedBinningPath path, const std::uint32_t* d_bins,  // [n], each < num_bins
-                             const std::uint32_t* d_values,                  // [n]
+                             const std::uint32_t* d_values,                         // [n]
                              std::size_t n, std::uint32_t num_bins,
                              std::uint32_t* d_binned,   // [n]
                              std::uint64_t* d_offsets,  // [num_bins + 1]

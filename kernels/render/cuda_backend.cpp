@@ -433,7 +433,7 @@ void CudaBackend::upload(const Scene& scene) {
     f.scene.background = scene.background;
 }
 
-std::uint64_t CudaBackend::max_band_pairs() const {
+std::uint64_t CudaBackend::band_pair_limit() const {
     return tilescan::max_band_pairs(bin_budget_, bytes_per_pair(binning_));
 }
 
@@ -639,7 +639,7 @@ RenderStats CudaBackend::run_bands(const FrameParams& frame, unsigned long long*
                                   cudaMemcpyDeviceToHost, stream));
     TS_CUDA_CHECK(cudaStreamSynchronize(stream));
     const std::uint64_t per_pair = bytes_per_pair(binning_);
-    const std::vector<TileBand> bands = plan_tile_bands(row_pairs, per_pair, max_band_pairs() * per_pair);
+    const std::vector<TileBand> bands = plan_tile_bands(row_pairs, per_pair, band_pair_limit() * per_pair);
     RenderStats stats;
     for (const TileBand& band : bands) {
         FrameParams band_frame = frame;
@@ -675,9 +675,9 @@ RenderStats CudaBackend::render_uploaded(int width, int height, bool count_blend
     RenderStats stats = run_pass(frame, plan, f.pair_capacity, blends, timing);
     stats.bands = 1;
     if (!plan.binned()) {
-        f.pair_capacity = capacity_after_compaction(stats.pairs, f.pair_capacity, max_band_pairs());
+        f.pair_capacity = capacity_after_compaction(stats.pairs, f.pair_capacity, band_pair_limit());
     } else {
-        const AfterPass after = after_binned_pass(stats.pairs, f.pair_capacity, max_band_pairs());
+        const AfterPass after = after_binned_pass(stats.pairs, f.pair_capacity, band_pair_limit());
         if (after.next != AfterPass::Next::done) reset_blends();
         f.pair_capacity = after.capacity;
         if (after.next == AfterPass::Next::run_again) {

@@ -63,7 +63,7 @@ private:
     void enqueue_pair_binning(const FrameParams& frame, const FramePlan& plan, std::uint64_t capacity);
     void enqueue_direct_binning(const FrameParams& frame, std::uint64_t capacity);
     void enqueue_compaction(const FrameParams& frame, const FramePlan& plan, unsigned long long* blends);
-    std::uint64_t max_band_pairs() const;
+    std::uint64_t band_pair_limit() const;  // max_band_pairs of the budget and binning
 
     Binning binning_;
     PlanOverrides overrides_;

@@ -382,7 +382,8 @@ void check_binning_on_path(const std::vector<std::uint32_t>& keys, std::uint32_t
         live);
 }
 
-constexpr OrderedBinningPath kAllBinningPaths[] = {OrderedBinningPath::single_block, OrderedBinningPath::chunked, OrderedBinningPath::radix_sort};
+constexpr OrderedBinningPath kAllBinningPaths[] = {OrderedBinningPath::single_block, OrderedBinningPath::chunked,
+                                                   OrderedBinningPath::radix_sort};
 
 constexpr BinKeys kAllBinKeys[] = {BinKeys::random, BinKeys::first, BinKeys::middle, BinKeys::last,
                                    BinKeys::mostly_middle};
