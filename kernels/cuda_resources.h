@@ -48,11 +48,13 @@ private:
 /// A non-blocking stream, of the given priority (cudaDeviceGetStreamPriorityRange) or the default.
 class CudaStream {
 public:
+    /// A stream of the default priority.
     CudaStream() {
         cudaStream_t stream = nullptr;
         TS_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
         owner_.reset(stream);
     }
+    /// A stream of `priority` (within cudaDeviceGetStreamPriorityRange).
     explicit CudaStream(int priority) {
         cudaStream_t stream = nullptr;
         TS_CUDA_CHECK(cudaStreamCreateWithPriority(&stream, cudaStreamNonBlocking, priority));
@@ -64,7 +66,7 @@ public:
         TS_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
         return CudaStream(greatest);
     }
-    cudaStream_t get() const { return owner_.get(); }
+    cudaStream_t get() const { return owner_.get(); }  ///< The handle, owned by this object.
 
 private:
     cuda_handle::Owner<cudaStream_t, cudaStreamDestroy> owner_;
@@ -73,12 +75,13 @@ private:
 /// An event; timing_disabled for events that only order streams.
 class CudaEvent {
 public:
+    /// A new event, timing disabled where asked.
     explicit CudaEvent(bool timing_disabled = false) {
         cudaEvent_t event = nullptr;
         TS_CUDA_CHECK(cudaEventCreateWithFlags(&event, timing_disabled ? cudaEventDisableTiming : cudaEventDefault));
         owner_.reset(event);
     }
-    cudaEvent_t get() const { return owner_.get(); }
+    cudaEvent_t get() const { return owner_.get(); }  ///< The handle, owned by this object.
 
 private:
     cuda_handle::Owner<cudaEvent_t, cudaEventDestroy> owner_;
@@ -89,6 +92,7 @@ private:
 template <typename T>
 class MappedPinned {
 public:
+    /// Allocates the value, zeroed.
     MappedPinned() {
         void* host = nullptr;
         TS_CUDA_CHECK(cudaHostAlloc(&host, sizeof(T), cudaHostAllocMapped));
@@ -98,9 +102,9 @@ public:
         TS_CUDA_CHECK(cudaHostGetDevicePointer(&device, host, 0));
         device_ = static_cast<T*>(device);
     }
-    T& host() { return *static_cast<T*>(owner_.get()); }
-    const T& host() const { return *static_cast<const T*>(owner_.get()); }
-    T* device() const { return device_; }
+    T& host() { return *static_cast<T*>(owner_.get()); }                    ///< The value, for the host.
+    const T& host() const { return *static_cast<const T*>(owner_.get()); }  ///< The value, for the host.
+    T* device() const { return device_; }  ///< Its address for kernels (the device alias).
 
 private:
     cuda_handle::Owner<void*, cudaFreeHost> owner_;

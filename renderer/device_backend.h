@@ -18,6 +18,7 @@ namespace tilescan {
 /// one stage, "frame").
 enum class StageTiming { per_stage, whole_frame };
 
+/// A backend whose circles and image stay in device memory between frames (see the file comment).
 class DeviceBackend : public Backend {
 public:
     /// Copies the scene's circles to the device, where they stay for render_uploaded.
