@@ -14,7 +14,8 @@ namespace tilescan {
 
 // What the emission reads of launch_cull_and_count's and where it keeps its slots. The emission
 // scans the pair counts itself, a single pass over tiles of circles with the scan library's
-// decoupled look-back (look_back_regrouping), so no scan runs between the count and the emission.
+// decoupled look-back (TilePrefix, scan_device.cuh), so no scan runs between the count and the
+// emission.
 struct PairEmission {
     const std::uint16_t* tile_masks;   // [circles]
     const std::uint32_t* pair_counts;  // [circles], read for circles of mask 0
@@ -26,7 +27,7 @@ struct PairEmission {
 };
 std::size_t pair_slot_scan_bytes(std::uint32_t circles);
 // Its tiles: 256 circles, or 1024 in frames of at least kEmitManyRoundsCircles, whose tiles then
-// still outnumber the GPU's SMs (emit.cu, emission_rounds).
+// still outnumber the GPU's SMs (emit.cu, emission_rounds; docs/tuning.md#emission-tiles).
 constexpr std::uint32_t kEmitManyRoundsCircles = 1u << 19;
 
 // Writes each circle's (band tile, circle) pairs at consecutive slots in circle order, tiles in

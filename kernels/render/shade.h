@@ -20,12 +20,11 @@ std::size_t order_tiles_shared_limit();
 // One block per tile of the frame's band: clears, blends the tile's circles in list order, writes
 // each pixel once, pixels_per_thread pixels a thread, recomputing the circles' boxes with
 // boxes_from_geometry (the frame plan chooses both: shade_pixels_per_thread,
-// shading_recomputes_boxes). With
-// busy.shade_apart, busy tiles are listed into `busy` and shaded by a warp per pixel on
-// busy.stream, forked from `stream` and joined back before this returns (in stream order);
-// without, the main grid shades them and reports them in *busy.host_seen. `blends`, when not
-// null, accumulates the number of blends. A list entry's circle id is entry & circle_id_mask (all
-// ones but for packed pairs).
+// shading_recomputes_boxes). With busy.shade_apart, busy tiles are listed into `busy` and shaded
+// by a warp per pixel on busy.stream, forked from `stream` and joined back before this returns (in
+// stream order); without, the main grid shades them and reports them in *busy.host_seen.
+// `blends`, when not null, accumulates the number of blends. A list entry's circle id is
+// entry & circle_id_mask (all ones but for packed pairs).
 void launch_shade_tiles(const FrameParams& frame, const CircleRecords& records,
                         const std::uint64_t* tile_offsets,  // [band tiles + 1]
                         const std::uint32_t* tile_circles,  // [pairs]
