@@ -12,7 +12,7 @@
 #include <filesystem>
 #include <functional>
 #include <iostream>
-#include <optional>
+#include <memory>
 #include <sstream>
 
 #include "apps/command_line.h"
@@ -21,13 +21,11 @@
 #include "kernels/cuda_device.h"
 #include "renderer/atomic_file.h"
 #include "renderer/cpu_backend.h"
+#include "renderer/device_backend.h"
 #include "renderer/errors.h"
 #include "renderer/image_diff.h"
 #include "renderer/ref_renderer.h"
 #include "scenes/builtin_scenes.h"
-#if defined(TILESCAN_HAVE_CUDA_BACKEND)
-#include "kernels/render/cuda_backend.h"
-#endif
 
 namespace tilescan {
 
@@ -57,12 +55,10 @@ struct BenchCase {
 
 // The command line's settings of a run.
 struct BenchSettings {
-    int repeats = 20;                                        // timed GPU frames per binning
-    bool quick = false;                                      // no cpu timing
-    std::uint64_t max_bin_bytes = 0;                         // 0: the backends' default budget
-    int shade_pixels = 0;                                    // pixels a shading thread takes; 0: each frame's choice
-    std::optional<bool> shade_boxes_from_geometry;           // nullopt: each frame's choice
-    ScanBinningPath scan_path = ScanBinningPath::automatic;  // automatic: each frame's choice
+    int repeats = 20;                 // timed GPU frames per binning
+    bool quick = false;               // no cpu timing
+    std::uint64_t max_bin_bytes = 0;  // 0: the backends' default budget
+    PlanOverrides overrides;          // the frame plan's choices forced by --shade-pixels, --shade-boxes, --scan-path
 };
 
 // Every built-in scene at 1024x1024, plus the large ones at 2048x2048 (performance.md).
@@ -119,13 +115,13 @@ std::string stage_summary(const std::vector<std::vector<StageTime>>& runs) {
 // `binning`'s frames, twice: timed whole (no event inside the frame: the frame time), then timed
 // stage by stage (the breakdown, shading and binning times; the events between stages cost a few
 // microseconds, which matter for the small scenes). The last image of each run is checked.
-Timing time_cuda(CudaBackend& backend, Binning binning, const BenchCase& c, const Image& oracle, int repeats,
+Timing time_cuda(DeviceBackend& backend, Binning binning, const BenchCase& c, const Image& oracle, int repeats,
                  std::string* stages) {
     backend.set_binning(binning);
     Timing t;
     t.ran = true;
     t.exact = true;
-    const auto timed_frames = [&](FrameTiming timing) {
+    const auto timed_frames = [&](StageTiming timing) {
         for (int warm = 0; warm < 3; ++warm) backend.render_uploaded(c.size, c.size, false, timing);
         std::vector<RenderStats> runs;
         for (int k = 0; k < repeats; ++k) runs.push_back(backend.render_uploaded(c.size, c.size, false, timing));
@@ -135,10 +131,10 @@ Timing time_cuda(CudaBackend& backend, Binning binning, const BenchCase& c, cons
         return runs;
     };
     std::vector<double> whole_frame;
-    for (const RenderStats& stats : timed_frames(FrameTiming::whole_frame)) whole_frame.push_back(stats.total_ms);
+    for (const RenderStats& stats : timed_frames(StageTiming::whole_frame)) whole_frame.push_back(stats.total_ms);
     std::vector<double> staged_frame, shade;
     std::vector<std::vector<StageTime>> runs;
-    for (const RenderStats& stats : timed_frames(FrameTiming::per_stage)) {
+    for (const RenderStats& stats : timed_frames(StageTiming::per_stage)) {
         staged_frame.push_back(stats.total_ms);
         for (const StageTime& stage : stats.stages)
             if (stage.name == "shade") shade.push_back(stage.ms);
@@ -182,19 +178,17 @@ SceneResult run_case(const BenchCase& c, const BenchSettings& settings) {
 #if defined(TILESCAN_HAVE_CUDA_BACKEND)
     if (cuda_device_available()) {
         const int repeats = settings.repeats;
-        CudaBackend backend(Binning::scan, settings.max_bin_bytes);
-        backend.force_shade_pixels_per_thread(settings.shade_pixels);
-        backend.force_boxes_from_geometry(settings.shade_boxes_from_geometry);
-        backend.force_scan_binning_path(settings.scan_path);
-        backend.upload(scene);
-        result.scan = time_cuda(backend, Binning::scan, c, oracle, repeats, &result.stages);
-        const RenderStats stats = backend.render_uploaded(c.size, c.size, false);
+        const std::unique_ptr<DeviceBackend> backend = make_cuda_backend(Binning::scan, settings.max_bin_bytes);
+        backend->set_plan_overrides(settings.overrides);
+        backend->upload(scene);
+        result.scan = time_cuda(*backend, Binning::scan, c, oracle, repeats, &result.stages);
+        const RenderStats stats = backend->render_uploaded(c.size, c.size, false);
         result.pairs = stats.pairs;
         result.busy_tiles = stats.busy_tiles;
-        result.sort = time_cuda(backend, Binning::sort, c, oracle, repeats, nullptr);
+        result.sort = time_cuda(*backend, Binning::sort, c, oracle, repeats, nullptr);
         // The naive peer costs O(tiles x circles): a few frames suffice where it takes long.
         if (static_cast<double>(scene.size()) * (c.size / 16) * (c.size / 16) < 2e10)
-            result.naive = time_cuda(backend, Binning::naive, c, oracle, std::max(3, repeats / 4), nullptr);
+            result.naive = time_cuda(*backend, Binning::naive, c, oracle, std::max(3, repeats / 4), nullptr);
     }
 #endif
     return result;
@@ -274,6 +268,7 @@ std::string header(const std::string& commit, const BenchSettings& settings) {
     char date[32];
     const std::time_t now = std::time(nullptr);
     std::strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", std::gmtime(&now));
+    const PlanOverrides& overrides = settings.overrides;
     std::ostringstream text;
     text << "# tilescan bench (render)\n\n- date: " << date << "\n- commit: " << (commit.empty() ? "not given" : commit)
          << "\n- device: " << cuda_device_description() << "\n- method: GPU ms = median of " << settings.repeats
@@ -282,17 +277,17 @@ std::string header(const std::string& commit, const BenchSettings& settings) {
             "events around every stage (the last column: those frames' time); circles already on the device; "
          << (settings.quick ? "--quick: no cpu timing" : "cpu = median of 3 renders on all cores")
          << "; ref = one render on one core; every timed image compared with ref bit for bit"
-         << (settings.shade_pixels
-                 ? "; shading forced to " + std::to_string(settings.shade_pixels) + " pixels a thread (--shade-pixels)"
+         << (overrides.shade_pixels
+                 ? "; shading forced to " + std::to_string(overrides.shade_pixels) + " pixels a thread (--shade-pixels)"
                  : std::string())
-         << (settings.shade_boxes_from_geometry
-                 ? std::string("; shading forced to ") + (*settings.shade_boxes_from_geometry ? "recompute" : "read") +
+         << (overrides.boxes_from_geometry
+                 ? std::string("; shading forced to ") + (*overrides.boxes_from_geometry ? "recompute" : "read") +
                        " the circles' boxes (--shade-boxes)"
                  : std::string())
-         << (settings.scan_path == ScanBinningPath::automatic
-                 ? std::string()
-                 : "; scan binning forced to its " + std::string(scan_binning_path_name(settings.scan_path)) +
-                       " path (--scan-path)")
+         << (overrides.tile_lists
+                 ? "; scan binning forced to its " + std::string(tile_list_strategy_name(*overrides.tile_lists)) +
+                       " path (--scan-path)"
+                 : std::string())
          << "\n\n";
     return text.str();
 }
@@ -318,18 +313,19 @@ int run_bench_command(const std::vector<std::string>& arguments) {
     if (parsed.has("--max-bin-memory"))
         settings.max_bin_bytes = parse_byte_size(parsed.value("--max-bin-memory"), "--max-bin-memory");
     if (parsed.has("--shade-pixels")) {
-        settings.shade_pixels = static_cast<int>(parse_integer(parsed.value("--shade-pixels"), "--shade-pixels", 2, 4));
-        if (settings.shade_pixels == 3) throw InputError("--shade-pixels: must be 2 or 4");
+        settings.overrides.shade_pixels =
+            static_cast<int>(parse_integer(parsed.value("--shade-pixels"), "--shade-pixels", 2, 4));
+        if (settings.overrides.shade_pixels == 3) throw InputError("--shade-pixels: must be 2 or 4");
     }
     if (parsed.has("--shade-boxes")) {
         const std::string how = parsed.value("--shade-boxes");
         if (how != "read" && how != "recompute")
             throw InputError("--shade-boxes: unknown choice '" + how + "' (read or recompute)");
-        settings.shade_boxes_from_geometry = how == "recompute";
+        settings.overrides.boxes_from_geometry = how == "recompute";
     }
     if (parsed.has("--scan-path")) {
         try {
-            settings.scan_path = parse_scan_binning_path(parsed.value("--scan-path"));
+            settings.overrides.tile_lists = parse_tile_list_strategy(parsed.value("--scan-path"));
         } catch (const InputError& e) {
             throw InputError(std::string("--scan-path: ") + e.what());
         }

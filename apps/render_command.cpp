@@ -11,7 +11,7 @@
 #include "apps/commands.h"
 #include "apps/progress_bar.h"
 #include "apps/scene_source.h"
-#include "renderer/backend.h"
+#include "renderer/backends.h"
 #include "renderer/errors.h"
 #include "renderer/image_io.h"
 

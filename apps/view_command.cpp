@@ -22,7 +22,7 @@
 #include "apps/viewer/frame_renderer.h"
 #include "apps/viewer/gl_window.h"
 #include "apps/viewer/viewer_keys.h"
-#include "renderer/backend.h"
+#include "renderer/backends.h"
 #include "renderer/errors.h"
 #include "renderer/image_io.h"
 

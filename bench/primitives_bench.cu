@@ -450,7 +450,8 @@ void bench_binning_paths(std::size_t n, std::uint32_t num_bins) {
                         bench::count_mismatches(offsets.data(), d_expected_offsets.data(), num_bins + 1) == 0;
         add_row({primitive, variant, n, ms, cub_ms, -1, ok});
     };
-    for (const BinningPath path : {BinningPath::single_block, BinningPath::chunked, BinningPath::radix_sort}) {
+    for (const OrderedBinningPath path :
+         {OrderedBinningPath::single_block, OrderedBinningPath::chunked, OrderedBinningPath::radix_sort}) {
         if (!binning_path_fits(path, n, num_bins)) continue;
         time_and_check(std::string(binning_path_name(path)) + " path, forced", [&] {
             ordered_binning_on_path(path, bins.data(), values.data(), n, num_bins, binned.data(), offsets.data(),

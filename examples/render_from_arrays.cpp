@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <exception>
 
-#include "renderer/backend.h"
+#include "renderer/backends.h"
 #include "renderer/image_io.h"
 #include "renderer/scene.h"
 

@@ -10,7 +10,7 @@
 #include <cstring>
 
 #include "fuzz/fuzz_support.h"
-#include "renderer/backend.h"
+#include "renderer/backends.h"
 #include "renderer/scene_io.h"
 
 #ifndef TILESCAN_FUZZ_SUFFIX

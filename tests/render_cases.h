@@ -129,7 +129,7 @@ inline std::vector<AdversarialScene> adversarial_scenes() {
     add("every_size_class", sizes, 512, 384);
     // Images of more than 32 tiles a row (or column) with rows (columns) of few tiles: a big
     // circle's tile rectangle (17-256 tiles) can then be wider (taller) than the 32 tiles a warp's
-    // lanes hold one column (row) term each of (binning_kernels.cu), and is tested tile by tile;
+    // lanes hold one column (row) term each of (big_circles.cuh), and is tested tile by tile;
     // narrower ones, huge ones and caps of circles centred outside the image share the frame (at
     // 1024 x 96: 30 such rectangles, 88 narrower big ones, 3 huge, 98 small, 81 outside).
     std::vector<Circle> strips;
@@ -143,7 +143,7 @@ inline std::vector<AdversarialScene> adversarial_scenes() {
     add("wide_strip", strips, 1024, 96);
     for (Circle& c : strips) std::swap(c.x, c.y);
     add("tall_strip", strips, 96, 1024);
-    // The emission's warp runs (kernels/render/binning_kernels.cu stages a warp's pairs when its 32
+    // The emission's warp runs (kernels/render/emit.cu stages a warp's pairs when its 32
     // circles have more than 96): 256 x 256 in tiles of 16, circles of radius 4 px on a tile corner
     // (4 tiles), on a tile border (2) or inside a tile (1), so warp 0 has 16 x 4 + 16 x 2 = 96 pairs
     // and warp 1 21 x 4 + 2 x 2 + 9 = 97; warp 2 has 31 circles of radius 20 px on tile corners

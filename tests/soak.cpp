@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "kernels/cuda_device.h"
-#include "renderer/backend.h"
+#include "renderer/backends.h"
 #include "renderer/errors.h"
 #include "renderer/host_memory.h"
 #include "renderer/image_diff.h"

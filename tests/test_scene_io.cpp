@@ -13,7 +13,7 @@
 #include <sstream>
 #include <string>
 
-#include "renderer/backend.h"
+#include "renderer/backends.h"
 #include "renderer/errors.h"
 #include "renderer/scene_io.h"
 #include "test_support.h"

@@ -21,7 +21,7 @@
 #include <string>
 #include <vector>
 
-#include "renderer/backend.h"
+#include "renderer/backends.h"
 #include "renderer/image_io.h"
 #include "test_support.h"
 

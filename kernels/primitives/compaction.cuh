@@ -1,9 +1,9 @@
 // Device code and template definitions of stream compaction, partition and find_repeats
 // (compaction.h, find_repeats.h). Include from a .cu to instantiate other types or predicates.
 //
-// One kernel, six modes, on the scan library's fast tile (kernels/scan/scan_tile.cuh): a block of
+// One kernel, six modes, on the scan library's fast tile (kernels/scan/scan_tile_agent.cuh): a block of
 // kFastThreads threads stages its tile in shared memory with asynchronous copies, in the layout of
-// scan_tiles.h (round r of lane `lane` in warp w holds V consecutive elements at
+// scan_policy.h (round r of lane `lane` in warp w holds V consecutive elements at
 // w·(R·32·V) + (r·32 + lane)·V), and counts what it keeps:
 //   count                 per-tile kept counts -> tile_counts[tile]       (reduce_then_scan, phase 1)
 //   scatter_offsets       tile prefix read from tile_counts scanned by tilescan::exclusive_scan
@@ -59,7 +59,7 @@
 #include "kernels/primitives/find_repeats.h"
 #include "kernels/scan/scan.h"
 #include "kernels/scan/scan_lookback.cuh"
-#include "kernels/scan/scan_tile.cuh"
+#include "kernels/scan/scan_tile_agent.cuh"
 
 namespace tilescan::prim_detail {
 
@@ -440,7 +440,7 @@ __global__ void single_level_init_kernel(scan_detail::LookbackSlots<T> status, u
 }
 
 // Storage of each algorithm for `tiles` tiles: the look-backs' counters and status slots, laid
-// out as the scan library's single pass lays out its own (scan_tiles.h), so a ScanWorkspace
+// out as the scan library's single pass lays out its own (scan_policy.h), so a ScanWorkspace
 // serves both.
 inline std::size_t two_level_select_bytes(std::size_t tiles) {
     return scan_detail::kLookbackCounterBytes + scan_detail::two_level_status_bytes<std::uint32_t>(tiles);

@@ -38,8 +38,9 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "kernels/enum_names.h"
 #include "kernels/primitives/compaction_ops.h"
-#include "kernels/scan/scan_tiles.h"
+#include "kernels/scan/scan_policy.h"
 
 namespace tilescan {
 
@@ -126,15 +127,12 @@ constexpr std::size_t select_tile_elems(SelectTiling tiling) {
 
 /// The enumerator's name ("single_pass"), as the benchmark prints it.
 inline const char* select_algorithm_name(SelectAlgorithm a) {
-    switch (a) {
-        case SelectAlgorithm::single_pass:
-            return "single_pass";
-        case SelectAlgorithm::single_pass_two_level:
-            return "single_pass_two_level";
-        case SelectAlgorithm::reduce_then_scan:
-            return "reduce_then_scan";
-    }
-    return "unknown";
+    static constexpr EnumNameTable<SelectAlgorithm, 3> kNames = {{
+        {SelectAlgorithm::single_pass, "single_pass"},
+        {SelectAlgorithm::single_pass_two_level, "single_pass_two_level"},
+        {SelectAlgorithm::reduce_then_scan, "reduce_then_scan"},
+    }};
+    return enum_name(kNames, a);
 }
 
 /// Bytes of temporary device storage select_if / select_flagged of n elements of T need with

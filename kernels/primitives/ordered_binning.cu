@@ -10,6 +10,7 @@
 #include <string>
 
 #include "kernels/cuda_check.h"
+#include "kernels/enum_names.h"
 #include "kernels/primitives/block_ranking.cuh"
 #include "kernels/primitives/device_count.cuh"
 #include "kernels/primitives/lower_bound.cuh"
@@ -17,7 +18,7 @@
 #include "kernels/primitives/ordered_binning_paths.h"
 #include "kernels/primitives/radix_sort.h"
 #include "kernels/scan/scan.cuh"  // the single pass, its clearing left to the count kernel
-#include "kernels/scan/scan_tiles.h"
+#include "kernels/scan/scan_policy.h"
 
 namespace tilescan {
 
@@ -383,21 +384,21 @@ void check_binning_arguments(const char* what, const std::uint32_t* d_binned, co
                                     std::to_string(needed) + " needed");
 }
 
-void run_binning_path(BinningPath path, const std::uint32_t* d_bins, const std::uint32_t* d_values, std::size_t n,
-                      const std::uint64_t* d_count, std::uint32_t num_bins, std::uint32_t* d_binned,
+void run_binning_path(OrderedBinningPath path, const std::uint32_t* d_bins, const std::uint32_t* d_values,
+                      std::size_t n, const std::uint64_t* d_count, std::uint32_t num_bins, std::uint32_t* d_binned,
                       std::uint64_t* d_offsets, void* d_temp, cudaStream_t stream) {
     if (n == 0) {  // every bin is empty: one memset, cheaper than a launch (docs/binning.md)
         TS_CUDA_CHECK(cudaMemsetAsync(d_offsets, 0, (std::size_t(num_bins) + 1) * sizeof(std::uint64_t), stream));
         return;
     }
     switch (path) {
-        case BinningPath::single_block:
+        case OrderedBinningPath::single_block:
             launch_small_binning(d_bins, d_values, n, d_count, num_bins, d_binned, d_offsets, stream);
             return;
-        case BinningPath::chunked:
+        case OrderedBinningPath::chunked:
             launch_chunked_binning(d_bins, d_values, n, d_count, num_bins, d_binned, d_offsets, d_temp, stream);
             return;
-        case BinningPath::radix_sort:
+        case OrderedBinningPath::radix_sort:
             launch_radix_binning(d_bins, d_values, n, d_count, num_bins, d_binned, d_offsets, d_temp, stream);
             return;
     }
@@ -412,34 +413,31 @@ std::size_t ordered_binning_temp_bytes(std::size_t n, std::uint32_t num_bins) {
     return chunked_binning_fits(n, num_bins) ? std::max(radix, chunked_binning_temp_bytes(n, num_bins)) : radix;
 }
 
-const char* binning_path_name(BinningPath path) {
-    switch (path) {
-        case BinningPath::single_block:
-            return "single-block";
-        case BinningPath::chunked:
-            return "chunked";
-        case BinningPath::radix_sort:
-            return "radix sort";
-    }
-    return "unknown";
+const char* binning_path_name(OrderedBinningPath path) {
+    static constexpr EnumNameTable<OrderedBinningPath, 3> kNames = {{
+        {OrderedBinningPath::single_block, "single-block"},
+        {OrderedBinningPath::chunked, "chunked"},
+        {OrderedBinningPath::radix_sort, "radix sort"},
+    }};
+    return enum_name(kNames, path);
 }
 
-bool binning_path_fits(BinningPath path, std::size_t n, std::uint32_t num_bins) {
+bool binning_path_fits(OrderedBinningPath path, std::size_t n, std::uint32_t num_bins) {
     switch (path) {
-        case BinningPath::single_block:
+        case OrderedBinningPath::single_block:
             return small_binning_fits(n, num_bins);
-        case BinningPath::chunked:
+        case OrderedBinningPath::chunked:
             return chunked_binning_fits(n, num_bins);
-        case BinningPath::radix_sort:
+        case OrderedBinningPath::radix_sort:
             return n < kOrderedBinningMaxElements;
     }
     return false;
 }
 
-BinningPath chosen_binning_path(std::size_t n, std::uint32_t num_bins) {
-    if (n <= kSmallBinningDispatchElements && small_binning_fits(n, num_bins)) return BinningPath::single_block;
-    if (n <= kChunkedBinningDispatchElements && chunked_binning_fits(n, num_bins)) return BinningPath::chunked;
-    return BinningPath::radix_sort;
+OrderedBinningPath chosen_binning_path(std::size_t n, std::uint32_t num_bins) {
+    if (n <= kSmallBinningDispatchElements && small_binning_fits(n, num_bins)) return OrderedBinningPath::single_block;
+    if (n <= kChunkedBinningDispatchElements && chunked_binning_fits(n, num_bins)) return OrderedBinningPath::chunked;
+    return OrderedBinningPath::radix_sort;
 }
 
 void ordered_binning(const std::uint32_t* d_bins, const std::uint32_t* d_values, std::size_t n, std::uint32_t num_bins,
@@ -450,7 +448,7 @@ void ordered_binning(const std::uint32_t* d_bins, const std::uint32_t* d_values,
                      d_temp, stream);
 }
 
-void ordered_binning_on_path(BinningPath path, const std::uint32_t* d_bins, const std::uint32_t* d_values,
+void ordered_binning_on_path(OrderedBinningPath path, const std::uint32_t* d_bins, const std::uint32_t* d_values,
                              std::size_t n, std::uint32_t num_bins, std::uint32_t* d_binned, std::uint64_t* d_offsets,
                              void* d_temp, std::size_t temp_bytes, cudaStream_t stream, const std::uint64_t* d_count) {
     check_binning_arguments("ordered_binning_on_path", d_binned, d_values, n, num_bins, d_temp, temp_bytes);

@@ -46,6 +46,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "kernels/primitives/bin_bits.h"  // ordered_binning_bin_bits
+
 namespace tilescan {
 
 /// Elements one call bins at most (exclusive): positions inside the radix sort are 32-bit.
@@ -56,8 +58,8 @@ constexpr std::size_t kOrderedBinningMaxElements = std::size_t(1) << 32;
 constexpr std::size_t kSmallBinningMaxElements = std::size_t(1) << 13;
 
 /// Largest num_bins for the single-block kernel: its 8 warps' 32-bit counters per bin, plus 8 words
-/// of scratch, fit in 160 KiB of shared memory ((160 * 1024 - 32) / 32 bins), below the 227 KiB an
-/// sm_90 block may take, so more of the SM's L1 and shared memory stays cache.
+/// of scratch, fit in 160 KiB of shared memory ((160 * 1024 - 32) / 32 bins), below what large GPUs
+/// allow a block, so that more of the SM's L1 and shared memory stays cache.
 constexpr std::uint32_t kSmallBinningMaxBins = 5119;
 
 /// Consecutive elements per chunk of the chunked path: one block per chunk, whose scatter is one
@@ -66,8 +68,7 @@ constexpr std::size_t kChunkedBinningChunk = 1024;
 
 /// The chunk length for inputs of up to kChunkedBinningShortChunkElements elements: short chunks
 /// make each scattering warp walk 8 rounds, not 32. The rounds are the path's longest step at these
-/// sizes, and the 4x larger count matrix adds less to its scan (docs/tuning.md, "Ordered binning
-/// paths").
+/// sizes, and the 4x larger count matrix adds less to its scan (docs/tuning.md#ordered-binning-paths).
 constexpr std::size_t kChunkedBinningShortChunk = 256;
 
 /// The largest input cut into chunks of kChunkedBinningShortChunk (chunked_binning_chunk).
@@ -79,8 +80,8 @@ constexpr std::size_t chunked_binning_chunk(std::size_t n) {
 }
 
 /// Largest n the chunked path takes: its count matrix (n / chunked_binning_chunk(n) chunks by
-/// num_bins) stays at most 256 x 8192 words (8 MiB, which stays in a large L2 cache between the
-/// three steps; short chunks stop at 2^15 / 256 = 128 chunks).
+/// num_bins) stays at most 256 x 8192 words (8 MiB, resident in a large GPU's L2 between the three
+/// steps; short chunks stop at 2^15 / 256 = 128 chunks).
 constexpr std::size_t kChunkedBinningMaxElements = std::size_t(1) << 18;
 
 /// Largest num_bins for the chunked path: a block's 32-bit counter per bin fits the 48 KiB of
@@ -89,21 +90,14 @@ constexpr std::uint32_t kChunkedBinningMaxBins = 8192;
 
 /// Dispatch thresholds: ordered_binning gives inputs of up to kSmallBinningDispatchElements
 /// elements to the single-block kernel, up to kChunkedBinningDispatchElements to the chunked path
-/// (each when num_bins fits it too), and the rest to the radix path: where each path is the
-/// fastest (docs/tuning.md, "Ordered binning paths").
+/// (each when num_bins fits it too), and the rest to the radix path: each where it is the fastest
+/// (docs/tuning.md#ordered-binning-paths).
 constexpr std::size_t kSmallBinningDispatchElements = 4608;
-/// From here the radix path is as fast as the chunked one.
+/// The radix path catches up with the chunked path here (docs/tuning.md#ordered-binning-paths).
 constexpr std::size_t kChunkedBinningDispatchElements = std::size_t(1) << 17;
 static_assert(kSmallBinningDispatchElements <= kSmallBinningMaxElements &&
                   kChunkedBinningDispatchElements <= kChunkedBinningMaxElements,
               "a threshold may not send a path inputs beyond its limits");
-
-/// The bits a bin id below num_bins needs (0 for one bin): ordered_binning sorts bits [0, that).
-inline int ordered_binning_bin_bits(std::uint32_t num_bins) {
-    int bits = 0;
-    while (bits < 32 && (std::uint64_t(1) << bits) < num_bins) ++bits;
-    return bits;
-}
 
 /// Bytes of temporary device storage ordered_binning of n elements into num_bins bins needs, on any
 /// path that can take them (so also when a test or benchmark forces one: ordered_binning_paths.h).

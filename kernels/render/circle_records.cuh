@@ -3,7 +3,7 @@
 
 #include "kernels/render/frame_params.h"
 
-namespace tilescan::render_detail {
+namespace tilescan {
 
 __device__ __forceinline__ CircleBox pack_box(const PixelBox& box) {
     if (box_is_empty(box)) return {1, 0, 1, 0};
@@ -82,4 +82,4 @@ __device__ __forceinline__ void for_each_masked_band_tile(const PixelBox& box, s
     for_each_masked_tile(band_tile_rect(box, f), mask, [&](int tx, int ty) { visit(band_tile_index(tx, ty, f)); });
 }
 
-}  // namespace tilescan::render_detail
+}  // namespace tilescan

@@ -1,24 +1,36 @@
-// The `cuda` backend's host side (see cuda_backend.h): buffers, stage order, timing, peers.
+// The `cuda` backend's host side (see cuda_backend.h): the device memory of a frame, the order of
+// its stages, its graph, its timing. Every choice of path comes from the frame plan (frame_plan.h).
 #include "kernels/render/cuda_backend.h"
 
 #include <algorithm>
 #include <chrono>
-#include <optional>
 #include <stdexcept>
+#include <tuple>
 #include <vector>
 
 #include "kernels/cuda_check.h"
 #include "kernels/cuda_device.h"
+#include "kernels/cuda_resources.h"
 #include "kernels/device_buffer.h"
 #include "kernels/primitives/ordered_binning.h"
 #include "kernels/primitives/radix_sort.h"
-#include "kernels/render/render_launch.h"
+#include "kernels/render/bin.h"
+#include "kernels/render/convert_rgba8.h"
+#include "kernels/render/cull_count.h"
+#include "kernels/render/direct_binning.h"
+#include "kernels/render/emit.h"
+#include "kernels/render/shade.h"
 #include "kernels/render/sort_binning.h"
+#include "kernels/render/tile_compaction.h"
 #include "kernels/scan/scan.h"
 #include "renderer/errors.h"
 #include "renderer/tile_bands.h"
 
 namespace tilescan {
+
+static_assert(kPackedPairsMinPairs == kChunkedBinningDispatchElements,
+              "packed pairs start where the ordered binning takes its radix path");
+static_assert(kMaxBinnedPairs == kOrderedBinningMaxElements - 2, "one band bins what ordered binning takes");
 
 namespace {
 
@@ -30,13 +42,8 @@ namespace {
 class StageTimer {
 public:
     explicit StageTimer(cudaStream_t stream) : stream_(stream) {}
-    ~StageTimer() {
-        for (cudaEvent_t e : events_) TS_CUDA_CHECK_NOTHROW(cudaEventDestroy(e));
-    }
-    StageTimer(const StageTimer&) = delete;
-    StageTimer& operator=(const StageTimer&) = delete;
     // Starts the clock of a new frame; the events are reused.
-    void start(FrameTiming timing) {
+    void start(StageTiming timing) {
         timing_ = timing;
         names_.clear();
         used_ = 0;
@@ -44,16 +51,16 @@ public:
     }
     // Ends a stage that is not the frame's last: a mark only when timing stages.
     void end_stage(const char* name) {
-        if (timing_ == FrameTiming::per_stage) record(name);
+        if (timing_ == StageTiming::per_stage) record(name);
     }
     // Ends the frame's last stage: that stage, or the whole frame as one stage named "frame".
-    void end_frame(const char* last_stage) { record(timing_ == FrameTiming::per_stage ? last_stage : "frame"); }
+    void end_frame(const char* last_stage) { record(timing_ == StageTiming::per_stage ? last_stage : "frame"); }
     // Stage times between consecutive marks (the first mark starts the clock).
     std::vector<StageTime> stages() const {
         std::vector<StageTime> result;
         for (std::size_t k = 1; k < used_; ++k) {
             float ms = 0;
-            TS_CUDA_CHECK(cudaEventElapsedTime(&ms, events_[k - 1], events_[k]));
+            TS_CUDA_CHECK(cudaEventElapsedTime(&ms, events_[k - 1].get(), events_[k].get()));
             result.push_back({names_[k], ms});
         }
         return result;
@@ -61,277 +68,241 @@ public:
 
 private:
     void record(const char* stage_that_ends) {
-        if (used_ == events_.size()) {
-            cudaEvent_t e;
-            TS_CUDA_CHECK(cudaEventCreate(&e));
-            events_.push_back(e);
-        }
+        if (used_ == events_.size()) events_.emplace_back();
         cudaStreamCaptureStatus capturing = cudaStreamCaptureStatusNone;
         TS_CUDA_CHECK(cudaStreamIsCapturing(stream_, &capturing));
         const unsigned flags = capturing == cudaStreamCaptureStatusActive ? cudaEventRecordExternal : 0;
-        TS_CUDA_CHECK(cudaEventRecordWithFlags(events_[used_++], stream_, flags));
+        TS_CUDA_CHECK(cudaEventRecordWithFlags(events_[used_++].get(), stream_, flags));
         names_.push_back(stage_that_ends);
     }
 
     cudaStream_t stream_;
-    FrameTiming timing_ = FrameTiming::per_stage;
-    std::vector<cudaEvent_t> events_;
+    StageTiming timing_ = StageTiming::per_stage;
+    std::vector<CudaEvent> events_;
     std::size_t used_ = 0;
     std::vector<std::string> names_;
 };
 
-// What a captured frame graph bakes in: replaying it is right only while all of these are unchanged
-// (kernel arguments, sizes and every device pointer the launches were given).
+// A device buffer of the frame whose reallocations the frame's graph sees: a reserve that moves
+// the memory advances the frame's allocation generation, part of the graph's key, so no buffer can
+// be forgotten by the key.
+template <typename Storage>
+class Tracked {
+public:
+    explicit Tracked(std::uint64_t& generation) : generation_(&generation) {}
+    void reserve(std::size_t count) {
+        track([&] { storage_.reserve(count); });
+    }
+    void reserve_bytes(std::size_t bytes) {
+        track([&] { storage_.reserve_bytes(bytes); });
+    }
+    auto data() { return storage_.data(); }
+    auto data() const { return storage_.data(); }
+    std::size_t bytes() const { return storage_.bytes(); }
+
+private:
+    template <typename Grow>
+    void track(Grow grow) {
+        const void* before = storage_.data();
+        grow();
+        if (storage_.data() != before) ++*generation_;
+    }
+
+    Storage storage_;
+    std::uint64_t* generation_;
+};
+template <typename T>
+using FrameBuffer = Tracked<DeviceBuffer<T>>;
+
+// What a captured frame graph bakes in: replaying it is right only while all of these are
+// unchanged (kernel arguments, sizes, and every device pointer: the allocation generation).
 struct FrameGraphKey {
     Binning binning;
-    ScanBinningPath path;  // the path the frame takes (never automatic)
-    FrameTiming timing;
+    FramePlan plan;
+    StageTiming timing;
     int width, height, band_first_row, band_end_row;
     ShadingKind shading;
     BackgroundParams background;
     std::uint64_t capacity;
     std::uint32_t circles;
     const unsigned long long* blends;
-    int shade_pixels;
-    bool boxes_from_geometry;
-    bool shade_busy_apart;
-    std::vector<const void*> buffers;
+    std::uint64_t allocations;
 
-    bool operator==(const FrameGraphKey& o) const {
-        return binning == o.binning && path == o.path && timing == o.timing && width == o.width && height == o.height &&
-               band_first_row == o.band_first_row && band_end_row == o.band_end_row && shading == o.shading &&
-               background.kind == o.background.kind && background.r == o.background.r &&
-               background.g == o.background.g && background.b == o.background.b && capacity == o.capacity &&
-               shade_pixels == o.shade_pixels && boxes_from_geometry == o.boxes_from_geometry && circles == o.circles &&
-               blends == o.blends && shade_busy_apart == o.shade_busy_apart && buffers == o.buffers;
+    auto tied() const {
+        return std::tie(binning, plan.tile_lists, plan.shade_pixels, plan.boxes_from_geometry, plan.order_tiles,
+                        plan.busy_tiles_apart, timing, width, height, band_first_row, band_end_row, shading,
+                        background.kind, background.r, background.g, background.b, capacity, circles, blends,
+                        allocations);
     }
+    bool operator==(const FrameGraphKey& o) const { return tied() == o.tied(); }
 };
 
-// The binned frame as a CUDA graph: captured when its key changes, replayed otherwise, so its
-// ~25 launches, copies and events cost the GPU about a microsecond each instead of waiting for the
-// host to issue them one by one (small scenes are bound by exactly that).
+// The frame as a CUDA graph: captured when its key changes, replayed otherwise, so its launches,
+// copies and events cost the GPU little each instead of waiting for the host to issue them one by
+// one (small scenes are bound by exactly that).
 class FrameGraph {
 public:
-    ~FrameGraph() { reset(); }
-    bool matches(const FrameGraphKey& key) const { return exec_ != nullptr && key_ == key; }
-    // Captures what `enqueue` puts on `stream` (ending the capture if it throws) and instantiates it.
-    template <typename Enqueue>
-    void capture(cudaStream_t stream, const FrameGraphKey& key, Enqueue enqueue) {
-        reset();
-        TS_CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeRelaxed));
-        cudaGraph_t graph = nullptr;
-        try {
-            enqueue();
-        } catch (...) {
-            TS_CUDA_CHECK_NOTHROW(cudaStreamEndCapture(stream, &graph));
-            if (graph) TS_CUDA_CHECK_NOTHROW(cudaGraphDestroy(graph));
-            throw;
-        }
-        TS_CUDA_CHECK(cudaStreamEndCapture(stream, &graph));
-        // Kernel nodes keep their captured stream's priority (the busy tiles' branch has the greatest).
-        const cudaError_t instantiated =
-            cudaGraphInstantiateWithFlags(&exec_, graph, cudaGraphInstantiateFlagUseNodePriority);
-        TS_CUDA_CHECK_NOTHROW(cudaGraphDestroy(graph));
-        TS_CUDA_CHECK(instantiated);
-        key_ = key;
-    }
-    void launch(cudaStream_t stream) const { TS_CUDA_CHECK(cudaGraphLaunch(exec_, stream)); }
     // Runs the frame of `key` on `stream` and waits for it: captured first where the key changed.
     template <typename Enqueue>
     void run(cudaStream_t stream, const FrameGraphKey& key, Enqueue enqueue) {
-        if (!matches(key)) capture(stream, key, enqueue);
-        launch(stream);
+        if (!exec_ || !(key_ == key)) capture(stream, key, enqueue);
+        TS_CUDA_CHECK(cudaGraphLaunch(exec_.get(), stream));
         TS_CUDA_CHECK(cudaStreamSynchronize(stream));
-    }
-    void reset() {
-        if (exec_) TS_CUDA_CHECK_NOTHROW(cudaGraphExecDestroy(exec_));
-        exec_ = nullptr;
     }
 
 private:
-    cudaGraphExec_t exec_ = nullptr;
+    // Captures what `enqueue` puts on `stream` (ending the capture if it throws) and instantiates it.
+    template <typename Enqueue>
+    void capture(cudaStream_t stream, const FrameGraphKey& key, Enqueue enqueue) {
+        exec_.reset();
+        TS_CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeRelaxed));
+        cudaGraph_t captured = nullptr;
+        try {
+            enqueue();
+        } catch (...) {
+            TS_CUDA_CHECK_NOTHROW(cudaStreamEndCapture(stream, &captured));
+            CudaGraph discarded(captured);
+            throw;
+        }
+        TS_CUDA_CHECK(cudaStreamEndCapture(stream, &captured));
+        const CudaGraph graph(captured);
+        // Kernel nodes keep their captured stream's priority (the busy tiles' branch has the greatest).
+        cudaGraphExec_t exec = nullptr;
+        TS_CUDA_CHECK(cudaGraphInstantiateWithFlags(&exec, graph.get(), cudaGraphInstantiateFlagUseNodePriority));
+        exec_.reset(exec);
+        key_ = key;
+    }
+
+    CudaGraphExec exec_;
     FrameGraphKey key_{};
 };
 
-template <typename T>
-std::size_t bytes_of(const DeviceBuffer<T>& buffer) {
-    return buffer.bytes();
-}
-
-}  // namespace
-
-struct CudaBackend::Buffers {
-    cudaStream_t stream = nullptr;
-    cudaStream_t busy_stream = nullptr;  // the shading stage's busy-tile branch (launch_shade_tiles)
-    cudaEvent_t busy_forked = nullptr, busy_joined = nullptr;
+// The scene's circles on the device (reserved at upload).
+struct SceneBuffers {
+    explicit SceneBuffers(std::uint64_t& generation)
+        : x(generation),
+          y(generation),
+          z(generation),
+          radius(generation),
+          r(generation),
+          g(generation),
+          b(generation),
+          a(generation) {}
+    FrameBuffer<float> x, y, z, radius, r, g, b, a;
     std::uint32_t circles = 0;
     ShadingKind shading = kShadingFlat;
     BackgroundParams background{};
-    DeviceBuffer<float> x, y, z, radius, r, g, b, a;
-    DeviceBuffer<CircleShadingRecord> shading_records;
-    DeviceBuffer<CircleBox> box;
-    DeviceBuffer<std::uint32_t> pair_counts;
-    DeviceBuffer<std::uint16_t> tile_masks;  // the count stage's, for the emission
-    DeviceBuffer<std::uint32_t> big_circles, big_count;
-    DeviceBuffer<std::uint64_t> big_first_slots;  // the emission's, for the big circles' kernel
-    DeviceBuffer<std::uint64_t> pair_total;
-    DeviceBuffer<std::uint32_t> pair_tiles, pair_circles, tile_circles;
-    DeviceBuffer<std::uint32_t> packed_pairs;  // the packed path's words (tile_circles: sorted)
-    DeviceBuffer<std::uint64_t> tile_offsets;
-    DeviceBuffer<std::uint64_t> sort_keys, sorted_keys;
-    DeviceBuffer<unsigned char> temp;
-    ScanWorkspace scan_workspace;  // the emission's scan of the pair counts (PairEmission): no clearing
-    DeviceBuffer<float> image;
-    DeviceBuffer<unsigned long long> blends;
-    DeviceBuffer<unsigned long long> row_pairs;  // [tiles_y], for the band planner
-    DeviceBuffer<std::uint32_t> busy_tiles, busy_count, tile_order;
-    DeviceBuffer<unsigned long long> compaction_tallies;    // [2]: CompactionTotals' pairs, finished blocks
-    DeviceBuffer<std::uint32_t> region_ids, region_counts;  // two-level compaction's RegionLists
-    std::uint64_t* host_total = nullptr;            // mapped pinned memory the emit stage copies the pair total to
-    std::uint64_t* host_total_on_device = nullptr;  // its device alias
-    std::uint32_t* host_busy_count = nullptr;       // mapped pinned memory the busy-tile list writes its count to
-    std::uint32_t* host_busy_count_on_device = nullptr;
-    std::uint32_t* host_busy_seen = nullptr;  // mapped pinned memory the main grid flags busy tiles in
-    std::uint32_t* host_busy_seen_on_device = nullptr;
-    // Whether the next frame shades busy tiles apart: on after a frame whose main grid met one,
-    // off after a frame whose busy branch found none (BusyTiles).
-    bool shade_busy_apart = false;
-    std::uint64_t pair_capacity = 0;    // pairs the pair buffers hold (grow-only)
-    std::unique_ptr<StageTimer> timer;  // the binned frame's stage events (in its graph)
-    FrameGraph frame_graph;             // the binned frame, captured
-    int width = 0, height = 0;
-
-    Buffers() {
-        TS_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-        int least_priority = 0, greatest_priority = 0;
-        TS_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least_priority, &greatest_priority));
-        TS_CUDA_CHECK(cudaStreamCreateWithPriority(&busy_stream, cudaStreamNonBlocking, greatest_priority));
-        TS_CUDA_CHECK(cudaEventCreateWithFlags(&busy_forked, cudaEventDisableTiming));
-        TS_CUDA_CHECK(cudaEventCreateWithFlags(&busy_joined, cudaEventDisableTiming));
-        timer = std::make_unique<StageTimer>(stream);
-        host_total = mapped_pinned<std::uint64_t>(host_total_on_device);
-        host_busy_count = mapped_pinned<std::uint32_t>(host_busy_count_on_device);
-        host_busy_seen = mapped_pinned<std::uint32_t>(host_busy_seen_on_device);
-        pair_total.reserve(1);
-        big_count.reserve(2);
-        busy_count.reserve(1);
-        blends.reserve(1);
-        compaction_tallies.reserve(2);
-        TS_CUDA_CHECK(cudaMemset(compaction_tallies.data(), 0, 2 * sizeof(unsigned long long)));
-    }
-    ~Buffers() {
-        TS_CUDA_CHECK_NOTHROW(cudaFreeHost(host_total));
-        TS_CUDA_CHECK_NOTHROW(cudaFreeHost(host_busy_count));
-        TS_CUDA_CHECK_NOTHROW(cudaFreeHost(host_busy_seen));
-        TS_CUDA_CHECK_NOTHROW(cudaEventDestroy(busy_forked));
-        TS_CUDA_CHECK_NOTHROW(cudaEventDestroy(busy_joined));
-        TS_CUDA_CHECK_NOTHROW(cudaStreamDestroy(busy_stream));
-        TS_CUDA_CHECK_NOTHROW(cudaStreamDestroy(stream));
-    }
-
-    // One value of mapped pinned memory (written by a kernel, read by the host after the frame)
-    // and its device alias.
-    template <typename T>
-    static T* mapped_pinned(T*& on_device) {
-        T* host = nullptr;
-        TS_CUDA_CHECK(cudaHostAlloc(reinterpret_cast<void**>(&host), sizeof(T), cudaHostAllocMapped));
-        *host = 0;
-        TS_CUDA_CHECK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&on_device), host, 0));
-        return host;
-    }
 
     DeviceCircles device_circles() const {
         return {x.data(), y.data(), z.data(), radius.data(), r.data(), g.data(), b.data(), a.data(), circles};
     }
+};
+
+// Per circle: the cull's records and the count stage's results (reserved at upload).
+struct CircleBuffers {
+    explicit CircleBuffers(std::uint64_t& generation)
+        : shading_records(generation),
+          box(generation),
+          pair_counts(generation),
+          tile_masks(generation),
+          big_circles(generation),
+          big_count(generation),
+          big_first_slots(generation) {
+        big_count.reserve(2);
+    }
+    FrameBuffer<CircleShadingRecord> shading_records;
+    FrameBuffer<CircleBox> box;
+    FrameBuffer<std::uint32_t> pair_counts;
+    FrameBuffer<std::uint16_t> tile_masks;  // the count stage's, for the emission
+    FrameBuffer<std::uint32_t> big_circles, big_count;
+    FrameBuffer<std::uint64_t> big_first_slots;  // the emission's, for the big circles' kernel
+
+    void reserve(std::size_t circles) {
+        shading_records.reserve(circles);
+        box.reserve(circles);
+        pair_counts.reserve(circles);
+        tile_masks.reserve(circles);
+        big_circles.reserve(circles);
+        big_first_slots.reserve(circles);
+    }
     CircleRecords records() { return {shading_records.data(), box.data()}; }
-    BigCircles big() { return {big_circles.data(), big_count.data(), circles}; }
-    PairEmission emission() {
-        return {tile_masks.data(),    pair_counts.data(),    big_first_slots.data(), pair_total.data(),
-                host_total_on_device, scan_workspace.data(), scan_workspace.bytes()};
+    BigCircles big(std::uint32_t circles) { return {big_circles.data(), big_count.data(), circles}; }
+    std::uint64_t bin_bytes() const { return pair_counts.bytes() + tile_masks.bytes() + big_first_slots.bytes(); }
+};
+
+// The tile lists and what builds them (reserved per pass, grow-only).
+struct TileListBuffers {
+    explicit TileListBuffers(std::uint64_t& generation)
+        : pair_total(generation),
+          pair_tiles(generation),
+          pair_circles(generation),
+          packed_pairs(generation),
+          tile_circles(generation),
+          tile_offsets(generation),
+          sort_keys(generation),
+          sorted_keys(generation),
+          temp(generation),
+          scan_workspace(generation),
+          row_pairs(generation),
+          tile_order(generation) {
+        pair_total.reserve(1);
     }
-    CompactionTotals compaction_totals() {
-        return {compaction_tallies.data(), compaction_tallies.data() + 1, host_total_on_device};
-    }
-    BusyTiles busy() {
-        BusyTiles busy;
-        busy.on_device.shade_apart = shade_busy_apart;
-        busy.on_device.tiles = busy_tiles.data();
-        busy.on_device.count = busy_count.data();
-        busy.on_device.host_count = host_busy_count_on_device;
-        busy.on_device.host_seen = host_busy_seen_on_device;
-        busy.stream = busy_stream;
-        busy.forked = busy_forked;
-        busy.joined = busy_joined;
-        return busy;
-    }
-    // Every device (and pinned host) pointer the binned frame's launches take.
-    std::vector<const void*> frame_pointers() const {
-        return {x.data(),
-                y.data(),
-                z.data(),
-                radius.data(),
-                r.data(),
-                g.data(),
-                b.data(),
-                a.data(),
-                shading_records.data(),
-                box.data(),
-                pair_counts.data(),
-                tile_masks.data(),
-                big_circles.data(),
-                big_count.data(),
-                big_first_slots.data(),
-                pair_total.data(),
-                pair_tiles.data(),
-                pair_circles.data(),
-                packed_pairs.data(),
-                tile_circles.data(),
-                tile_offsets.data(),
-                sort_keys.data(),
-                sorted_keys.data(),
-                temp.data(),
-                scan_workspace.data(),
-                image.data(),
-                busy_tiles.data(),
-                busy_count.data(),
-                compaction_tallies.data(),
-                region_ids.data(),
-                region_counts.data(),
-                host_total,
-                host_busy_count,
-                host_busy_seen};
-    }
-    // The key of a frame's graph (FrameGraphKey): what its launches are given.
-    FrameGraphKey graph_key(Binning binning, ScanBinningPath path, FrameTiming timing, const FrameParams& frame,
-                            std::uint64_t capacity, const unsigned long long* blends, int shade_pixels,
-                            bool boxes_from_geometry) const {
-        return {binning,
-                path,
-                timing,
-                frame.width,
-                frame.height,
-                frame.band_first_row,
-                frame.band_end_row,
-                frame.shading,
-                frame.background,
-                capacity,
-                circles,
-                blends,
-                shade_pixels,
-                boxes_from_geometry,
-                shade_busy_apart,
-                frame_pointers()};
-    }
+    FrameBuffer<std::uint64_t> pair_total;
+    FrameBuffer<std::uint32_t> pair_tiles, pair_circles;
+    FrameBuffer<std::uint32_t> packed_pairs;  // the packed strategy's words (tile_circles: sorted)
+    FrameBuffer<std::uint32_t> tile_circles;
+    FrameBuffer<std::uint64_t> tile_offsets;
+    FrameBuffer<std::uint64_t> sort_keys, sorted_keys;
+    FrameBuffer<unsigned char> temp;
+    Tracked<ScanWorkspace> scan_workspace;      // the emission's scan of the pair counts: no clearing
+    FrameBuffer<unsigned long long> row_pairs;  // [tiles_y], for the band planner
+    FrameBuffer<std::uint32_t> tile_order;      // the shading grid's, longest list first
+
     std::uint64_t bin_bytes() const {
-        return bytes_of(pair_counts) + bytes_of(tile_masks) + bytes_of(big_first_slots) + bytes_of(pair_tiles) +
-               bytes_of(pair_circles) + bytes_of(packed_pairs) + bytes_of(tile_circles) + bytes_of(tile_offsets) +
-               bytes_of(sort_keys) + bytes_of(sorted_keys) + bytes_of(temp) + scan_workspace.bytes() +
-               bytes_of(row_pairs) + bytes_of(busy_tiles) + bytes_of(busy_count) + bytes_of(tile_order) +
-               bytes_of(region_ids) + bytes_of(region_counts);
+        return pair_tiles.bytes() + pair_circles.bytes() + packed_pairs.bytes() + tile_circles.bytes() +
+               tile_offsets.bytes() + sort_keys.bytes() + sorted_keys.bytes() + temp.bytes() + scan_workspace.bytes() +
+               row_pairs.bytes() + tile_order.bytes();
     }
 };
 
-namespace {
+// The shading stage's branch for busy tiles (BusyTiles, launch_shade_tiles).
+struct BusyTileBranch {
+    explicit BusyTileBranch(std::uint64_t& generation) : tiles(generation), count(generation) { count.reserve(1); }
+    CudaStream stream = CudaStream::with_greatest_priority();
+    CudaEvent forked{true}, joined{true};
+    FrameBuffer<std::uint32_t> tiles, count;
+    MappedPinned<std::uint32_t> host_count;  // the busy-tile list's count
+    MappedPinned<std::uint32_t> host_seen;   // flagged by the main grid where it meets a busy tile
+    // Whether the frames shade busy tiles apart (next_busy_tiles_apart).
+    bool apart = false;
+
+    BusyTiles on(bool shade_apart) {
+        BusyTiles busy;
+        busy.on_device.shade_apart = shade_apart;
+        busy.on_device.tiles = tiles.data();
+        busy.on_device.count = count.data();
+        busy.on_device.host_count = host_count.device();
+        busy.on_device.host_seen = host_seen.device();
+        busy.stream = stream.get();
+        busy.forked = forked.get();
+        busy.joined = joined.get();
+        return busy;
+    }
+    std::uint64_t bin_bytes() const { return tiles.bytes() + count.bytes(); }
+};
+
+// Tile compaction's totals and two-level compaction's region lists.
+struct CompactionBuffers {
+    explicit CompactionBuffers(std::uint64_t& generation)
+        : tallies(generation), region_ids(generation), region_counts(generation) {
+        tallies.reserve(2);
+        TS_CUDA_CHECK(cudaMemset(tallies.data(), 0, 2 * sizeof(unsigned long long)));
+    }
+    FrameBuffer<unsigned long long> tallies;  // [2]: CompactionTotals' pairs, finished blocks
+    FrameBuffer<std::uint32_t> region_ids, region_counts;
+
+    std::uint64_t bin_bytes() const { return region_ids.bytes() + region_counts.bytes(); }
+};
 
 // --max-bin-memory, or half of the device memory free when the backend starts (tile_bands.h).
 std::uint64_t bin_budget(std::uint64_t max_bin_bytes) {
@@ -341,20 +312,6 @@ std::uint64_t bin_budget(std::uint64_t max_bin_bytes) {
         throw std::runtime_error("cannot read the device's free memory for the bin budget");
     return default_bin_budget(memory.free_bytes);
 }
-
-// The current device's L2 cache, for shading_recomputes_boxes.
-std::size_t device_l2_cache_bytes() { return std::size_t(current_device_attribute(cudaDevAttrL2CacheSize)); }
-
-}  // namespace
-
-CudaBackend::CudaBackend(Binning binning, std::uint64_t max_bin_bytes)
-    : binning_(binning),
-      bin_budget_(bin_budget(max_bin_bytes)),
-      l2_cache_bytes_(device_l2_cache_bytes()),
-      buffers_(std::make_unique<Buffers>()) {}
-CudaBackend::~CudaBackend() = default;
-
-namespace {
 
 // The whole frame as one band of tile rows.
 FrameParams frame_params(int width, int height, ShadingKind shading, const BackgroundParams& background) {
@@ -377,42 +334,12 @@ auto with_out_of_memory_message(const char* what, Body body) -> decltype(body())
     }
 }
 
-}  // namespace
-
-void CudaBackend::upload(const Scene& scene) {
-    Buffers& d = *buffers_;
-    const std::size_t n = scene.size();
-    if (n > 0xffffffffu) throw InputError("the cuda backend renders at most 2^32 - 1 circles per scene");
-    with_out_of_memory_message("uploading the circles", [&] {
-        const std::vector<float>* host[] = {&scene.x, &scene.y, &scene.z, &scene.radius,
-                                            &scene.r, &scene.g, &scene.b, &scene.a};
-        DeviceBuffer<float>* device[] = {&d.x, &d.y, &d.z, &d.radius, &d.r, &d.g, &d.b, &d.a};
-        for (int k = 0; k < 8; ++k) {
-            device[k]->reserve(n);
-            if (n)
-                TS_CUDA_CHECK(cudaMemcpyAsync(device[k]->data(), host[k]->data(), n * sizeof(float),
-                                              cudaMemcpyHostToDevice, d.stream));
-        }
-        d.shading_records.reserve(n);
-        d.box.reserve(n);
-        d.pair_counts.reserve(n);
-        d.tile_masks.reserve(n);
-        d.big_circles.reserve(n);
-        d.big_first_slots.reserve(n);
-    });
-    d.circles = static_cast<std::uint32_t>(n);
-    d.shading = scene.shading;
-    d.background = scene.background;
-}
-
-namespace {
-
 // The sort peer's keys hold the tile above the circle id: bits [0, 32 + bits of the tile ids).
 int sort_key_bits(std::uint32_t bins) { return 32 + ordered_binning_bin_bits(bins); }
 
-// Device bytes the scan or sort binning holds for `pairs` pairs, as bin_and_shade reserves them:
-// the emitted pairs, the binned circle ids and the binning's temporary storage. The scan binning's
-// packed pairs take less (two words a pair and a keys-only sort's storage), so this bounds both.
+// Device bytes the scan or sort binning holds for `pairs` pairs, as reserve_pass reserves them:
+// the emitted pairs, the binned circle ids and the binning's temporary storage. Packed pairs take
+// less (two words a pair and a keys-only sort's storage), so this bounds both.
 std::uint64_t binning_bytes(Binning binning, std::uint64_t pairs, std::uint32_t bins) {
     constexpr std::uint64_t kId = sizeof(std::uint32_t), kKey = sizeof(std::uint64_t);
     if (binning == Binning::scan)  // pair_tiles, pair_circles, tile_circles
@@ -438,247 +365,288 @@ void add_stages(std::vector<StageTime>& into, const std::vector<StageTime>& stag
     }
 }
 
+double milliseconds_since(std::chrono::steady_clock::time_point start) {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
 }  // namespace
 
-std::uint64_t CudaBackend::max_band_pairs() const {
-    const std::uint64_t by_budget = bin_budget_ / bytes_per_pair(binning_);
-    return std::min<std::uint64_t>(by_budget, kOrderedBinningMaxElements - 2);  // room for the sentinel bin
-}
+// Everything a frame runs on: its stream, its device memory by stage, its graph and timer.
+struct CudaBackend::Frame {
+    std::uint64_t allocations = 0;  // advanced by every reallocation (Tracked): part of the graph's key
+    CudaStream stream;
+    SceneBuffers scene{allocations};
+    CircleBuffers circles{allocations};
+    TileListBuffers lists{allocations};
+    BusyTileBranch busy{allocations};
+    CompactionBuffers compaction{allocations};
+    FrameBuffer<float> image{allocations};
+    FrameBuffer<unsigned long long> blends{allocations};
+    MappedPinned<std::uint64_t> host_total;  // the frame's pairs, copied by its emission or compaction
+    std::uint64_t pair_capacity = 0;         // pairs the pair buffers hold (grow-only memory)
+    StageTimer timer{stream.get()};
+    FrameGraph graph;
+    int width = 0, height = 0;
 
-// Pixels a shading thread takes in a frame binned into `capacity` pairs: forced, or the layout
-// shade_pixels_per_thread picks.
-int CudaBackend::shade_pixels_for(std::uint64_t capacity) const {
-    return forced_shade_pixels_ ? forced_shade_pixels_ : shade_pixels_per_thread(capacity, buffers_->circles);
-}
+    Frame() { blends.reserve(1); }
 
-bool CudaBackend::boxes_from_geometry() const {
-    return forced_boxes_from_geometry_.value_or(shading_recomputes_boxes(buffers_->circles, l2_cache_bytes_));
-}
-
-// The pair buffers' capacity for frames of `pairs`: an eighth more, for scenes that grow frame by
-// frame, within what one band may hold.
-std::uint64_t CudaBackend::padded_pair_capacity(std::uint64_t pairs) const {
-    return std::min(max_band_pairs(), pairs + pairs / 8);
-}
-
-// The path the band's frame takes to its tile lists (never automatic nor compaction): the sort
-// peer's pairs; for the scan binning, the direct path where it fits within the bin-memory budget
-// (its matrix replaces the pair buffers) and, unless forced, where it pays; else packed pairs
-// where the circle ids fit and, unless forced, the pairs take the ordered binning's radix path
-// (below that, its counting paths in one or three launches beat a sort); else pairs.
-ScanBinningPath CudaBackend::binning_path(const FrameParams& frame, std::uint64_t capacity) const {
-    if (binning_ != Binning::scan) return ScanBinningPath::pairs;
-    const std::uint32_t circles = buffers_->circles, band_tiles = band_tile_count(frame);
-    const bool direct_wanted = scan_path_ == ScanBinningPath::direct ||
-                               (scan_path_ == ScanBinningPath::automatic && direct_binning_pays(circles, capacity));
-    if (direct_wanted && direct_binning_fits(circles, band_tiles) &&
-        direct_binning_temp_bytes(circles, band_tiles) + capacity * sizeof(std::uint32_t) <= bin_budget_)
-        return ScanBinningPath::direct;
-    const bool packed_wanted = scan_path_ == ScanBinningPath::packed ||
-                               (scan_path_ == ScanBinningPath::automatic && capacity > kChunkedBinningDispatchElements);
-    return packed_wanted && packed_pairs_fit(circles, band_tiles) ? ScanBinningPath::packed : ScanBinningPath::pairs;
-}
-
-// Stages 1-5 by pairs: counts, then the emission of (tile, circle) pairs in circle order into
-// `capacity` slots, which scans the counts itself (PairEmission), then their binning by tile
-// (ordered binning, a keys-only radix sort of packed pairs, or the sort peer's radix sort), by
-// `path` (pairs or packed).
-void CudaBackend::enqueue_pair_binning(const FrameParams& frame, std::uint64_t capacity, ScanBinningPath path) {
-    Buffers& d = *buffers_;
-    const std::uint32_t band_tiles = band_tile_count(frame);
-    StageTimer& timer = *d.timer;
-    // The total goes to the host after the frame, never in between.
-    launch_cull_and_count(d.device_circles(), frame, d.records(), d.big(), d.pair_counts.data(), d.tile_masks.data(),
-                          d.stream);
-    timer.end_stage("cull+count");
-    const PairEmission emission = d.emission();
-    if (path == ScanBinningPath::packed) {
-        launch_emit_packed_pairs(frame, d.records(), d.circles, d.big(), emission, capacity, d.packed_pairs.data(),
-                                 d.stream);
-        timer.end_stage("scan+emit");
-        radix_sort_keys(d.packed_pairs.data(), d.tile_circles.data(), capacity, d.temp.data(), d.temp.bytes(), d.stream,
-                        packed_circle_bits(band_tiles), 32, kRadixDefaultBits, emission.total);
-        launch_packed_pair_offsets(d.tile_circles.data(), capacity, emission.total, frame, d.tile_offsets.data(),
-                                   d.stream);
-        timer.end_stage("bin");
-    } else if (binning_ == Binning::scan) {
-        launch_emit_pairs(frame, d.records(), d.circles, d.big(), emission, capacity, d.pair_tiles.data(),
-                          d.pair_circles.data(), d.stream);
-        timer.end_stage("scan+emit");
-        ordered_binning(d.pair_tiles.data(), d.pair_circles.data(), capacity, band_tiles, d.tile_circles.data(),
-                        d.tile_offsets.data(), d.temp.data(), d.temp.bytes(), d.stream, emission.total);
-        timer.end_stage("bin");
-    } else {
-        launch_emit_sort_keys(frame, d.records(), d.circles, d.big(), emission, capacity, d.sort_keys.data(), d.stream);
-        timer.end_stage("scan+emit");
-        const std::uint32_t bins = band_tiles + 1;  // the band's tiles and the padding's sentinel
-        sort_pair_keys(d.sort_keys.data(), d.sorted_keys.data(), capacity, sort_key_bits(bins), d.temp.data(),
-                       d.temp.bytes(), d.stream);
-        launch_split_sort_keys(d.sorted_keys.data(), capacity, band_tiles, d.tile_circles.data(), d.tile_offsets.data(),
-                               d.stream);
-        timer.end_stage("bin");
+    PairEmission emission() {
+        return {circles.tile_masks.data(),   circles.pair_counts.data(), circles.big_first_slots.data(),
+                lists.pair_total.data(),     host_total.device(),        lists.scan_workspace.data(),
+                lists.scan_workspace.bytes()};
     }
+    CompactionTotals compaction_totals() {
+        return {compaction.tallies.data(), compaction.tallies.data() + 1, host_total.device()};
+    }
+    std::uint64_t bin_bytes() const {
+        return circles.bin_bytes() + lists.bin_bytes() + busy.bin_bytes() + compaction.bin_bytes();
+    }
+};
+
+CudaBackend::CudaBackend(Binning binning, std::uint64_t max_bin_bytes)
+    : binning_(binning),
+      bin_budget_(bin_budget(max_bin_bytes)),
+      l2_cache_bytes_(std::size_t(current_device_attribute(cudaDevAttrL2CacheSize))),
+      order_tiles_shared_max_(order_tiles_shared_limit()),
+      frame_(std::make_unique<Frame>()) {}
+CudaBackend::~CudaBackend() = default;
+
+void CudaBackend::upload(const Scene& scene) {
+    Frame& f = *frame_;
+    const std::size_t n = scene.size();
+    if (n > 0xffffffffu) throw InputError("the cuda backend renders at most 2^32 - 1 circles per scene");
+    with_out_of_memory_message("uploading the circles", [&] {
+        const std::vector<float>* host[] = {&scene.x, &scene.y, &scene.z, &scene.radius,
+                                            &scene.r, &scene.g, &scene.b, &scene.a};
+        SceneBuffers& s = f.scene;
+        FrameBuffer<float>* device[] = {&s.x, &s.y, &s.z, &s.radius, &s.r, &s.g, &s.b, &s.a};
+        for (int k = 0; k < 8; ++k) {
+            device[k]->reserve(n);
+            if (n)
+                TS_CUDA_CHECK(cudaMemcpyAsync(device[k]->data(), host[k]->data(), n * sizeof(float),
+                                              cudaMemcpyHostToDevice, f.stream.get()));
+        }
+        f.circles.reserve(n);
+    });
+    f.scene.circles = static_cast<std::uint32_t>(n);
+    f.scene.shading = scene.shading;
+    f.scene.background = scene.background;
 }
 
-// Stages 1-5 directly from the circles: a cull without counts, counts per (tile, chunk), their
-// scan, and the ordered scatter of circle ids (direct_binning.cu).
-void CudaBackend::enqueue_direct_binning(const FrameParams& frame, std::uint64_t capacity) {
-    Buffers& d = *buffers_;
-    StageTimer& timer = *d.timer;
-    launch_cull(d.device_circles(), frame, d.records(), d.stream);
-    timer.end_stage("cull");
-    launch_direct_count(frame, d.records(), d.circles, d.temp.data(), d.stream);
-    timer.end_stage("count");
-    launch_direct_scan(frame, d.circles, d.temp.data(), d.stream);
-    timer.end_stage("scan");
-    launch_direct_scatter(frame, d.records(), d.circles, d.temp.data(), d.tile_offsets.data(), d.tile_circles.data(),
-                          capacity, d.host_total_on_device, d.stream);
-    timer.end_stage("bin");
+std::uint64_t CudaBackend::band_pair_limit() const {
+    return tilescan::max_band_pairs(bin_budget_, bytes_per_pair(binning_));
 }
 
-// Stages 1-6 over the frame's band, onto the stream (bin_and_shade captures them as a graph).
-void CudaBackend::enqueue_bin_and_shade(const FrameParams& frame, std::uint64_t capacity, unsigned long long* blends,
-                                        FrameTiming timing, int shade_pixels, bool boxes_from_geometry,
-                                        ScanBinningPath path) {
-    Buffers& d = *buffers_;
-    d.timer->start(timing);
-    if (path == ScanBinningPath::direct)
-        enqueue_direct_binning(frame, capacity);
-    else
-        enqueue_pair_binning(frame, capacity, path);
-    const std::uint32_t circle_id_mask =
-        path == ScanBinningPath::packed ? packed_circle_id_mask(band_tile_count(frame)) : ~std::uint32_t(0);
-    std::uint32_t* tile_order = shading_orders_tiles(frame.shading, shade_pixels, capacity, band_tile_count(frame))
-                                    ? d.tile_order.data()
-                                    : nullptr;
-    launch_shade_tiles(frame, d.records(), d.tile_offsets.data(), d.tile_circles.data(), circle_id_mask, tile_order,
-                       d.busy(), shade_pixels, boxes_from_geometry, d.image.data(), blends, d.stream);
-    d.timer->end_frame("shade");
+FrameFacts CudaBackend::facts(const FrameParams& frame, std::uint64_t capacity, bool first_pass) const {
+    const Frame& f = *frame_;
+    FrameFacts facts;
+    facts.binning = binning_;
+    facts.circles = f.scene.circles;
+    facts.grid = frame.grid;
+    facts.band_first_row = frame.band_first_row;
+    facts.band_end_row = frame.band_end_row;
+    facts.shading = frame.shading;
+    facts.pair_capacity = capacity;
+    facts.first_pass = first_pass;
+    facts.bin_budget = bin_budget_;
+    facts.l2_cache_bytes = l2_cache_bytes_;
+    facts.order_tiles_shared_max = order_tiles_shared_max_;
+    facts.direct_binning_bytes = direct_binning_temp_bytes(f.scene.circles, band_tile_count(frame));
+    facts.busy_tiles_apart = f.busy.apart;
+    return facts;
 }
 
-RenderStats CudaBackend::bin_and_shade(const FrameParams& frame, std::uint64_t capacity, unsigned long long* blends,
-                                       FrameTiming timing) {
-    Buffers& d = *buffers_;
+// The pass's device memory, by its plan: grown where the pass needs more, never shrunk.
+void CudaBackend::reserve_pass(const FrameParams& frame, const FramePlan& plan, std::uint64_t capacity) {
+    Frame& f = *frame_;
+    TileListBuffers& lists = f.lists;
     const std::uint32_t band_tiles = band_tile_count(frame);
     const std::uint32_t bins = band_tiles + 1;  // the sort peer's sentinel tile too
-    const ScanBinningPath path = binning_path(frame, capacity);
+    if (!plan.binned()) {
+        if (plan.tile_lists != TileListStrategy::region_compaction) return;
+        const std::uint64_t regions = region_count(frame.grid);
+        with_out_of_memory_message("allocating the region lists", [&] {
+            f.compaction.region_ids.reserve(regions * f.scene.circles);
+            f.compaction.region_counts.reserve(regions);
+        });
+        return;
+    }
     with_out_of_memory_message("allocating the tile bins", [&] {
-        d.tile_offsets.reserve(std::size_t(bins) + 1);
-        d.busy_tiles.reserve(bins);
-        d.tile_order.reserve(bins);
-        d.tile_circles.reserve(capacity);
-        if (path == ScanBinningPath::direct) {
-            d.temp.reserve(direct_binning_temp_bytes(d.circles, band_tiles));
+        lists.tile_offsets.reserve(std::size_t(bins) + 1);
+        f.busy.tiles.reserve(bins);
+        lists.tile_order.reserve(bins);
+        lists.tile_circles.reserve(capacity);
+        if (plan.tile_lists == TileListStrategy::direct) {
+            lists.temp.reserve(direct_binning_temp_bytes(f.scene.circles, band_tiles));
             return;
         }
-        d.scan_workspace.reserve_bytes(pair_slot_scan_bytes(d.circles));
-        if (path == ScanBinningPath::packed) {
-            d.packed_pairs.reserve(capacity);
-            d.temp.reserve(radix_sort_keys_temp_bytes<std::uint32_t>(capacity));
+        lists.scan_workspace.reserve_bytes(pair_slot_scan_bytes(f.scene.circles));
+        if (plan.tile_lists == TileListStrategy::packed_pairs) {
+            lists.packed_pairs.reserve(capacity);
+            lists.temp.reserve(radix_sort_keys_temp_bytes<std::uint32_t>(capacity));
         } else if (binning_ == Binning::scan) {
-            d.pair_tiles.reserve(capacity);
-            d.pair_circles.reserve(capacity);
-            d.temp.reserve(ordered_binning_temp_bytes(capacity, band_tiles));
+            lists.pair_tiles.reserve(capacity);
+            lists.pair_circles.reserve(capacity);
+            lists.temp.reserve(ordered_binning_temp_bytes(capacity, band_tiles));
         } else {
-            d.sort_keys.reserve(capacity);
-            d.sorted_keys.reserve(capacity);
-            d.temp.reserve(sort_pair_keys_temp_bytes(capacity, sort_key_bits(bins)));
+            lists.sort_keys.reserve(capacity);
+            lists.sorted_keys.reserve(capacity);
+            lists.temp.reserve(sort_pair_keys_temp_bytes(capacity, sort_key_bits(bins)));
         }
     });
-    const int shade_pixels = shade_pixels_for(capacity);
-    const bool boxes = boxes_from_geometry();
-    const FrameGraphKey key = d.graph_key(binning_, path, timing, frame, capacity, blends, shade_pixels, boxes);
-    *d.host_busy_seen = 0;  // before the launch, so the frame's kernels see it
-    d.frame_graph.run(d.stream, key,
-                      [&] { enqueue_bin_and_shade(frame, capacity, blends, timing, shade_pixels, boxes, path); });
-    RenderStats stats;
-    stats.stages = d.timer->stages();
-    stats.pairs = d.circles ? *d.host_total : 0;
-    stats.busy_tiles = d.shade_busy_apart ? *d.host_busy_count : 0;
-    d.shade_busy_apart = d.shade_busy_apart ? stats.busy_tiles > 0 : *d.host_busy_seen != 0;
-    return stats;
 }
 
-// The compaction the frame takes instead of binning, if any: one level for every frame of the
-// naive peer; with the scan binning, the path forced where the frame fits it, else (automatic)
-// one level for frames of few circles, two levels for frames of thousands (by the regions'
-// tests, regions x circles), and one level again for frames of circles so large that its tests
-// cost less than binning their pairs (by the pairs of the last frame). Neither needs bin memory,
-// so neither needs bands.
-std::optional<ScanBinningPath> CudaBackend::compaction_path(const FrameParams& frame) const {
-    if (binning_ == Binning::naive) return ScanBinningPath::compaction;
-    const std::uint32_t circles = buffers_->circles;
-    if (binning_ != Binning::scan || circles == 0) return std::nullopt;
-    const std::uint64_t tiles = std::uint64_t(frame.grid.tiles_x) * std::uint64_t(frame.grid.tiles_y);
-    const std::uint64_t regions = region_count(frame.grid);
-    const bool regions_fit = region_compaction_fits(circles, regions, bin_budget_);
-    const bool automatic = scan_path_ == ScanBinningPath::automatic;
-    if (regions_fit &&
-        (scan_path_ == ScanBinningPath::regions || (automatic && region_compaction_pays(circles, regions))))
-        return ScanBinningPath::regions;
-    if (tile_compaction_fits(circles) && (scan_path_ == ScanBinningPath::compaction ||
-                                          (automatic && tile_compaction_pays(circles, tiles, buffers_->pair_capacity))))
-        return ScanBinningPath::compaction;
-    return std::nullopt;
-}
-
-// The frame by tile compaction: the cull, then one kernel that lists and shades each tile (after a
-// kernel that lists each region's circles, for `regions`).
-RenderStats CudaBackend::compact_and_shade(const FrameParams& frame, ScanBinningPath path, unsigned long long* blends,
-                                           FrameTiming timing) {
-    Buffers& d = *buffers_;
-    const int shade_pixels = shade_pixels_for(d.pair_capacity);
-    RegionLists regions{nullptr, nullptr};
-    if (path == ScanBinningPath::regions) {
-        const std::uint64_t count = region_count(frame.grid);
-        with_out_of_memory_message("allocating the region lists", [&] {
-            d.region_ids.reserve(count * d.circles);
-            d.region_counts.reserve(count);
-        });
-        regions.ids = d.region_ids.data();
-        regions.counts = d.region_counts.data();
+// Cull, count, then the emission of (tile, circle) pairs in circle order into `capacity` slots,
+// which scans the counts itself (PairEmission), then their binning by tile: ordered binning, a
+// keys-only radix sort of packed pairs, or the sort peer's radix sort.
+void CudaBackend::enqueue_pair_binning(const FrameParams& frame, const FramePlan& plan, std::uint64_t capacity) {
+    Frame& f = *frame_;
+    TileListBuffers& lists = f.lists;
+    const cudaStream_t stream = f.stream.get();
+    const std::uint32_t circles = f.scene.circles, band_tiles = band_tile_count(frame);
+    // The total goes to the host after the frame, never in between.
+    launch_cull_and_count(f.scene.device_circles(), frame, f.circles.records(), f.circles.big(circles),
+                          f.circles.pair_counts.data(), f.circles.tile_masks.data(), stream);
+    f.timer.end_stage("cull+count");
+    const PairEmission emission = f.emission();
+    if (plan.tile_lists == TileListStrategy::packed_pairs) {
+        launch_emit_packed_pairs(frame, f.circles.records(), circles, f.circles.big(circles), emission, capacity,
+                                 lists.packed_pairs.data(), stream);
+        f.timer.end_stage("scan+emit");
+        radix_sort_keys(lists.packed_pairs.data(), lists.tile_circles.data(), capacity, lists.temp.data(),
+                        lists.temp.bytes(), stream, packed_circle_bits(band_tiles), 32, kRadixDefaultBits,
+                        emission.total);
+        launch_packed_pair_offsets(lists.tile_circles.data(), capacity, emission.total, frame,
+                                   lists.tile_offsets.data(), stream);
+        f.timer.end_stage("bin");
+    } else if (binning_ == Binning::scan) {
+        launch_emit_pairs(frame, f.circles.records(), circles, f.circles.big(circles), emission, capacity,
+                          lists.pair_tiles.data(), lists.pair_circles.data(), stream);
+        f.timer.end_stage("scan+emit");
+        ordered_binning(lists.pair_tiles.data(), lists.pair_circles.data(), capacity, band_tiles,
+                        lists.tile_circles.data(), lists.tile_offsets.data(), lists.temp.data(), lists.temp.bytes(),
+                        stream, emission.total);
+        f.timer.end_stage("bin");
+    } else {
+        launch_emit_sort_keys(frame, f.circles.records(), circles, f.circles.big(circles), emission, capacity,
+                              lists.sort_keys.data(), stream);
+        f.timer.end_stage("scan+emit");
+        const std::uint32_t bins = band_tiles + 1;  // the band's tiles and the padding's sentinel
+        sort_pair_keys(lists.sort_keys.data(), lists.sorted_keys.data(), capacity, sort_key_bits(bins),
+                       lists.temp.data(), lists.temp.bytes(), stream);
+        launch_split_sort_keys(lists.sorted_keys.data(), capacity, band_tiles, lists.tile_circles.data(),
+                               lists.tile_offsets.data(), stream);
+        f.timer.end_stage("bin");
     }
-    // The compaction kernel reads the boxes the cull stores; it never recomputes them.
-    const bool boxes_from_geometry = false;
-    const FrameGraphKey key = d.graph_key(binning_, path, timing, frame, 0, blends, shade_pixels, boxes_from_geometry);
-    d.frame_graph.run(d.stream, key, [&] {
-        d.timer->start(timing);
-        launch_cull(d.device_circles(), frame, d.records(), d.stream);
-        d.timer->end_stage("cull");
-        if (path == ScanBinningPath::regions) {
-            launch_list_region_circles(frame, d.records(), d.circles, regions, d.stream);
-            d.timer->end_stage("list regions");
-        }
-        launch_compact_and_shade_tiles(frame, d.records(), d.circles, regions, d.compaction_totals(), shade_pixels,
-                                       d.image.data(), blends, d.stream);
-        d.timer->end_frame("compact+shade");
-    });
+}
+
+// The tile lists directly from the circles: a cull without counts, counts per (tile, chunk), their
+// scan, and the ordered scatter of circle ids (direct_binning.h).
+void CudaBackend::enqueue_direct_binning(const FrameParams& frame, std::uint64_t capacity) {
+    Frame& f = *frame_;
+    const cudaStream_t stream = f.stream.get();
+    const std::uint32_t circles = f.scene.circles;
+    unsigned char* temp = f.lists.temp.data();
+    launch_cull(f.scene.device_circles(), frame, f.circles.records(), stream);
+    f.timer.end_stage("cull");
+    launch_direct_count(frame, f.circles.records(), circles, temp, stream);
+    f.timer.end_stage("count");
+    launch_direct_scan(frame, circles, temp, stream);
+    f.timer.end_stage("scan");
+    launch_direct_scatter(frame, f.circles.records(), circles, temp, f.lists.tile_offsets.data(),
+                          f.lists.tile_circles.data(), capacity, f.host_total.device(), stream);
+    f.timer.end_stage("bin");
+}
+
+// The cull, then one kernel that lists and shades each tile (after a kernel that lists each
+// region's circles, for region compaction).
+void CudaBackend::enqueue_compaction(const FrameParams& frame, const FramePlan& plan, unsigned long long* blends) {
+    Frame& f = *frame_;
+    const cudaStream_t stream = f.stream.get();
+    const std::uint32_t circles = f.scene.circles;
+    RegionLists regions{nullptr, nullptr};
+    if (plan.tile_lists == TileListStrategy::region_compaction)
+        regions = {f.compaction.region_ids.data(), f.compaction.region_counts.data()};
+    launch_cull(f.scene.device_circles(), frame, f.circles.records(), stream);
+    f.timer.end_stage("cull");
+    if (regions.ids) {
+        launch_list_region_circles(frame, f.circles.records(), circles, regions, stream);
+        f.timer.end_stage("list regions");
+    }
+    launch_compact_and_shade_tiles(frame, f.circles.records(), circles, regions, f.compaction_totals(),
+                                   plan.shade_pixels, f.image.data(), blends, stream);
+    f.timer.end_frame("compact+shade");
+}
+
+// The pass's stages over the frame's band, onto the stream (run_pass captures them as a graph).
+void CudaBackend::enqueue_pass(const FrameParams& frame, const FramePlan& plan, std::uint64_t capacity,
+                               unsigned long long* blends, StageTiming timing) {
+    Frame& f = *frame_;
+    f.timer.start(timing);
+    if (!plan.binned()) {
+        enqueue_compaction(frame, plan, blends);
+        return;
+    }
+    if (plan.tile_lists == TileListStrategy::direct)
+        enqueue_direct_binning(frame, capacity);
+    else
+        enqueue_pair_binning(frame, plan, capacity);
+    const std::uint32_t band_tiles = band_tile_count(frame);
+    const std::uint32_t circle_id_mask =
+        plan.tile_lists == TileListStrategy::packed_pairs ? packed_circle_id_mask(band_tiles) : ~std::uint32_t(0);
+    launch_shade_tiles(frame, f.circles.records(), f.lists.tile_offsets.data(), f.lists.tile_circles.data(),
+                       circle_id_mask, plan.order_tiles ? f.lists.tile_order.data() : nullptr,
+                       f.busy.on(plan.busy_tiles_apart), plan.shade_pixels, plan.boxes_from_geometry, f.image.data(),
+                       blends, f.stream.get());
+    f.timer.end_frame("shade");
+}
+
+// One pass over the frame's band by `plan`, as a graph, and what it measured. Only binned passes
+// feed the busy-tile branch's state.
+RenderStats CudaBackend::run_pass(const FrameParams& frame, const FramePlan& plan, std::uint64_t capacity,
+                                  unsigned long long* blends, StageTiming timing) {
+    Frame& f = *frame_;
+    reserve_pass(frame, plan, capacity);
+    // A compacted pass bakes in no capacity (its kernels take none).
+    const std::uint64_t baked_capacity = plan.binned() ? capacity : 0;
+    const FrameGraphKey key{
+        binning_,           plan,          timing,           frame.width,    frame.height,    frame.band_first_row,
+        frame.band_end_row, frame.shading, frame.background, baked_capacity, f.scene.circles, blends,
+        f.allocations};
+    if (plan.binned()) f.busy.host_seen.host() = 0;  // before the launch, so the frame's kernels see it
+    f.graph.run(f.stream.get(), key, [&] { enqueue_pass(frame, plan, capacity, blends, timing); });
     RenderStats stats;
-    stats.stages = d.timer->stages();
-    stats.pairs = *d.host_total;
-    stats.bands = 1;
+    stats.stages = f.timer.stages();
+    if (!plan.binned()) {
+        stats.pairs = f.host_total.host();
+        return stats;
+    }
+    stats.pairs = f.scene.circles ? f.host_total.host() : 0;
+    stats.busy_tiles = plan.busy_tiles_apart ? f.busy.host_count.host() : 0;
+    f.busy.apart = next_busy_tiles_apart(plan.busy_tiles_apart, stats.busy_tiles, f.busy.host_seen.host() != 0);
     return stats;
 }
 
 // The frame in tile-row bands that each fit the budget (renderer/tile_bands.h), when all of its
 // pairs at once would not.
-RenderStats CudaBackend::bin_and_shade_in_bands(const FrameParams& frame, unsigned long long* blends,
-                                                FrameTiming timing) {
-    Buffers& d = *buffers_;
-    with_out_of_memory_message("allocating the row totals", [&] { d.row_pairs.reserve(frame.grid.tiles_y); });
-    launch_count_row_pairs(frame, d.records(), d.circles, d.row_pairs.data(), d.stream);
+RenderStats CudaBackend::run_bands(const FrameParams& frame, unsigned long long* blends, StageTiming timing) {
+    Frame& f = *frame_;
+    const cudaStream_t stream = f.stream.get();
+    with_out_of_memory_message("allocating the row totals", [&] { f.lists.row_pairs.reserve(frame.grid.tiles_y); });
+    launch_count_row_pairs(frame, f.circles.records(), f.scene.circles, f.lists.row_pairs.data(), stream);
     std::vector<std::uint64_t> row_pairs(frame.grid.tiles_y);
-    TS_CUDA_CHECK(cudaMemcpyAsync(row_pairs.data(), d.row_pairs.data(), row_pairs.size() * sizeof(std::uint64_t),
-                                  cudaMemcpyDeviceToHost, d.stream));
-    TS_CUDA_CHECK(cudaStreamSynchronize(d.stream));
+    TS_CUDA_CHECK(cudaMemcpyAsync(row_pairs.data(), f.lists.row_pairs.data(), row_pairs.size() * sizeof(std::uint64_t),
+                                  cudaMemcpyDeviceToHost, stream));
+    TS_CUDA_CHECK(cudaStreamSynchronize(stream));
     const std::uint64_t per_pair = bytes_per_pair(binning_);
-    const std::vector<TileBand> bands = plan_tile_bands(row_pairs, per_pair, max_band_pairs() * per_pair);
+    const std::vector<TileBand> bands = plan_tile_bands(row_pairs, per_pair, band_pair_limit() * per_pair);
     RenderStats stats;
     for (const TileBand& band : bands) {
         FrameParams band_frame = frame;
         band_frame.band_first_row = band.first_row;
         band_frame.band_end_row = band.end_row;
-        const RenderStats pass = bin_and_shade(band_frame, band.pairs, blends, timing);
+        const FramePlan plan = plan_frame(facts(band_frame, band.pairs, false), overrides_);
+        const RenderStats pass = run_pass(band_frame, plan, band.pairs, blends, timing);
         add_stages(stats.stages, pass.stages);
         stats.pairs += pass.pairs;
         stats.busy_tiles += pass.busy_tiles;
@@ -687,82 +655,64 @@ RenderStats CudaBackend::bin_and_shade_in_bands(const FrameParams& frame, unsign
     return stats;
 }
 
-RenderStats CudaBackend::render_uploaded(int width, int height, bool count_blends, FrameTiming timing) {
-    Buffers& d = *buffers_;
-    const FrameParams frame = frame_params(width, height, d.shading, d.background);
+RenderStats CudaBackend::render_uploaded(int width, int height, bool count_blends, StageTiming timing) {
+    Frame& f = *frame_;
+    const FrameParams frame = frame_params(width, height, f.scene.shading, f.scene.background);
     const std::size_t pixels = std::size_t(width) * height;
-    with_out_of_memory_message("allocating the image", [&] { d.image.reserve(pixels * 4); });
-    d.width = width;
-    d.height = height;
-    unsigned long long* blends = count_blends ? d.blends.data() : nullptr;
+    with_out_of_memory_message("allocating the image", [&] { f.image.reserve(pixels * 4); });
+    f.width = width;
+    f.height = height;
+    unsigned long long* blends = count_blends ? f.blends.data() : nullptr;
     const auto reset_blends = [&] {
-        if (count_blends) TS_CUDA_CHECK(cudaMemsetAsync(d.blends.data(), 0, sizeof(unsigned long long), d.stream));
+        if (count_blends)
+            TS_CUDA_CHECK(cudaMemsetAsync(f.blends.data(), 0, sizeof(unsigned long long), f.stream.get()));
     };
     reset_blends();
-    RenderStats stats;
-    if (const std::optional<ScanBinningPath> compaction = compaction_path(frame)) {
-        stats = compact_and_shade(frame, *compaction, blends, timing);
-        // The pairs path's capacity rule, for the shading layout (shade_pixels_per_thread) and a
-        // later frame that bins: grow, or shrink below half.
-        if (stats.pairs > d.pair_capacity || stats.pairs < d.pair_capacity / 2)
-            d.pair_capacity = padded_pair_capacity(stats.pairs);
+    // Pair buffers sized by the last frame, so a frame runs without a host round trip; a frame with
+    // more pairs runs again with room for them, or in bands beyond the budget (the stats then
+    // describe the pass that made the image).
+    const FramePlan plan = plan_frame(facts(frame, f.pair_capacity, true), overrides_);
+    RenderStats stats = run_pass(frame, plan, f.pair_capacity, blends, timing);
+    stats.bands = 1;
+    if (!plan.binned()) {
+        f.pair_capacity = capacity_after_compaction(stats.pairs, f.pair_capacity, band_pair_limit());
     } else {
-        // Pair buffers sized by the last frame, so a frame runs without a host round trip; a frame
-        // with more pairs runs again with room for them, or in bands beyond the budget (the stats
-        // then describe the pass that made the image).
-        stats = bin_and_shade(frame, d.pair_capacity, blends, timing);
-        stats.bands = 1;
-        if (stats.pairs > d.pair_capacity) {
-            reset_blends();
-            if (stats.pairs <= max_band_pairs()) {
-                // A first frame takes what it needs; a scene that grew may grow further.
-                d.pair_capacity = d.pair_capacity > 0 ? padded_pair_capacity(stats.pairs) : stats.pairs;
-                stats = bin_and_shade(frame, d.pair_capacity, blends, timing);
-                stats.bands = 1;
-            } else {
-                stats = bin_and_shade_in_bands(frame, blends, timing);
-            }
-        } else if (stats.pairs < d.pair_capacity / 2) {
-            // Padding is binned too: after a much busier frame (another scene in the viewer), bin
-            // only what this one needs from the next frame on; the memory stays allocated.
-            d.pair_capacity = padded_pair_capacity(stats.pairs);
+        const AfterPass after = after_binned_pass(stats.pairs, f.pair_capacity, band_pair_limit());
+        if (after.next != AfterPass::Next::done) reset_blends();
+        f.pair_capacity = after.capacity;
+        if (after.next == AfterPass::Next::run_again) {
+            const FramePlan again = plan_frame(facts(frame, f.pair_capacity, false), overrides_);
+            stats = run_pass(frame, again, f.pair_capacity, blends, timing);
+            stats.bands = 1;
+        } else if (after.next == AfterPass::Next::bands) {
+            stats = run_bands(frame, blends, timing);
         }
     }
     for (const StageTime& stage : stats.stages) stats.total_ms += stage.ms;
     if (count_blends) {
         unsigned long long total = 0;
-        TS_CUDA_CHECK(cudaMemcpy(&total, d.blends.data(), sizeof total, cudaMemcpyDeviceToHost));
+        TS_CUDA_CHECK(cudaMemcpy(&total, f.blends.data(), sizeof total, cudaMemcpyDeviceToHost));
         stats.blends = total;
         stats.counted_blends = true;
     }
-    stats.bin_bytes = d.bin_bytes();
+    stats.bin_bytes = f.bin_bytes();
     return stats;
 }
 
 void CudaBackend::download(Image& image) {
-    const Buffers& d = *buffers_;
-    if (image.width != d.width || image.height != d.height) image = Image(d.width, d.height);
-    TS_CUDA_CHECK(cudaMemcpyAsync(image.data(), d.image.data(), std::size_t(d.width) * d.height * 4 * sizeof(float),
-                                  cudaMemcpyDeviceToHost, d.stream));
-    TS_CUDA_CHECK(cudaStreamSynchronize(d.stream));
+    const Frame& f = *frame_;
+    if (image.width != f.width || image.height != f.height) image = Image(f.width, f.height);
+    TS_CUDA_CHECK(cudaMemcpyAsync(image.data(), f.image.data(), std::size_t(f.width) * f.height * 4 * sizeof(float),
+                                  cudaMemcpyDeviceToHost, f.stream.get()));
+    TS_CUDA_CHECK(cudaStreamSynchronize(f.stream.get()));
 }
-
-const float* CudaBackend::device_image() const { return buffers_->image.data(); }
-
-namespace {
-
-double milliseconds_since(std::chrono::steady_clock::time_point start) {
-    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-}
-
-}  // namespace
 
 RenderStats CudaBackend::render(const Scene& scene, Image& image) {
     const auto upload_start = std::chrono::steady_clock::now();
     upload(scene);
-    TS_CUDA_CHECK(cudaStreamSynchronize(buffers_->stream));
+    TS_CUDA_CHECK(cudaStreamSynchronize(frame_->stream.get()));
     const double upload_ms = milliseconds_since(upload_start);
-    RenderStats stats = render_uploaded(image.width, image.height, true, FrameTiming::per_stage);
+    RenderStats stats = render_uploaded(image.width, image.height, true, StageTiming::per_stage);
     const auto download_start = std::chrono::steady_clock::now();
     download(image);
     stats.stages.insert(stats.stages.begin(), {"upload", upload_ms});
@@ -772,11 +722,15 @@ RenderStats CudaBackend::render(const Scene& scene, Image& image) {
 
 RenderStats CudaBackend::render_to_device_rgba8(const Scene& scene, int width, int height, void* device_rgba8) {
     upload(scene);
-    RenderStats stats = render_uploaded(width, height, false, FrameTiming::whole_frame);
-    launch_convert_to_rgba8(buffers_->image.data(), width, height, static_cast<std::uint8_t*>(device_rgba8),
-                            buffers_->stream);
-    TS_CUDA_CHECK(cudaStreamSynchronize(buffers_->stream));
+    RenderStats stats = render_uploaded(width, height, false, StageTiming::whole_frame);
+    launch_convert_to_rgba8(frame_->image.data(), width, height, static_cast<std::uint8_t*>(device_rgba8),
+                            frame_->stream.get());
+    TS_CUDA_CHECK(cudaStreamSynchronize(frame_->stream.get()));
     return stats;
+}
+
+std::unique_ptr<DeviceBackend> make_cuda_backend(Binning binning, std::uint64_t max_bin_bytes) {
+    return std::make_unique<CudaBackend>(binning, max_bin_bytes);
 }
 
 }  // namespace tilescan

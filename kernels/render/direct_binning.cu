@@ -11,7 +11,7 @@
 // The pairs path writes every pair twice more (emission, then the sort's passes) and pays for a
 // scan of per-circle counts; this one writes each list entry once. Its costs are the matrix, one
 // entry per (tile, chunk), and each chunk's walk over its circles, so the backend takes it only
-// where it fits and pays (direct_binning_fits, direct_binning_pays in render_launch.h).
+// where it fits and pays (direct_binning_fits, direct_binning_pays in frame_plan.h).
 //
 // Order inside a chunk: every thread owns a sixteenth of the tile columns and of the tile rows
 // (for_each_owned_touched_tile) and walks the chunk's circles in order, so each tile's cursor is
@@ -20,22 +20,18 @@
 
 #include "kernels/cuda_check.h"
 #include "kernels/render/circle_records.cuh"
-#include "kernels/render/render_launch.h"
+#include "kernels/render/direct_binning.h"
+#include "kernels/render/frame_plan.h"
 #include "kernels/scan/scan.cuh"
 
 namespace tilescan {
 
 namespace {
 
-using render_detail::band_tile_index;
-using render_detail::band_tile_rect;
-using render_detail::footprint_of;
-using render_detail::nearest_centre_of;
-
 constexpr int kThreads = 256;
 static_assert(kDirectMaxChunkCircles <= kThreads, "a thread stages one circle of the chunk");
 
-using CountScan = scan_detail::LookbackStorage<std::uint32_t>;
+using CountScan = PreclearedScan<std::uint32_t, std::uint32_t>;
 
 // The chunk's circles with their nearest centres (nearest_centre), staged once for all the block's
 // threads, and how many there are.
@@ -88,10 +84,7 @@ __global__ void __launch_bounds__(kThreads)
     extern __shared__ std::uint32_t tile_counts[];  // [tiles]
     __shared__ StagedChunk chunk;
     const std::uint32_t chunks = gridDim.x;
-    if (count_scan.tiles > 1)  // a one-tile scan looks back on nothing
-        scan_detail::clear_lookback_status(count_scan.status, count_scan.counters.tickets, count_scan.tiles,
-                                           std::size_t(blockIdx.x) * kThreads + threadIdx.x,
-                                           std::size_t(chunks) * kThreads);
+    count_scan.clear_status(std::size_t(blockIdx.x) * kThreads + threadIdx.x, std::size_t(chunks) * kThreads);
     for (std::uint32_t t = threadIdx.x; t < tiles; t += kThreads) tile_counts[t] = 0;
     stage_chunk(chunk, records, circles, chunk_circles, f);
     __syncthreads();
@@ -132,15 +125,6 @@ __global__ void __launch_bounds__(kThreads)
         });
 }
 
-std::uint32_t chunks_of(std::uint32_t circles) {
-    const std::uint32_t chunk_circles = direct_chunk_circles(circles);
-    return (circles + chunk_circles - 1) / chunk_circles;
-}
-
-std::size_t matrix_entries(std::uint32_t circles, std::uint32_t tiles) {
-    return std::size_t(chunks_of(circles)) * tiles;
-}
-
 // The matrix, then the scan's storage, then the total.
 struct DirectStorage {
     std::uint32_t* counts;
@@ -150,47 +134,32 @@ struct DirectStorage {
 };
 
 DirectStorage carve(void* temp, std::uint32_t circles, std::uint32_t tiles) {
-    const std::size_t entries = matrix_entries(circles, tiles);
+    const std::size_t entries = direct_matrix_entries(circles, tiles);
     unsigned char* bytes = static_cast<unsigned char*>(temp);
-    const std::size_t matrix_bytes = scan_detail::align_bytes(entries * sizeof(std::uint32_t));
-    const std::size_t scan_bytes = scan_detail::single_pass_bytes<std::uint32_t, std::uint32_t>(entries);
+    const std::size_t matrix_bytes = aligned_scan_bytes(entries * sizeof(std::uint32_t));
+    const std::size_t scan_bytes = preclearable_scan_bytes<std::uint32_t, std::uint32_t>(entries);
     return {reinterpret_cast<std::uint32_t*>(bytes), bytes + matrix_bytes, scan_bytes,
-            reinterpret_cast<std::uint32_t*>(bytes + matrix_bytes + scan_detail::align_bytes(scan_bytes))};
+            reinterpret_cast<std::uint32_t*>(bytes + matrix_bytes + aligned_scan_bytes(scan_bytes))};
 }
 
 std::size_t shared_bytes(std::uint32_t tiles) { return std::size_t(tiles) * sizeof(std::uint32_t); }
 
 }  // namespace
 
-std::uint32_t direct_chunk_circles(std::uint32_t circles) {
-    std::uint32_t chunk_circles = kDirectMaxChunkCircles;
-    while (chunk_circles > 1 && circles / chunk_circles < kDirectTargetChunks) chunk_circles /= 2;
-    return chunk_circles;
-}
-
-bool direct_binning_fits(std::uint32_t circles, std::uint32_t band_tiles) {
-    return circles > 0 && band_tiles <= kDirectMaxTiles && matrix_entries(circles, band_tiles) <= kDirectMaxEntries;
-}
-
-bool direct_binning_pays(std::uint32_t circles, std::uint64_t pairs) {
-    return pairs >= kDirectMinPairsPerCircle * circles ||
-           (circles <= kDirectSmallFrameCircles && pairs >= kDirectSmallFrameMinPairsPerCircle * circles);
-}
-
 std::size_t direct_binning_temp_bytes(std::uint32_t circles, std::uint32_t band_tiles) {
-    const std::size_t entries = matrix_entries(circles, band_tiles);
-    return scan_detail::align_bytes(entries * sizeof(std::uint32_t)) +
-           scan_detail::align_bytes(scan_detail::single_pass_bytes<std::uint32_t, std::uint32_t>(entries)) +
-           scan_detail::align_bytes(sizeof(std::uint32_t));
+    const std::size_t entries = direct_matrix_entries(circles, band_tiles);
+    return aligned_scan_bytes(entries * sizeof(std::uint32_t)) +
+           aligned_scan_bytes(preclearable_scan_bytes<std::uint32_t, std::uint32_t>(entries)) +
+           aligned_scan_bytes(sizeof(std::uint32_t));
 }
 
 void launch_direct_count(const FrameParams& frame, const CircleRecords& records, std::uint32_t circles, void* temp,
                          cudaStream_t stream) {
     const std::uint32_t tiles = band_tile_count(frame);
     const DirectStorage storage = carve(temp, circles, tiles);
-    const CountScan count_scan = scan_detail::lookback_storage<std::uint32_t, std::uint32_t>(
-        storage.scan, storage.scan_bytes, matrix_entries(circles, tiles));
-    direct_count_kernel<<<chunks_of(circles), kThreads, shared_bytes(tiles), stream>>>(
+    const CountScan count_scan =
+        CountScan::over(storage.scan, storage.scan_bytes, direct_matrix_entries(circles, tiles));
+    direct_count_kernel<<<direct_chunks(circles), kThreads, shared_bytes(tiles), stream>>>(
         frame, records, circles, direct_chunk_circles(circles), tiles, storage.counts, count_scan);
     TS_CUDA_CHECK_LAUNCH();
 }
@@ -199,8 +168,8 @@ void launch_direct_scan(const FrameParams& frame, std::uint32_t circles, void* t
     const std::uint32_t tiles = band_tile_count(frame);
     const DirectStorage storage = carve(temp, circles, tiles);
     // Tile-major, chunk-minor: chunk c's circles of tile t follow those of chunks 0..c-1.
-    scan_detail::single_pass(storage.counts, storage.counts, matrix_entries(circles, tiles), Sum<std::uint32_t>{}, true,
-                             storage.total, storage.scan, storage.scan_bytes, false, stream);
+    CountScan::over(storage.scan, storage.scan_bytes, direct_matrix_entries(circles, tiles))
+        .exclusive_scan(storage.counts, storage.counts, Sum<std::uint32_t>{}, storage.total, stream);
 }
 
 void launch_direct_scatter(const FrameParams& frame, const CircleRecords& records, std::uint32_t circles, void* temp,
@@ -208,7 +177,7 @@ void launch_direct_scatter(const FrameParams& frame, const CircleRecords& record
                            std::uint64_t* host_total, cudaStream_t stream) {
     const std::uint32_t tiles = band_tile_count(frame);
     const DirectStorage storage = carve(temp, circles, tiles);
-    direct_scatter_kernel<<<chunks_of(circles), kThreads, shared_bytes(tiles), stream>>>(
+    direct_scatter_kernel<<<direct_chunks(circles), kThreads, shared_bytes(tiles), stream>>>(
         frame, records, circles, direct_chunk_circles(circles), tiles, storage.counts, storage.total, tile_offsets,
         tile_circles, capacity, host_total);
     TS_CUDA_CHECK_LAUNCH();

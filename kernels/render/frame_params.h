@@ -1,6 +1,7 @@
 // Plain data the render kernels take by value or pointer: the frame's geometry, the scene's
 // circles on the device, and the packed per-circle records the cull stage writes for the later
-// stages. Host-includable (no CUDA headers): cuda_backend.cpp fills these and calls the launchers.
+// stages. Host-includable (no CUDA headers): the backend and the frame plan (frame_plan.h) fill
+// these and the launchers take them.
 #pragma once
 
 #include <cstdint>
@@ -30,10 +31,9 @@ inline std::uint32_t band_tile_count(const FrameParams& f) {
 // would keep a single SM busy while the rest of the GPU idles (docs/renderer.md, "Busy tiles").
 // Once a frame has met busy tiles, the main shading grid skips them and a warp per pixel shades
 // each of them instead (BusyTiles, launch_shade_tiles).
-// Lists of a few thousand circles take the main grid's block a few microseconds, within a frame's
-// noise, hence the floor; the factor keeps uniformly dense scenes on the main grid, which shades
-// them at full occupancy already (rand1M and biglittle at 1024 x 1024 list ~1400 and ~1500
-// circles per tile).
+// Lists of a few thousand circles cost the main grid's block little, hence the floor; the factor
+// keeps uniformly dense scenes on the main grid, which shades them at full occupancy already
+// (docs/tuning.md#busy-tiles).
 constexpr std::uint64_t kBusyTileMinCircles = 2048;
 constexpr std::uint64_t kBusyTileMeanFactor = 8;
 
@@ -42,6 +42,16 @@ constexpr std::uint64_t kBusyTileMeanFactor = 8;
 TS_HD inline bool tile_is_busy(std::uint64_t circles, std::uint64_t band_pairs, std::uint32_t band_tiles) {
     const std::uint64_t mean = band_pairs / band_tiles;
     return circles > kBusyTileMinCircles && circles > kBusyTileMeanFactor * mean;
+}
+
+// Two-level tile compaction's regions: squares of 2^kRegionTilesLog2 tiles a side, each listing
+// the circles whose pixel box meets it so that its tiles test only those
+// (docs/tuning.md#region-compaction).
+constexpr int kRegionTilesLog2 = 2;
+// Regions across `tiles` tiles, the last one partial where they do not divide evenly.
+TS_HD inline int regions_along(int tiles) { return (tiles + (1 << kRegionTilesLog2) - 1) >> kRegionTilesLog2; }
+inline std::uint64_t region_count(const TileGrid& grid) {
+    return std::uint64_t(regions_along(grid.tiles_x)) * std::uint64_t(regions_along(grid.tiles_y));
 }
 
 // The scene's structure of arrays on the device, [count] each.

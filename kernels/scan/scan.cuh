@@ -1,5 +1,5 @@
 // Kernel, dispatch and API layers of the GPU scan: thin __global__ entry points around the
-// agents (scan_block.cuh, scan_tile.cuh, scan_lookback.cuh), the multi-block three-phase driver,
+// agents (scan_block.cuh, scan_tile_agent.cuh, scan_lookback.cuh), the multi-block three-phase driver,
 // the single-pass launcher, and the definitions of the templates declared in scan.h.
 //
 // Include this from a .cu to scan your own types or operators; TS_SCAN_INSTANTIATE(In, Out, Op)
@@ -20,7 +20,7 @@
 #include "kernels/scan/scan.h"
 #include "kernels/scan/scan_block.cuh"
 #include "kernels/scan/scan_lookback.cuh"
-#include "kernels/scan/scan_tile.cuh"
+#include "kernels/scan/scan_tile_agent.cuh"
 
 namespace tilescan {
 namespace scan_detail {
@@ -250,7 +250,7 @@ void launch_tile_reduce(ScanAlgorithm algorithm, const In* in, std::size_t n, st
 // The multi-block three-phase driver (reduce, then scan): (1) reduce every tile into sums[],
 // (2) exclusive-scan sums[] in place, recursing while it spans more than one tile, (3) rescan
 // every tile seeded with its offset. The temporary storage holds sums[] of each level in turn;
-// three_phase_bytes (scan_tiles.h) sizes exactly this layout.
+// three_phase_bytes (scan_policy.h) sizes exactly this layout.
 template <typename In, typename Out, typename Op>
 void three_phase(ScanAlgorithm algorithm, const In* in, Out* out, std::size_t n, Op op, bool exclusive, Out* total,
                  unsigned char* temp, cudaStream_t stream) {
@@ -323,7 +323,7 @@ void launch_lookback_kernels(const In* in, Out* out, std::size_t n, Op op, bool 
                                                                                   tiles);
     TS_CUDA_CHECK_LAUNCH();
     // The scan as the clearing's programmatic dependent: its blocks are resident as the clearing
-    // ends instead of a launch latency later (docs/tuning.md, "Self-clearing look-back").
+    // ends instead of a launch latency later (docs/tuning.md#self-clearing-look-back).
     launch_after_prior_grid(lookback, grid_for(tiles), kFastThreads, stream, in, out, n, view.status, view.counters,
                             load_window, op, exclusive, total);
 }
@@ -332,8 +332,10 @@ void launch_lookback_kernels(const In* in, Out* out, std::size_t n, Op op, bool 
 template <typename In, typename Out, typename Op>
 void launch_lookback(const In* in, Out* out, std::size_t n, Op op, bool exclusive, Out* total,
                      const LookbackStorage<Out>& view, bool clear_first, cudaStream_t stream) {
-    // The load window only where it pays: from 256 MiB, and from 32 MiB for the two-level
-    // look-back; not for the widening scans (docs/tuning.md, "Look-back load window").
+    // The load window where it was measured to pay (from 256 MiB: int32 sums 2^26 and 2^28 9 % and
+    // 5 % faster, float sums 10 %, affine composition 7 %; the two-level look-back from 32 MiB:
+    // float sums at 2^23-2^25 7-15 %). Below it, and for the widening scans that hold rounds from
+    // 2 MiB, it was not measured to pay (int32 sums at 2^24 unchanged, int64 sums 4 % slower).
     const std::size_t load_window = lookback_takes_load_turns<In, Out, Op>(n) ? load_window_tiles() : 0;
     if (lookback_holds_rounds<In, Out>(n))
         launch_lookback_kernels<kFastHeldBytes>(in, out, n, op, exclusive, total, view, load_window, clear_first,
@@ -433,6 +435,46 @@ void exclusive_scan(const In* d_in, Out* d_out, std::size_t n, Op op, ScanWorksp
                     Out* d_total) {
     scan_detail::scan(d_in, d_out, n, op, true, workspace, stream, d_total);
 }
+
+// ---- A single pass whose status the caller clears (public) --------------------------------
+
+/// The single-pass exclusive scan of n In values into Out over temporary storage whose status
+/// slots the threads of the caller's preceding kernel clear (clear_status), so that the scan needs
+/// no clearing launch of its own. Host: PreclearedScan<In, Out>::over(storage, bytes, n), with
+/// bytes >= preclearable_scan_bytes<In, Out>(n); device: clear_status; host: exclusive_scan.
+template <typename In, typename Out>
+struct PreclearedScan {
+    scan_detail::LookbackStorage<Out> storage;
+    unsigned char* bytes_at;
+    std::size_t bytes;
+    std::size_t n;
+
+    static PreclearedScan over(unsigned char* storage, std::size_t bytes, std::size_t n) {
+        return {scan_detail::lookback_storage<In, Out>(storage, bytes, n), storage, bytes, n};
+    }
+    /// Called by every thread of the preceding kernel, `thread` of `threads` in all (a scan of one
+    /// tile has no status to clear).
+    __device__ __forceinline__ void clear_status(std::size_t thread, std::size_t threads) const {
+        if (storage.tiles > 1)
+            scan_detail::clear_lookback_status(storage.status, storage.counters.tickets, storage.tiles, thread,
+                                               threads);
+    }
+    /// out[i] = in[0] op ... op in[i - 1], *total = all n; asynchronous on `stream`, after the
+    /// kernel that cleared the status.
+    template <typename Op>
+    void exclusive_scan(const In* in, Out* out, Op op, Out* total, cudaStream_t stream) const {
+        scan_detail::single_pass(in, out, n, op, true, total, bytes_at, bytes, false, stream);
+    }
+};
+
+/// Bytes of storage a PreclearedScan<In, Out> of n values takes, aligned for what follows it.
+template <typename In, typename Out>
+std::size_t preclearable_scan_bytes(std::size_t n) {
+    return scan_detail::single_pass_bytes<In, Out>(n);
+}
+
+/// `bytes` rounded up to the alignment the scan library keeps between carved buffers.
+constexpr std::size_t aligned_scan_bytes(std::size_t bytes) { return scan_detail::align_bytes(bytes); }
 
 }  // namespace tilescan
 

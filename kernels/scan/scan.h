@@ -21,7 +21,7 @@
 ///
 /// Callers that scan again and again (a renderer's every frame) can give the single pass a
 /// ScanWorkspace instead: it is cleared once when allocated, so each call is one kernel launch
-/// instead of two, which matters where launches dominate (n up to ~2^20).
+/// instead of two, which counts where launches dominate (n up to about 2^20).
 ///
 /// @code
 ///   tilescan::ScanWorkspace workspace;
@@ -42,7 +42,7 @@
 #include "kernels/device_buffer.h"
 #include "kernels/scan/scan_algorithm.h"
 #include "kernels/scan/scan_ops.h"
-#include "kernels/scan/scan_tiles.h"
+#include "kernels/scan/scan_policy.h"
 
 namespace tilescan {
 

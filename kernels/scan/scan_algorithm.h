@@ -19,6 +19,8 @@
 /// so each is usable for any n.
 #pragma once
 
+#include "kernels/enum_names.h"
+
 namespace tilescan {
 
 /// Which GPU scan runs; every one handles any n and gives exact integer results. Float results
@@ -38,19 +40,14 @@ constexpr ScanAlgorithm kScanAlgorithms[] = {ScanAlgorithm::hillis_steele, ScanA
 
 /// The enumerator's name ("decoupled_lookback"), as benchmarks and tables print it.
 inline const char* scan_algorithm_name(ScanAlgorithm algorithm) {
-    switch (algorithm) {
-        case ScanAlgorithm::hillis_steele:
-            return "hillis_steele";
-        case ScanAlgorithm::blelloch:
-            return "blelloch";
-        case ScanAlgorithm::warp_shuffle:
-            return "warp_shuffle";
-        case ScanAlgorithm::reduce_then_scan:
-            return "reduce_then_scan";
-        case ScanAlgorithm::decoupled_lookback:
-            return "decoupled_lookback";
-    }
-    return "unknown";
+    static constexpr EnumNameTable<ScanAlgorithm, 5> kNames = {{
+        {ScanAlgorithm::hillis_steele, "hillis_steele"},
+        {ScanAlgorithm::blelloch, "blelloch"},
+        {ScanAlgorithm::warp_shuffle, "warp_shuffle"},
+        {ScanAlgorithm::reduce_then_scan, "reduce_then_scan"},
+        {ScanAlgorithm::decoupled_lookback, "decoupled_lookback"},
+    }};
+    return enum_name(kNames, algorithm);
 }
 
 }  // namespace tilescan

@@ -12,7 +12,7 @@
 
 #include <cstddef>
 
-#include "kernels/scan/scan_tiles.h"
+#include "kernels/scan/scan_policy.h"
 #include "kernels/scan/scan_warp.cuh"
 
 namespace tilescan::scan_detail {

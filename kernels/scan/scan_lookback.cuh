@@ -53,7 +53,7 @@
 #include "kernels/launch_attributes.cuh"
 #include "kernels/programmatic_launch.cuh"
 #include "kernels/scan/scan_ops.h"
-#include "kernels/scan/scan_tiles.h"
+#include "kernels/scan/scan_policy.h"
 #include "kernels/scan/scan_warp.cuh"
 
 namespace tilescan::scan_detail {
@@ -169,7 +169,7 @@ private:
     }
 };
 
-// The look-backs' slots, spaced as scan_tiles.h says (lookback_slot_words).
+// The look-backs' slots, spaced as scan_policy.h says (lookback_slot_words).
 template <typename T>
 using LookbackSlots = StatusSlots<T, lookback_slot_words<T>()>;
 
@@ -266,7 +266,7 @@ __global__ void lookback_init_kernel(TileStatus<T> status, Counter* tile_counter
                           std::size_t(gridDim.x) * blockDim.x);
 }
 
-// The single pass's counters (layout: kLookbackCounterBytes in scan_tiles.h) and, for the call of
+// The single pass's counters (layout: kLookbackCounterBytes in scan_policy.h) and, for the call of
 // the last tag, which clears the status slots, their extent.
 struct LookbackCounters {
     unsigned long long* tickets;  // high half: the call's number; low half: tiles taken in this call
@@ -278,10 +278,10 @@ struct LookbackCounters {
 // How many tiles a single pass lets load ahead of the oldest tile still loading: kLoadWindowPercent
 // of the tiles the current GPU holds at once (kFastBlocksPerSM an SM), at least one; 0 for none.
 // Without a window, the blocks that a late tile's prefix releases finish together, their successors
-// start together, load together and look back together while nothing loads, and these waves last
-// hundreds of microseconds (docs/tuning.md, "Look-back load window"). With it, tiles take their turn to load in ticket
-// order, and a turn frees as the tile that many before publishes its aggregate: each wave's loads arrive in order, so
-// its prefixes, its stores and its successors' starts spread out too.
+// start together, load together and look back together while nothing loads, and these waves
+// last long (docs/tuning.md#look-back-load-window). With it, tiles take their turn to load in ticket order, and a
+// turn frees as the tile that many before publishes its aggregate: each wave's loads arrive in
+// order, so its prefixes, its stores and its successors' starts spread out too.
 inline std::size_t load_window_tiles() {
     if (kLoadWindowPercent == 0) return 0;
     const std::size_t resident =
@@ -289,7 +289,7 @@ inline std::size_t load_window_tiles() {
     return std::max<std::size_t>(1, resident * kLoadWindowPercent / 100);
 }
 
-// The counters at the front of a single pass's storage (kLookbackCounterBytes, scan_tiles.h) of
+// The counters at the front of a single pass's storage (kLookbackCounterBytes, scan_policy.h) of
 // `bytes` in all, and every status word after them.
 inline LookbackCounters lookback_counters(unsigned char* storage, std::size_t bytes) {
     return {reinterpret_cast<unsigned long long*>(storage),
@@ -455,10 +455,11 @@ std::size_t resident_tile_capacity() {
 }
 
 // Whether a single pass whose tiles all fit at once runs faster resident: over temporary storage
-// always (one launch instead of two); over a workspace only where the look-back is the two-level
-// one, whose tiles wait for superblocks to close (docs/tuning.md, "Resident scan"). The
-// compactions' single pass (compaction.cuh), whose tile counts are integer sums, follows the same
-// rule.
+// always (one launch instead of two); over storage that needs no clearing (a workspace) where the
+// look-back is the two-level one, whose tiles wait for superblocks to close, but not where it is
+// the single-level one (docs/tuning.md#resident-scan). So the binning's own scans of counts
+// (cleared by the caller, integer sums) stay as they were, and the compactions' single pass
+// (compaction.cuh), whose tile counts are integer sums too, follows the same rule.
 template <typename Out, typename Op>
 bool resident_scan_pays(bool clear_first) {
     return clear_first || !regroups_exactly<Out, Op>::value;

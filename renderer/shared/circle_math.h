@@ -2,7 +2,7 @@
 //
 // `ref`, `cpu` and `cuda` include this header and call these functions, so every backend performs
 // the same IEEE binary32 operations in the same order and produces the same bits. The rules are the
-// ones of design/scene-format.md. Only POD structs and inline math live here: no STL, no exceptions,
+// ones of docs/scene-format.md. Only POD structs and inline math live here: no STL, no exceptions,
 // no CUDA headers. Host code is compiled with -ffp-contract=off and device code with --fmad=false,
 // so no multiply-add is ever fused on this path.
 #pragma once
@@ -195,8 +195,8 @@ TS_HD inline float exp_portable(float x) {
 
 // Entry k of the snow sprite's radial colour ramp: (1, 1, 1), (1, 1, 1), (.8, .9, 1), (.8, .9, 1),
 // (.8, .8, 1). Selects, not a table: a table indexed at run time lives in local memory on the GPU,
-// where filling and reading it made the snow shading 2.7x slower (snowsingle 1024x1024 on the H200:
-// shade 0.589 -> 0.217 ms).
+// where filling and reading it made the snow shading several times slower
+// (docs/tuning.md#snow-ramp).
 TS_HD inline void snow_ramp(int k, float rgb[3]) {
     rgb[0] = k < 2 ? 1.0f : 0.8f;
     rgb[1] = k < 2 ? 1.0f : (k < 4 ? 0.9f : 0.8f);

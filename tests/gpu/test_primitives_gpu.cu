@@ -19,9 +19,7 @@
 #include <utility>
 #include <vector>
 
-#include "device_copies.h"
-#include "kernels/cuda_check.h"
-#include "kernels/device_buffer.h"
+#include "gpu_test_preamble.h"
 #include "kernels/primitives/compaction.cuh"
 #include "kernels/primitives/compaction_cpu.h"
 #include "kernels/primitives/find_repeats.h"
@@ -34,15 +32,6 @@
 #include "kernels/primitives/sparse.h"
 #include "kernels/primitives/sparse_cpu.h"
 #include "kernels/scan/scan_cpu.h"
-#include "workspace_access.h"
-
-using namespace tilescan;
-using tilescan::testing::call_counter;
-using tilescan::testing::download;
-using tilescan::testing::fill_with_stale_prefixes;
-using tilescan::testing::set_call_number;
-using tilescan::testing::upload;
-using tilescan::testing::workspace_status;
 
 namespace {
 
@@ -59,13 +48,6 @@ bool same_bits(const std::vector<T>& a, const std::vector<T>& b, std::size_t n) 
 }
 
 std::uint64_t read_count(const DeviceBuffer<std::uint64_t>& d) { return download(d.data(), 1)[0]; }
-
-// One workspace for every workspace call of the tests, grown as sizes need, so most calls meet
-// slots that earlier calls (other types, sizes and primitives) left behind.
-ScanWorkspace& shared_workspace() {
-    static ScanWorkspace workspace;
-    return workspace;
-}
 
 std::vector<std::size_t> boundary_sizes(std::size_t block, std::size_t tile) {
     return {0, 1, 31, 32, 33, block - 1, block, block + 1, tile - 1, tile, tile + 1, 3 * tile + 17};
@@ -387,7 +369,7 @@ void check_binning(const std::vector<std::uint32_t>& keys, std::uint32_t bins, b
 }
 
 // On `path`, forced (ordered_binning_paths.h); the caller makes sure the path fits.
-void check_binning_on_path(const std::vector<std::uint32_t>& keys, std::uint32_t bins, BinningPath path,
+void check_binning_on_path(const std::vector<std::uint32_t>& keys, std::uint32_t bins, OrderedBinningPath path,
                            std::optional<std::uint64_t> live = std::nullopt) {
     CAPTURE(keys.size(), bins, live.value_or(keys.size()), binning_path_name(path));
     check_binning_by(
@@ -400,7 +382,8 @@ void check_binning_on_path(const std::vector<std::uint32_t>& keys, std::uint32_t
         live);
 }
 
-constexpr BinningPath kAllBinningPaths[] = {BinningPath::single_block, BinningPath::chunked, BinningPath::radix_sort};
+constexpr OrderedBinningPath kAllBinningPaths[] = {OrderedBinningPath::single_block, OrderedBinningPath::chunked,
+                                                   OrderedBinningPath::radix_sort};
 
 constexpr BinKeys kAllBinKeys[] = {BinKeys::random, BinKeys::first, BinKeys::middle, BinKeys::last,
                                    BinKeys::mostly_middle};
@@ -429,7 +412,7 @@ TEST_CASE("GPU select and partition at 10^6 + 3 and 2^24", "[gpu][primitives][co
 
 // The single pass and partition run resident (one cooperative launch: no look-back, no separate
 // scan) while their tiles all fit on the GPU at once: at the most tiles the device holds (792 for
-// the single pass on the H200) and at one more, where partition takes the three phases and the
+// the single pass on a GPU of 132 SMs) and at one more, where partition takes the three phases and the
 // single pass over temporary storage the self-clearing launch (one cooperative launch whose blocks
 // clear the look-back's slots, several tiles a block), up to its most tiles and one more, where
 // it takes a clearing launch and the look-back; select_if, select_flagged, partition_if and
@@ -670,7 +653,7 @@ TEST_CASE("GPU histogram: exact counts, constant input, many bins", "[gpu][primi
         CHECK(download(counts.data(), 64) == expect);
     }
     // Float samples take one wave of blocks while the chunks are few a block (histogram.cu), up to
-    // 2048 blocks past that: 2^26 + 5 (about 16 chunks a block on the H200) and 2^27 + 1 (past it).
+    // 2048 blocks past that: 2^26 + 5 (about 16 chunks a block on a GPU of 132 SMs) and 2^27 + 1 (past it).
     for (std::size_t n : {(std::size_t(1) << 26) + 5, (std::size_t(1) << 27) + 1}) {
         CAPTURE(n);
         std::vector<float> f(n);
@@ -737,7 +720,7 @@ TEST_CASE("GPU ordered binning of a device count's first elements, each path", "
               std::uint64_t(capacity - 1), std::uint64_t(capacity), std::uint64_t(capacity) + 3}) {
             // The keys past the count are in bin 0, where they would show up if read.
             const auto keys = with_keys_past(binning_keys(capacity, 4097, BinKeys::mostly_middle), live, 0u);
-            for (const BinningPath path : kAllBinningPaths)
+            for (const OrderedBinningPath path : kAllBinningPaths)
                 if (binning_path_fits(path, capacity, 4097)) check_binning_on_path(keys, 4097, path, live);
             check_binning(keys, 4097, false, live);
         }
@@ -824,7 +807,7 @@ TEST_CASE("GPU ordered binning, each path forced, at chunk edges and thresholds"
         for (const std::uint32_t bins : {1u, 4097u, kChunkedBinningMaxBins})
             for (const BinKeys kind : kAllBinKeys) {
                 const std::vector<std::uint32_t> keys = binning_keys(n, bins, kind);
-                for (const BinningPath path : kAllBinningPaths)
+                for (const OrderedBinningPath path : kAllBinningPaths)
                     if (binning_path_fits(path, n, bins)) check_binning_on_path(keys, bins, path);
             }
 }
@@ -853,7 +836,7 @@ TEST_CASE("GPU ordered binning, small cases for compute-sanitizer", "[gpu][primi
     for (const BinKeys kind : {BinKeys::random, BinKeys::mostly_middle})
         for (const std::size_t n : {kChunkedBinningShortChunk + 33, kChunkedBinningShortChunkElements + 33}) {
             const std::vector<std::uint32_t> keys = binning_keys(n, 4097, kind);
-            for (const BinningPath path : kAllBinningPaths)
+            for (const OrderedBinningPath path : kAllBinningPaths)
                 if (binning_path_fits(path, n, 4097)) check_binning_on_path(keys, 4097, path);
         }
 }
@@ -890,7 +873,7 @@ TEST_CASE("GPU primitives API errors", "[gpu][primitives][sanitize]") {
                     std::invalid_argument);
     // A forced path that does not take the input throws before any work (bins beyond both
     // shared-memory paths: the radix path's temporary storage, which bbytes covers, suffices).
-    for (const BinningPath path : {BinningPath::single_block, BinningPath::chunked})
+    for (const OrderedBinningPath path : {OrderedBinningPath::single_block, OrderedBinningPath::chunked})
         CHECK_THROWS_AS(ordered_binning_on_path(path, d.data(), d.data(), 64, kChunkedBinningMaxBins + 1, binned.data(),
                                                 offsets.data(), btemp.data(), bbytes),
                         std::invalid_argument);

@@ -7,7 +7,7 @@
 #include <tuple>
 
 #include "kernels/render/cuda_backend.h"
-#include "kernels/render/render_launch.h"
+#include "kernels/render/emit.h"
 #include "render_cases.h"
 #include "renderer/cpu_backend.h"
 #include "renderer/errors.h"
@@ -19,34 +19,33 @@ namespace {
 
 const Binning kBinnings[] = {Binning::scan, Binning::sort, Binning::naive};
 
-const ScanBinningPath kScanPaths[] = {ScanBinningPath::pairs, ScanBinningPath::packed, ScanBinningPath::direct,
-                                      ScanBinningPath::compaction, ScanBinningPath::regions};
+const TileListStrategy kScanPaths[] = {TileListStrategy::pairs, TileListStrategy::packed_pairs,
+                                       TileListStrategy::direct, TileListStrategy::tile_compaction,
+                                       TileListStrategy::region_compaction};
 // The scan binning's paths by (tile, circle) pairs.
-const ScanBinningPath kPairPaths[] = {ScanBinningPath::pairs, ScanBinningPath::packed};
+const TileListStrategy kPairPaths[] = {TileListStrategy::pairs, TileListStrategy::packed_pairs};
 
 // Renders `scene` once with ref and checks every binning against it, the binned ones with either
 // shading layout (2 and 4 pixels a thread), whichever the frame would choose, and the scan binning
 // by each of its paths (packed, direct, compaction and regions where the frame allows them, else pairs
 // again).
 // Each layout reads the circles' boxes with one binning and recomputes them with the other
-// (force_boxes_from_geometry), so every scene meets all four tile kernels of its shading kind.
+// (PlanOverrides::boxes_from_geometry), so every scene meets all four tile kernels of its shading kind.
 void check_all_binnings(const Scene& scene, int width, int height, const std::string& name, bool naive = true) {
     Image expected(width, height);
     render_reference(scene, expected);
     for (const Binning binning : kBinnings) {
         if (binning == Binning::naive && !naive) continue;
-        for (const ScanBinningPath path : kScanPaths) {
-            if (binning != Binning::scan && path != ScanBinningPath::pairs) continue;
+        for (const TileListStrategy path : kScanPaths) {
+            if (binning != Binning::scan && path != TileListStrategy::pairs) continue;
             for (const int pixels : {2, 4}) {
                 CudaBackend backend(binning);
-                backend.force_shade_pixels_per_thread(pixels);
-                backend.force_scan_binning_path(path);
                 const bool boxes_from_geometry = (pixels == 2) == (binning == Binning::scan);
-                backend.force_boxes_from_geometry(boxes_from_geometry);
+                backend.set_plan_overrides({path, pixels, boxes_from_geometry});
                 Image actual(width, height);
                 backend.render(scene, actual);
                 const std::string variant =
-                    (binning == Binning::scan ? std::string(scan_binning_path_name(path)) + "_" : "") +
+                    (binning == Binning::scan ? std::string(tile_list_strategy_name(path)) + "_" : "") +
                     (boxes_from_geometry ? "boxes_" : "");
                 CHECK(images_match(expected, actual, 0.0f,
                                    std::string("cuda_") + binning_name(binning) + "_" + variant +
@@ -99,12 +98,12 @@ TEST_CASE("cuda under a small bin-memory budget renders in bands like ref", "[gp
         for (const Binning binning : {Binning::scan, Binning::sort}) {
             Image actual(width, height);
             const std::uint64_t pairs = CudaBackend(binning).render(scene, actual).pairs;
-            for (const ScanBinningPath path : kPairPaths) {  // pattern would take tile compaction, unbanded
-                if (binning != Binning::scan && path != ScanBinningPath::pairs) continue;
+            for (const TileListStrategy path : kPairPaths) {  // pattern would take tile compaction, unbanded
+                if (binning != Binning::scan && path != TileListStrategy::pairs) continue;
                 CudaBackend backend(binning, pairs * 10);
-                backend.force_scan_binning_path(path);
+                backend.set_plan_overrides(forced_tile_lists(path));
                 const RenderStats stats = backend.render(scene, actual);
-                const std::string variant = std::string(binning_name(binning)) + "_" + scan_binning_path_name(path);
+                const std::string variant = std::string(binning_name(binning)) + "_" + tile_list_strategy_name(path);
                 INFO(name << " " << variant << " bands " << stats.bands << " pairs " << stats.pairs);
                 CHECK(stats.bands > 2);
                 CHECK(stats.pairs == pairs);
@@ -117,10 +116,10 @@ TEST_CASE("cuda under a small bin-memory budget renders in bands like ref", "[gp
 TEST_CASE("cuda refuses a tile row that alone exceeds the bin-memory budget", "[gpu][render][bands]") {
     CudaBackend backend(Binning::scan, 64);  // not even one pair per row
     Image image(64, 64);
-    backend.force_scan_binning_path(ScanBinningPath::pairs);
+    backend.set_plan_overrides(forced_tile_lists(TileListStrategy::pairs));
     CHECK_THROWS_AS(backend.render(builtin_frame("rgb"), image), InputError);
     // Tile compaction, rgb's own path, holds no bins: the same budget renders it.
-    backend.force_scan_binning_path(ScanBinningPath::automatic);
+    backend.set_plan_overrides({});
     CHECK(renders_like_ref(backend, builtin_frame("rgb"), 64, 64, "compaction_without_bin_memory"));
 }
 
@@ -143,10 +142,10 @@ TEST_CASE("cuda grows its pair buffers when a frame has more pairs than the last
     // the bin stage must not read), then the capacity shrinks for the next one. Every path of the scan
     // binning: the direct one's first pass writes lists clamped to the old capacity, and tile
     // compaction keeps its pair tallies right from frame to frame.
-    for (const ScanBinningPath path : kScanPaths) {
+    for (const TileListStrategy path : kScanPaths) {
         CudaBackend backend;
-        backend.force_scan_binning_path(path);
-        const std::string prefix = std::string(scan_binning_path_name(path)) + "_";
+        backend.set_plan_overrides(forced_tile_lists(path));
+        const std::string prefix = std::string(tile_list_strategy_name(path)) + "_";
         CHECK(renders_like_ref(backend, builtin_frame("rgb"), 128, 128, prefix + "grow_small"));
         CHECK(renders_like_ref(backend, builtin_frame("rand10k"), 128, 128, prefix + "grow_large"));
         CHECK(renders_like_ref(backend, builtin_frame("rgb"), 128, 128, prefix + "grow_padded"));
@@ -165,7 +164,7 @@ TEST_CASE("cuda replays its captured frame graph: same bits, stage times, new gr
     const Scene rand100k = builtin_frame("rand100k");
     const Scene rand10k = builtin_frame("rand10k");
     const Scene rgb = builtin_frame("rgb");
-    constexpr FrameTiming kStages = FrameTiming::per_stage, kWhole = FrameTiming::whole_frame;
+    constexpr StageTiming kStages = StageTiming::per_stage, kWhole = StageTiming::whole_frame;
     for (const Binning binning : {Binning::scan, Binning::sort}) {
         CudaBackend backend(binning);
         int frame = 0;
@@ -273,12 +272,12 @@ TEST_CASE("cuda shades busy tiles with many warps like ref", "[gpu][render][busy
         Image expected(c.width, c.height);
         const std::uint64_t ref_blends = render_reference(c.scene, expected);
         for (const Binning binning : {Binning::scan, Binning::sort}) {
-            for (const ScanBinningPath path : kPairPaths) {
-                if (binning != Binning::scan && path != ScanBinningPath::pairs) continue;
+            for (const TileListStrategy path : kPairPaths) {
+                if (binning != Binning::scan && path != TileListStrategy::pairs) continue;
                 CudaBackend backend(binning);
-                backend.force_scan_binning_path(path);
+                backend.set_plan_overrides(forced_tile_lists(path));
                 Image actual(c.width, c.height);
-                const std::string variant = std::string(binning_name(binning)) + "_" + scan_binning_path_name(path);
+                const std::string variant = std::string(binning_name(binning)) + "_" + tile_list_strategy_name(path);
                 // Frame 0's main grid shades the busy tiles and reports them, frame 1 shades them
                 // apart, frame 2 replays frame 1's graph.
                 for (int frame = 0; frame < 3; ++frame) {
@@ -334,7 +333,7 @@ TEST_CASE("cuda packs pairs up to the circle id of all ones in the last tile", "
         // The last circle covers one pixel, in the last row and column: the last tile.
         scene.push_back({(kSize - 0.5f) / kSize, (kSize - 0.5f) / kSize, 0, 0.6f / kSize, 1, 0, 0, 1});
         CudaBackend backend;
-        backend.force_scan_binning_path(ScanBinningPath::packed);
+        backend.set_plan_overrides(forced_tile_lists(TileListStrategy::packed_pairs));
         CHECK(renders_like_ref(backend, scene, kSize, kSize, "packed_limit_" + std::to_string(circles)));
     }
 }
@@ -357,10 +356,10 @@ TEST_CASE("cuda reports blends and pairs like the other backends", "[gpu][render
                 CHECK(stats.pairs == cpu_pairs);
             }
         };
-        for (const ScanBinningPath path : kScanPaths) {
+        for (const TileListStrategy path : kScanPaths) {
             CudaBackend backend;
-            backend.force_scan_binning_path(path);
-            check_frames(backend, scan_binning_path_name(path));
+            backend.set_plan_overrides(forced_tile_lists(path));
+            check_frames(backend, tile_list_strategy_name(path));
         }
         CudaBackend naive(Binning::naive);
         check_frames(naive, "naive");

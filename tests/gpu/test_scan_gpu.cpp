@@ -15,22 +15,11 @@
 #include <utility>
 #include <vector>
 
-#include "device_copies.h"
-#include "kernels/cuda_check.h"
-#include "kernels/device_buffer.h"
+#include "gpu_test_preamble.h"
 #include "kernels/scan/scan.h"
 #include "kernels/scan/scan_cpu.h"
 #include "kernels/scan/scan_example_ops.h"
 #include "scan_test_kernels.h"
-#include "workspace_access.h"
-
-using namespace tilescan;
-using tilescan::testing::call_counter;
-using tilescan::testing::download;
-using tilescan::testing::fill_with_stale_prefixes;
-using tilescan::testing::set_call_number;
-using tilescan::testing::upload;
-using tilescan::testing::workspace_status;
 
 namespace {
 
@@ -73,13 +62,6 @@ bool results_match(const std::vector<In>& in, const std::vector<Out>& actual, co
         }
     }
     return true;
-}
-
-// One workspace for every single-pass call of the tests, grown as sizes need, so most calls find
-// the slots of earlier calls of other types, sizes and operators, which must read as empty.
-ScanWorkspace& shared_workspace() {
-    static ScanWorkspace workspace;
-    return workspace;
 }
 
 // Runs every algorithm on `in` (inclusive and exclusive; out of place, in place when In == Out,
@@ -264,7 +246,7 @@ TEST_CASE("GPU scans recurse when the tile sums exceed one tile", "[gpu][scan]")
 }
 
 // Inputs of held_min_input_bytes or more take the single pass whose tiles hold rounds in registers
-// (scan_tiles.h), a kernel of its own: checked just above the threshold for each kind of look-back
+// (scan_policy.h), a kernel of its own: checked just above the threshold for each kind of look-back
 // and tile (regrouping, superblocks, non-commutative, 8-byte, widening), and below it by the cases
 // above. The int32 sum is the recursion case before.
 template <typename In, typename Out>
@@ -368,7 +350,7 @@ void check_same_bits(const std::vector<T>& in, std::size_t n, Op op, void (*look
 // two-level look-back takes turns from kLoadTurnsMinTwoLevelBytes of input), else after a clearing
 // launch. The resident scan combines the tiles' aggregates in the look-back's order, so every path
 // must give the look-back kernel's bits: float sums and a non-commutative float operator from a
-// few tiles to the most the device holds (on the H200 792, 24 superblocks), one tile more, from the
+// few tiles to the most the device holds (792 on a GPU of 132 SMs, 24 superblocks), one tile more, from the
 // first input that takes load turns, and one tile past the self-clearing launch's. Every
 // algorithm's results against the serial reference, the resident scan's included, are checked
 // above (boundary sizes, 10^6 + 3, 2^24).

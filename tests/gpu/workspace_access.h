@@ -1,5 +1,5 @@
 // What the GPU tests of a ScanWorkspace read and write behind its API: its call counter and its
-// status words (layout in kernels/scan/scan_tiles.h and scan_lookback.cuh), so a test can stand a
+// status words (layout in kernels/scan/scan_policy.h and scan_lookback.cuh), so a test can stand a
 // workspace 2^30 calls into its life, with stale slots, and check that the wrap clears them.
 #pragma once
 

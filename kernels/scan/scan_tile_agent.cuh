@@ -1,21 +1,19 @@
 // Agent layer: the fast tile scan shared by reduce_then_scan and decoupled_lookback. One block of
 // kFastThreads threads scans one tile of FastTile<In, Out>::tile elements.
 //
-// Layout (scan_tiles.h): lane `lane` of warp `w` owns R rounds of V consecutive elements; round r
+// Layout (scan_policy.h): lane `lane` of warp `w` owns R rounds of V consecutive elements; round r
 // starts at tile offset w·(R·32·V) + (r·32 + lane)·V. A round of a warp is 32·V contiguous
 // elements, loaded and stored with one 16-byte access per lane when the tile is full and the
 // pointers are 16-byte aligned (else element by element, padding with the identity).
 //
 // Where the tile lives: rounds 0 .. R_staged-1 are copied into shared memory with asynchronous
 // copies (cp.async); a tile with held rounds (the single pass over large inputs, kHeldBytes > 0)
-// loads the other R_held into registers. Held wholly in registers (the first design), a tile of
-// 8192 int32 took 142 registers a thread and allowed 3 blocks per SM; staged wholly in shared
-// memory it took 75 and 6 blocks fit (by shared memory), 0.79 -> 0.66 ms for the single-pass scan
-// of 2^28 int32 on the H200. A timeline of that kernel showed 60 % of its resident blocks waiting
+// loads the other R_held into registers. A tile held wholly in registers takes so many registers
+// that few blocks fit an SM; staged in shared memory, twice as many fit. Most resident blocks wait
 // in the look-back, each holding its tile: tiles in flight, not the work on them, set the speed.
 // So over large inputs a block only reduces its tile before the wait and scans it after
-// (finish), and the registers that held per-round prefixes across the wait hold 4096 more int32
-// instead: 6 tiles of 12288 on an SM, 0.66 -> 0.63 ms. Small inputs wait on latency, not on tiles
+// (finish), and the registers that held per-round prefixes across the wait hold more elements
+// instead (docs/tuning.md#scan-tile). Small inputs wait on latency, not on tiles
 // in flight: there the tile is scanned before the wait (prepare) and finish only combines
 // (docs/scan/decoupled-lookback.md).
 //
@@ -36,7 +34,7 @@
 #include <cstdint>
 
 #include "kernels/scan/scan_ops.h"
-#include "kernels/scan/scan_tiles.h"
+#include "kernels/scan/scan_policy.h"
 #include "kernels/scan/scan_warp.cuh"
 
 namespace tilescan::scan_detail {

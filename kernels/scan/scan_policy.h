@@ -1,5 +1,8 @@
-// Tile geometry of every GPU scan algorithm, in one place, host-visible: the kernels derive their
-// loops from these constants and scan_temp_bytes (scan.h) derives the temporary storage from them.
+// The GPU scans' policy, in one place, host-visible: every algorithm's tile geometry, the tuned
+// thresholds between the single pass's variants, and the layout of the look-back's status slots.
+// The kernels derive their loops from these constants and scan_temp_bytes (scan.h) derives the
+// temporary storage from them. Each tuned constant says why in a line; docs/tuning.md keeps the
+// measurements.
 #pragma once
 
 #include <cstddef>
@@ -20,7 +23,7 @@ constexpr int kWarpShuffleItems = kTextbookTile / kWarpShuffleThreads;
 // rounds of V consecutive elements, V chosen so one round is one 16-byte load. The first
 // R_staged rounds (about 256 bytes a thread) are staged in shared memory by asynchronous copies;
 // the single pass over large inputs loads R_held more (kFastHeldBytes, about 128 bytes) into
-// registers (scan_tile.cuh says why). Element (r, v) of lane `lane` in warp `w` sits at tile
+// registers (scan_tile_agent.cuh says why). Element (r, v) of lane `lane` in warp `w` sits at tile
 // offset w·(R·32·V) + (r·32 + lane)·V + v, so every load and store instruction of a warp covers
 // 512 contiguous bytes. Example, int32: V = 4, R = 16 (tile 8192), or 16 + 8 with held rounds
 // (tile 12288). TILESCAN_SCAN_THREADS / TILESCAN_SCAN_THREAD_BYTES / TILESCAN_SCAN_HELD_BYTES /
@@ -56,10 +59,8 @@ constexpr std::size_t kFastHeldBytes = TILESCAN_SCAN_HELD_BYTES;
 #define TILESCAN_SCAN_BLOCKS_PER_SM 6
 #endif
 constexpr int kFastBlocksPerSM = TILESCAN_SCAN_BLOCKS_PER_SM;
-// Inputs of at least this many bytes take the single pass with held rounds. Measured on the H200
-// (int32 sums, bench/results/2026-12-02-scan-h200-held-threshold.md): slower up to 2^25 elements
-// (102 against 95 us), as fast at 2^26 (177 against 176 us), faster from 2^27 (327 against 337 us;
-// 2^28: 623 against 658 us), so the threshold is 2^26 int32, where the two tie.
+// Inputs of at least this many bytes take the single pass with held rounds: smaller ones are
+// slower with them, larger ones faster; the two tie here (docs/tuning.md#held-rounds).
 constexpr std::size_t kHeldMinInputBytes = TILESCAN_SCAN_HELD_MIN_BYTES;
 // Widening scans (Out wider than In: the renderer's uint32 counts -> uint64 offsets) hold rounds
 // from far smaller inputs (2 MiB: 512K uint32 counts): their staged tile is half an int32 sum's
@@ -69,51 +70,31 @@ constexpr std::size_t kHeldMinWideningBytes = TILESCAN_SCAN_HELD_MIN_WIDENING_BY
 // The single passes (scan and compaction) ask the L2 cache for the input about this many bytes
 // ahead of their own tile as they take their ticket (0: never; prefetch_ahead_to_l2 in
 // scan_lookback.cuh). A tile holds its shared memory and registers through the look-back's wait,
-// so the loads an SM keeps in flight are bounded by the tiles it holds (scan_tile.cuh); a prefetch
-// to L2 holds no SM storage, and the block that later takes that tile loads it from L2. H200, 2^28
-// int32 exclusive sum 0.624-0.627 -> 0.607 ms, select_if of 2^28 uint32 0.516-0.518 -> 0.479-0.481
-// ms; 0.5 to 3 MiB ahead all gained, 9 MiB and more lost (bench/results/2026-12-03-scan-h200-l2-prefetch.md).
+// so the loads an SM keeps in flight are bounded by the tiles it holds (scan_tile_agent.cuh); a
+// prefetch to L2 holds no SM storage, and the block that later takes that tile loads it from L2
+// (docs/tuning.md#l2-prefetch).
 #ifndef TILESCAN_SCAN_L2_PREFETCH_BYTES
 #define TILESCAN_SCAN_L2_PREFETCH_BYTES (std::size_t(2) << 20)
 #endif
 constexpr std::size_t kScanL2PrefetchBytes = TILESCAN_SCAN_L2_PREFETCH_BYTES;
 // The single-pass scan over large inputs (lookback_takes_load_turns, below) lets a tile start loading
 // only once the tile this many percent of the GPU's resident tiles before it has published its
-// aggregate (0: at once; load_window_tiles in scan_lookback.cuh says why). H200 (792 resident
-// tiles), one call, two rounds (bench/results/2026-12-04-scan-h200-load-window.md): int32 exclusive
-// sum at 2^28, temporary storage / workspace, 0.588-0.584 / 0.584-0.582 ms without a window, 25 %
-// 0.569-0.574 / 0.563-0.568, 33 % 0.559-0.561 / 0.556-0.558, 40 % 0.561-0.567 / 0.561-0.562; at
-// 2^26 (temporary storage) 0.174-0.176 without, 0.159-0.160 with 33 %. The compaction's single
-// pass lost with it (select_if at 2^28 0.444 -> 0.478 ms, select_flagged 0.522 -> 0.597), so only
-// the scan waits.
+// aggregate (0: at once; load_window_tiles in scan_lookback.cuh says why). Only the scan waits:
+// the compaction's single pass lost with a window (docs/tuning.md#look-back-load-window).
 #ifndef TILESCAN_SCAN_LOAD_WINDOW_PERCENT
 #define TILESCAN_SCAN_LOAD_WINDOW_PERCENT 33
 #endif
 constexpr int kLoadWindowPercent = TILESCAN_SCAN_LOAD_WINDOW_PERCENT;
 // The two-level look-back (floating-point sums and maxima, affine composition: their tiles wait for
-// superblocks to close) takes load turns from far smaller inputs. H200, one call, two rounds, the
-// window from 16 MiB against from 256 MiB, temporary storage (workspace), us: float sum 2^23
-// 42.7-43.0 -> 36.5-38.0 (38.2-38.4 -> 32.8-34.1), 2^24 61.0-61.5 -> 56.5-56.6 (56.9-57.2 ->
-// 51.4-53.0), 2^25 97.6-99.1 -> 90.3-92.4; affine composition 2^22 47.5-49.1 -> 44.6-46.7, 2^24
-// 108.5-109.2 -> 99.9-103.3; float max 2^24 61.5-64.1 -> 59.2-59.6. The single-level look-back
-// (integer sums) did not gain (int32 2^25 86.0-87.1 -> 88.1-88.5, int64 2^24 89.2-91.6 ->
-// 91.0-93.5) and keeps kHeldMinInputBytes. 32 MiB is the smallest input measured that took the
-// look-back (below about 26 MB the H200 runs every tile at once, the resident scan).
+// superblocks to close) takes load turns from far smaller inputs; the single-level look-back
+// (integer sums) did not gain and keeps kHeldMinInputBytes (docs/tuning.md#look-back-load-window).
 constexpr std::size_t kLoadTurnsMinTwoLevelBytes = std::size_t(32) << 20;
 
 // A single pass over temporary storage runs as one cooperative launch whose blocks clear the
 // status slots themselves (self_clearing_lookback_kernel, scan.cuh) while its tiles are at most
 // this many times the blocks the GPU holds at once (0: never), instead of a clearing launch and the
-// look-back. H200, one call, two rounds, temporary storage, none / up to 4 / up to 16 rounds, us:
-// int64 sum 2^22 (1024 tiles) 35.8-38.1 / 33.2-34.4 / 32.6-33.8 (CUB 34.5-37.6), int32 sum 2^23
-// 35.1-36.4 / 29.9-32.1 / 30.8-31.7, 2^24 (2048 tiles) 52.3-54.2 / 48.5-49.6 / 48.6-48.8; from
-// 4096 tiles no gain (int64 sum 2^24 87.3-89.4 / - / 87.6-88.4, 2^25 163.7-173.3 / - /
-// 162.1-166.1). Where the two-level look-back takes load turns, the first wave's tiles past the
-// window wait for the barrier and then their turn (a first build that let the first wave load
-// without turns lost: affine composition 2^23 60.8-63.8 -> 63.9-65.3 us). Against the clearing
-// launch, up to 4 rounds, one call, two rounds, us: float sum 2^23 37.2-39.6 -> 31.6-32.2 (CUB
-// 35.1-37.7), 2^24 54.6-56.7 -> 50.5-51.0, float max 2^23 38.2-40.2 -> 32.9-33.0, affine
-// composition 2^22 41.8-44.1 -> 36.4-38.1, 2^23 62.7-64.3 -> 57.2.
+// look-back: beyond a few rounds of resident blocks it gains nothing
+// (docs/tuning.md#self-clearing-look-back).
 #ifndef TILESCAN_SCAN_SELF_CLEARING_MAX_ROUNDS
 #define TILESCAN_SCAN_SELF_CLEARING_MAX_ROUNDS 4
 #endif
@@ -170,10 +151,8 @@ constexpr std::size_t spaced_status_bytes(std::size_t slots, int slot_words) {
 // The look-backs' status slots (the scan's and the compaction's, not the radix sort's per-digit
 // ones) lie TILESCAN_LOOKBACK_SLOT_BYTES apart (0: packed), one L2 line each by default: every
 // waiting tile polls the newest few hundred slots, and packed, 16 of them share a line, so the
-// polling piles onto a few of the L2 cache's slices. Spaced, the same polls spread over many. H200,
-// one call, two rounds, packed against 128 bytes (bench/results/2026-12-03-scan-h200-slot-spacing.md):
-// int32 sum with a workspace at 2^28 0.604 -> 0.588 ms, at 2^24 51.3 -> 49.9 us; select_if at
-// 2^28 0.480 -> 0.449 ms; 32 and 256 bytes apart measured within 2 % of 128.
+// polling piles onto a few of the L2 cache's slices. Spaced, the same polls spread over many
+// (docs/tuning.md#look-back-slot-spacing).
 #ifndef TILESCAN_LOOKBACK_SLOT_BYTES
 #define TILESCAN_LOOKBACK_SLOT_BYTES 128
 #endif

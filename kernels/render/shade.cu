@@ -1,0 +1,162 @@
+// The shading stage of binned frames: one block per tile of the band, 2 or 4 pixels a thread
+// (tile_shading.cuh), the tiles longest list first where the plan asks, busy tiles on a branch of
+// their own (busy_tiles.cu).
+#include <cuda_runtime.h>
+
+#include "kernels/cuda_check.h"
+#include "kernels/cuda_device.h"
+#include "kernels/programmatic_launch.cuh"
+#include "kernels/render/busy_tiles.h"
+#include "kernels/render/shade.h"
+#include "kernels/render/tile_shading.cuh"
+
+namespace tilescan {
+
+namespace {
+
+// Batches are double-buffered: while the block blends batch b from shared memory, each thread's
+// records of batch b + 1 are already on their way from global memory, so one barrier per batch
+// suffices and the loads' latency hides behind the blending. Frames that do not count their blends
+// (kCountBlends false, `blends` null: every timed frame) leave the counting out of the loop. With
+// kBoxFromGeometry the block reads one record a circle instead of two (shading_recomputes_boxes).
+template <ShadingKind kShading, int kPixels, bool kCountBlends, bool kBoxFromGeometry>
+__global__ void __launch_bounds__(TileLayout<kPixels>::kThreads, shade_blocks_per_sm<kShading, kPixels>())
+    shade_tiles_kernel(FrameParams f, CircleRecords records, const std::uint64_t* __restrict__ tile_offsets,
+                       const std::uint32_t* __restrict__ tile_circles, std::uint32_t circle_id_mask,
+                       const std::uint32_t* __restrict__ tile_order, BusyTilesOnDevice busy, float* __restrict__ image,
+                       unsigned long long* blends) {
+    constexpr int kBatch = TileLayout<kPixels>::kBatch;
+    __shared__ StagedCircles<kPixels> staged[2];
+    wait_for_prior_grid();  // the ordered binning's lists
+    const std::uint32_t band_tile = tile_order != nullptr ? tile_order[blockIdx.x] : blockIdx.x;
+    const std::uint64_t begin = tile_offsets[band_tile];
+    const std::uint64_t end = tile_offsets[band_tile + 1];
+    if (tile_is_busy(end - begin, tile_offsets[gridDim.x], gridDim.x)) {
+        if (busy.shade_apart) return;  // shade_busy_tiles_kernel's
+        if (threadIdx.x == 0) *busy.host_seen = 1;
+    }
+    const std::uint32_t tile = band_first_tile(f) + band_tile;
+    const TilePixels<kPixels> p = tile_pixels<kPixels>(f, tile);
+    Rgba pixels[kPixels];
+    clear_pixels(f, p, pixels);
+    const auto batch_size = [&](std::uint64_t first) { return end - first < kBatch ? int(end - first) : kBatch; };
+    CircleInFlight next{};
+    if (begin + threadIdx.x < end)
+        next = fetch_circle<kBoxFromGeometry>(records, tile_circles[begin + threadIdx.x] & circle_id_mask);
+    std::uint32_t my_blends = 0;
+    int buffer = 0;
+    for (std::uint64_t batch = begin; batch < end; batch += kBatch, buffer ^= 1) {
+        const int count = batch_size(batch);
+        if (int(threadIdx.x) < count)
+            stage_circle<kShading, kBoxFromGeometry>(staged[buffer], threadIdx.x, next, tile, f);
+        __syncthreads();
+        const std::uint64_t following = batch + kBatch + threadIdx.x;
+        if (following < end) next = fetch_circle<kBoxFromGeometry>(records, tile_circles[following] & circle_id_mask);
+        my_blends += blend_staged<kShading>(staged[buffer], count, p, pixels);
+    }
+    write_pixels(image, f, p, pixels);
+    if constexpr (kCountBlends) add_blends(blends, my_blends);
+}
+
+// The main grid's kernel for a layout, a shading kind, whether the frame counts blends and whether
+// it recomputes the boxes.
+template <int kPixels>
+auto shade_tiles_kernel_for(ShadingKind shading, bool count_blends, bool boxes_from_geometry) {
+    return dispatch_flag(shading == kShadingSnow, [&](auto snow) {
+        constexpr ShadingKind kShading = decltype(snow)::value ? kShadingSnow : kShadingFlat;
+        return dispatch_flag(count_blends, [&](auto count) {
+            return dispatch_flag(boxes_from_geometry, [&](auto boxes) {
+                return shade_tiles_kernel<kShading, kPixels, decltype(count)::value, decltype(boxes)::value>;
+            });
+        });
+    });
+}
+
+constexpr int kOrderThreads = 1024;  // order_tiles_longest_first_kernel's one block
+
+// The shading grid's order of tiles, longest list first (tile_order[block] = band tile): the
+// blocks start in grid order, so the grid's last blocks are its shortest and the SMs run out of
+// work together. One block, a bucket a thread: lengths in kOrderThreads buckets of equal width
+// from the longest down, counted, scanned and scattered (tiles of one bucket in any order: the
+// image does not depend on which block shades a tile first). Each tile's offsets are read once;
+// its length (at most the frame's circles, so 32 bits) waits in shared memory for the later passes.
+__global__ void __launch_bounds__(kOrderThreads)
+    order_tiles_longest_first_kernel(const std::uint64_t* __restrict__ tile_offsets, std::uint32_t band_tiles,
+                                     std::uint32_t* __restrict__ tile_order) {
+    extern __shared__ std::uint32_t list_length[];  // band_tiles
+    __shared__ std::uint32_t warp_sums[kOrderThreads / 32];
+    __shared__ std::uint32_t cursor[kOrderThreads];
+    __shared__ std::uint32_t longest;
+    const int lane = int(threadIdx.x & 31), warp = int(threadIdx.x >> 5);
+    if (threadIdx.x == 0) longest = 0;
+    cursor[threadIdx.x] = 0;
+    __syncthreads();
+    std::uint32_t my_longest = 0;
+    for (std::uint32_t tile = threadIdx.x; tile < band_tiles; tile += kOrderThreads) {
+        const std::uint32_t length = std::uint32_t(tile_offsets[tile + 1] - tile_offsets[tile]);
+        list_length[tile] = length;
+        my_longest = max(my_longest, length);
+    }
+    atomicMax(&longest, my_longest);
+    __syncthreads();
+    const std::uint64_t top = longest;
+    const auto bucket = [&](std::uint32_t tile) {  // 0: the longest lists
+        return top == 0 ? 0u : unsigned((top - list_length[tile]) * (kOrderThreads - 1) / top);
+    };
+    for (std::uint32_t tile = threadIdx.x; tile < band_tiles; tile += kOrderThreads)
+        atomicAdd(&cursor[bucket(tile)], 1u);
+    __syncthreads();
+    const std::uint32_t first = block_exclusive_sum<kOrderThreads / 32>(cursor[threadIdx.x], warp_sums, lane, warp);
+    cursor[threadIdx.x] = first;
+    __syncthreads();
+    for (std::uint32_t tile = threadIdx.x; tile < band_tiles; tile += kOrderThreads)
+        tile_order[atomicAdd(&cursor[bucket(tile)], 1u)] = tile;
+}
+
+}  // namespace
+
+std::size_t order_tiles_shared_limit() {
+    cudaFuncAttributes kernel;
+    TS_CUDA_CHECK(cudaFuncGetAttributes(&kernel, order_tiles_longest_first_kernel));
+    return std::size_t(current_device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin)) - kernel.sharedSizeBytes;
+}
+
+// The busy branch runs beside the main grid; its stream's greater priority lets its blocks start
+// as soon as the main grid's first blocks retire instead of after the whole grid (the frame graph
+// keeps the priority: FrameGraph instantiates with cudaGraphInstantiateFlagUseNodePriority).
+void launch_shade_tiles(const FrameParams& frame, const CircleRecords& records, const std::uint64_t* tile_offsets,
+                        const std::uint32_t* tile_circles, std::uint32_t circle_id_mask, std::uint32_t* tile_order,
+                        const BusyTiles& busy, int pixels_per_thread, bool boxes_from_geometry, float* image,
+                        unsigned long long* blends, cudaStream_t stream) {
+    check_pixels_per_thread("launch_shade_tiles", pixels_per_thread);
+    const bool apart = busy.on_device.shade_apart;
+    if (apart) {
+        TS_CUDA_CHECK(cudaEventRecord(busy.forked, stream));
+        TS_CUDA_CHECK(cudaStreamWaitEvent(busy.stream, busy.forked, 0));
+        launch_shade_busy_tiles(frame, records, tile_offsets, tile_circles, circle_id_mask, busy, image, blends);
+        TS_CUDA_CHECK(cudaEventRecord(busy.joined, busy.stream));
+    }
+    if (tile_order != nullptr) {
+        const std::uint32_t band_tiles = band_tile_count(frame);
+        // Above 48 KiB a kernel must opt in; a function attribute, so no stream work to capture.
+        TS_CUDA_CHECK(cudaFuncSetAttribute(order_tiles_longest_first_kernel,
+                                           cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                           int(order_tiles_shared_limit())));
+        order_tiles_longest_first_kernel<<<1, kOrderThreads, order_tiles_shared_bytes(band_tiles), stream>>>(
+            tile_offsets, band_tiles, tile_order);
+        TS_CUDA_CHECK_LAUNCH();
+    }
+    const auto shade = [&](auto kernel, int threads) {
+        launch_after_prior_grid(kernel, band_tile_count(frame), unsigned(threads), stream, frame, records, tile_offsets,
+                                tile_circles, circle_id_mask, tile_order, busy.on_device, image, blends);
+    };
+    if (pixels_per_thread == kWidePixels)
+        shade(shade_tiles_kernel_for<kWidePixels>(frame.shading, blends != nullptr, boxes_from_geometry),
+              TileLayout<kWidePixels>::kThreads);
+    else
+        shade(shade_tiles_kernel_for<kNarrowPixels>(frame.shading, blends != nullptr, boxes_from_geometry),
+              TileLayout<kNarrowPixels>::kThreads);
+    if (apart) TS_CUDA_CHECK(cudaStreamWaitEvent(stream, busy.joined, 0));
+}
+
+}  // namespace tilescan
