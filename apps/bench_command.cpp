@@ -17,6 +17,7 @@
 
 #include "apps/command_line.h"
 #include "apps/commands.h"
+#include "apps/output_path.h"
 #include "apps/scene_source.h"
 #include "kernels/cuda_device.h"
 #include "renderer/atomic_file.h"
@@ -335,8 +336,7 @@ int run_bench_command(const std::vector<std::string>& arguments) {
         }
     }
     const std::string out = parsed.value("--out");
-    if (!out.empty() && !std::filesystem::is_directory(out))
-        throw InputError("--out: folder '" + out + "' does not exist");
+    check_folder(out, "--out");
     const std::vector<BenchCase> cases = selected_cases(parsed);  // bad names fail before any output
     std::fprintf(stderr, "device: %s\n", cuda_device_description().c_str());
     std::vector<SceneResult> results;

@@ -61,4 +61,9 @@ constexpr int kMaxImageSide = 65536;
 constexpr std::int64_t kMaxImagePixels = std::int64_t(1) << 28;  // 16384 x 16384: 4 GiB of float RGBA
 void check_image_size(std::int64_t width, std::int64_t height, const std::string& what);
 
+// What a command printed must have reached standard output: a full disk, a closed stream or a
+// pipe whose reader failed is an InputError (exit 2), never a silent success. Commands call it
+// before their summary on stderr, so that a failure is the only line there; main calls it last.
+void flush_standard_output();
+
 }  // namespace tilescan
