@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <new>
 #include <stdexcept>
@@ -98,7 +99,11 @@ constexpr std::uint64_t kMaxDecompressedBytes = kMaxPixels * 16 + (1 << 16);
                  "more than " + std::to_string(kMaxDecompressedBytes) + " bytes, larger than any image tilescan reads");
 }
 
-Bytes read_plain_file(const std::string& path) {
+// Called with the first bytes of a file (a chunk, or all of a shorter file) before the rest is read,
+// so a file that is not of its format (a device, an endless pipe) is refused at once.
+using StartCheck = std::function<void(const Bytes&)>;
+
+Bytes read_plain_file(const std::string& path, const StartCheck& check_start) {
     const std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"), &std::fclose);
     if (!file) fail_to_read(path, std::strerror(errno));
     Bytes bytes;
@@ -111,7 +116,9 @@ Bytes read_plain_file(const std::string& path) {
     std::size_t got;
     while ((got = std::fread(chunk, 1, sizeof chunk, file.get())) > 0) {
         if (bytes.size() + got > kMaxDecompressedBytes) fail_too_large(path);
+        const bool first = bytes.empty();
         bytes.insert(bytes.end(), chunk, chunk + got);
+        if (first) check_start(bytes);
     }
     if (std::ferror(file.get())) fail_to_read(path, std::strerror(errno));
     return bytes;
@@ -125,7 +132,7 @@ std::string gzip_error(gzFile gz) {
 
 // zlib reports a gzip stream cut short only as Z_BUF_ERROR from gzerror/gzclose, never from gzread,
 // so both are checked: a truncated .gz must not pass for a short image.
-Bytes read_gzip_file(const std::string& path) {
+Bytes read_gzip_file(const std::string& path, const StartCheck& check_start) {
     const gzFile gz = gzopen(path.c_str(), "rb");
     if (!gz) fail_to_read(path, errno ? std::strerror(errno) : "out of memory");
     Bytes bytes;
@@ -136,7 +143,16 @@ Bytes read_gzip_file(const std::string& path) {
             gzclose_r(gz);
             fail_too_large(path);
         }
+        const bool first = bytes.empty();
         bytes.insert(bytes.end(), chunk, chunk + got);
+        if (first) {
+            try {
+                check_start(bytes);
+            } catch (...) {
+                gzclose_r(gz);
+                throw;
+            }
+        }
     }
     int code = Z_OK;
     gzerror(gz, &code);
@@ -149,9 +165,10 @@ Bytes read_gzip_file(const std::string& path) {
     return bytes;
 }
 
-Bytes read_file_bytes(const std::string& path) {
+Bytes read_file_bytes(
+    const std::string& path, const StartCheck& check_start = [](const Bytes&) {}) {
     try {
-        return is_gzip_path(path) ? read_gzip_file(path) : read_plain_file(path);
+        return is_gzip_path(path) ? read_gzip_file(path, check_start) : read_plain_file(path, check_start);
     } catch (const std::bad_alloc&) {
         fail_to_read(path, "out of host memory");
     }
@@ -491,6 +508,19 @@ void write_png_to_stdout(const Image& image) {
     }
 }
 
+// A file whose first bytes are not its format's signature is decoded from those bytes alone, which
+// throws the decoder's own message for it.
+void check_signature(ImageFormat format, const Bytes& start, const std::string& path) {
+    static const unsigned char kPngSignature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+    const auto starts_with = [&](const char* first, const char* second) {
+        return start.size() < 2 || (start[0] == first[0] && (start[1] == first[1] || start[1] == second[1]));
+    };
+    if (format == ImageFormat::kPng && start.size() >= 8 && std::memcmp(start.data(), kPngSignature, 8) != 0)
+        decode_png(start, path);
+    if (format == ImageFormat::kPpm && !starts_with("P6", "P3")) decode_ppm(start, path);
+    if (format == ImageFormat::kPfm && !starts_with("PF", "Pf")) decode_pfm(start, path);
+}
+
 }  // namespace
 
 std::uint8_t to_8bit(float v) { return quantize_8bit(v); }
@@ -521,7 +551,7 @@ Image read_image(const std::string& path) {
     const ImageFormat format = format_of(path, true);
     if (format == ImageFormat::kUnknown)
         fail_to_read(path, extension_for_message(path) + " (supported: .png, .ppm, .pfm, .f32, each optionally .gz)");
-    const Bytes bytes = read_file_bytes(path);
+    const Bytes bytes = read_file_bytes(path, [&](const Bytes& start) { check_signature(format, start, path); });
     switch (format) {
         case ImageFormat::kPng:
             return decode_png(bytes, path);
