@@ -7,9 +7,11 @@ Every case runs the built binary in a fresh folder under an address-space limit 
 and checks the contract of apps/main.cpp: the exit status; for bad input exactly one line on stderr,
 "tilescan: error: ...", naming what it expects; and no file left behind (a refused run writes
 nothing, an interrupted one leaves no temporary). Endless inputs (/dev/zero, a pipe of `yes`)
-must be refused within the limits, which is what bounds the reader's memory.
+must be refused within the limits, which is what bounds the reader's memory. Last, what is drawn
+on a terminal (a pseudo-terminal as stderr): the progress bar and the running clock.
 """
 import os
+import pty
 import resource
 import signal
 import subprocess
@@ -237,6 +239,44 @@ for signal_number in (signal.SIGINT, signal.SIGTERM):
     check(name, stderr == "", f"stderr: {stderr!r}")
     check(name, listing(folder) == [], f"left behind: {listing(folder)}")
     print(f"{'FAILED' if any(f.startswith(name + ':') for f in failures) else 'ok'}  {name}")
+
+# ---------------------------------------------------------------------------------------------
+# On a terminal: the bar of a sequence ends its line before the summary; a single render that takes
+# more than a second shows a running clock, erased at the end.
+
+
+def run_on_terminal(name, arguments):
+    global case_count
+    case_count += 1
+    folder = fresh_folder(name)
+    master, secondary = pty.openpty()
+    process = subprocess.Popen([tilescan] + arguments, cwd=folder, stdin=subprocess.DEVNULL,
+                               stdout=subprocess.DEVNULL, stderr=secondary)
+    os.close(secondary)
+    output = b""
+    while True:
+        try:
+            chunk = os.read(master, 4096)
+        except OSError:  # EIO: the command closed the terminal's last descriptor
+            break
+        if not chunk:
+            break
+        output += chunk
+    process.wait(timeout=TIME_LIMIT)
+    os.close(master)
+    check(name, process.returncode == 0, f"exit {process.returncode}")
+    return output.decode(errors="replace")
+
+
+terminal = run_on_terminal("terminal-frames", ["render", "bouncingballs", "--frames", "3", "--size", "16", "-o", "b.png"])
+check("terminal-frames", "] 3/3\r\nwrote b_0000.png ... b_0002.png" in terminal, f"stderr: {terminal!r}")
+check("terminal-frames", not terminal.endswith("\r\n\r\n"), f"an empty line at the end: {terminal!r}")
+print(f"{'FAILED' if any(f.startswith('terminal-frames:') for f in failures) else 'ok'}  terminal-frames")
+# About two seconds of ref rendering on one core; the clock appears after the first.
+terminal = run_on_terminal("terminal-clock", ["render", "rand10k", "--backend", "ref", "--size", "2048", "-o", "r.png"])
+check("terminal-clock", "\rrendering 2048x2048 on ref ... 1 s" in terminal, f"stderr: {terminal!r}")
+check("terminal-clock", "\r\x1b[Kwrote r.png" in terminal, f"stderr: {terminal!r}")
+print(f"{'FAILED' if any(f.startswith('terminal-clock:') for f in failures) else 'ok'}  terminal-clock")
 
 print(f"{case_count - len({f.split(':')[0] for f in failures})} of {case_count} hostile cases passed")
 for failure in failures:

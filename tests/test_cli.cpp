@@ -279,6 +279,7 @@ TEST_CASE("paths that cannot be used are bad input: exit 2, one line naming the 
     std::filesystem::create_symlink("loop", dir + "/loop");
     check_rejected("render " + dir + "/loop -o " + dir + "/out.png", "cannot read '" + dir + "/loop': Too many levels");
     check_rejected("bench --quick --scenes " + dir + "/loop", "'" + dir + "/loop'");
+    check_rejected("view " + dir + "/loop", "cannot read '" + dir + "/loop': Too many levels");
     check_rejected("render rgb -o " + dir + "/loop/out.png", "'" + dir + "/loop': Too many levels");
     const std::string long_name = dir + "/" + std::string(300, 'a') + ".scene";
     check_rejected("render " + long_name + " -o " + dir + "/out.png", "File name too long");
@@ -352,6 +353,8 @@ TEST_CASE("scenegen writes only scene file names; idle options are refused", "[c
     write_text(dir + "/one.scene", "circlescene 1\ncount 1\n0.5 0.5 0 0.25 1 0 0 0.5\n");
     check_rejected("render " + dir + "/one.scene --seed 3 -o " + dir + "/x.png", "--seed applies to built-in scenes");
     check_rejected("render snowsingle --frames 3 -o " + dir + "/x.png", "snowsingle is a still scene");
+    check_rejected("view " + dir + "/one.scene --seed 3", "--seed applies to built-in scenes");
+    check_rejected("view -", "tilescan view reads its scene again on the r key, so not from standard input");
     CHECK(std::distance(std::filesystem::directory_iterator(dir), std::filesystem::directory_iterator()) == 1);
 }
 
