@@ -219,14 +219,14 @@ run_case("option-image-to-full-stdout", ["render", "rgb", "--size", "8", "-o", "
          "cannot write the image to standard output", stdout=open("/dev/full", "wb"))
 
 # ---------------------------------------------------------------------------------------------
-# Signals during a large write: the temporary is removed and the process ends by the signal
-# (which a shell reports as 130 for SIGINT, 143 for SIGTERM).
+# Signals during a large write (64 MiB and an fsync): the temporary is removed and the process ends
+# by the signal (which a shell reports as 130 for SIGINT, 143 for SIGTERM).
 
 for signal_number in (signal.SIGINT, signal.SIGTERM):
     name = "signal-" + signal.Signals(signal_number).name
     case_count += 1
     folder = fresh_folder(name)
-    process = subprocess.Popen([tilescan, "render", "rgb", "--backend", "cpu", "--threads", "2", "--size", "4096",
+    process = subprocess.Popen([tilescan, "render", "rgb", "--backend", "cpu", "--threads", "2", "--size", "2048",
                                 "-o", "big.f32"], cwd=folder, stderr=subprocess.PIPE,
                                preexec_fn=limit_memory(MEMORY_LIMIT))
     deadline = time.monotonic() + TIME_LIMIT
