@@ -120,10 +120,8 @@ void check_output(const RenderRequest& request, const SceneSource& source) {
     }
     check_image_extension(request.output);
     check_output_folder(request.output, "--output");
-    if (source.from_file)
-        for (long frame = 0; frame < request.frames; ++frame)
-            refuse_output_over_input(frame_path(request.output, frame, request.frames), request.scene_argument,
-                                     "--output");
+    // A scene file never moves, so its run is one frame (refuse_idle_options).
+    if (source.from_file) refuse_output_over_input(request.output, request.scene_argument, "--output");
 }
 
 bool is_raw_f32(const std::string& path) {
@@ -140,14 +138,12 @@ RenderStats render_frame(Backend& backend, const Scene& scene, Image& image, con
     return backend.render(scene, image);
 }
 
-// Options that would do nothing here are refused rather than ignored.
-void refuse_idle_options(const ParsedArguments& parsed, const RenderRequest& request, const SceneSource& source,
-                         const Backend& backend) {
+// Options that would do nothing here are refused rather than ignored (--threads, once the backend
+// is known, in run_render_command).
+void refuse_idle_options(const ParsedArguments& parsed, const RenderRequest& request, const SceneSource& source) {
     if (parsed.has("--seed") && source.from_file)
         throw InputError("--seed applies to built-in scenes only, and '" + printable(request.scene_argument) +
                          "' is a scene file");
-    if (parsed.has("--threads") && backend.name() != "cpu")
-        throw InputError("--threads applies to the cpu backend only (this run uses " + backend.name() + ")");
     if (request.frames > 1 && !source.animated())
         throw InputError("--frames " + std::to_string(request.frames) + ": " + source.name +
                          " is a still scene, so every frame would be the same image");
@@ -263,11 +259,13 @@ int run_render_command(const std::vector<std::string>& arguments) {
     RenderRequest request = read_request(parsed);
     SceneSource source = open_scene_source(request.scene_argument, request.seed);
     if (request.output.empty()) request.output = source.name + ".png";
+    refuse_idle_options(parsed, request, source);
     check_output(request, source);
     if (!request.has_size && source.scene.default_width > 0)
         request.size = {source.scene.default_width, source.scene.default_height};
     std::unique_ptr<Backend> backend = make_backend(request.backend, request.backend_options);
-    refuse_idle_options(parsed, request, source, *backend);
+    if (parsed.has("--threads") && backend->name() != "cpu")
+        throw InputError("--threads applies to the cpu backend only (this run uses " + backend->name() + ")");
     const long kept = request.resume ? check_kept_frames(request) : 0;
     Image image = allocate_image(request.size);
 
