@@ -68,6 +68,7 @@ int run_diff_command(const std::vector<std::string>& arguments) {
         for (const std::string& input : {path_a, path_b}) refuse_output_over_input(heat_map_path, input, "--output");
         if (heat_map_path == kStandardOutput && parsed.has("--json"))
             throw InputError("--output -: the heat map is standard output, so --json cannot be");
+        if (heat_map_path == kStandardOutput) refuse_terminal_for_image("--output -");
     }
 
     const Image a = read_input(path_a, parsed);

@@ -2,6 +2,7 @@
 #include "apps/output_path.h"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
@@ -26,6 +27,11 @@ void check_folder(const std::string& folder, const std::string& what) {
 void check_output_folder(const std::string& output, const std::string& what) {
     if (output.empty()) throw InputError(what + ": the file name is empty");
     check_folder(std::filesystem::path(output).parent_path().string(), what + " '" + printable(output) + "'");
+}
+
+void refuse_terminal_for_image(const std::string& what) {
+    if (isatty(STDOUT_FILENO))
+        throw InputError(what + ": standard output is a terminal; redirect it to a file or a pipe");
 }
 
 void refuse_output_over_input(const std::string& output, const std::string& input, const std::string& what) {

@@ -13,6 +13,10 @@ void check_output_folder(const std::string& output, const std::string& what);
 // The same check for a folder given itself (--save-dir, --out).
 void check_folder(const std::string& folder, const std::string& what);
 
+// For "-" as an image output: throws InputError when standard output is a terminal, which the
+// image's bytes would garble.
+void refuse_terminal_for_image(const std::string& what);
+
 // Throws InputError when `output` is the file `input` (through links or another spelling): writing
 // it would destroy the input.
 void refuse_output_over_input(const std::string& output, const std::string& input, const std::string& what);

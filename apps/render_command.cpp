@@ -1,7 +1,5 @@
 // `tilescan render`: a scene file or built-in scene to an image file (PNG, PPM, PFM or raw .f32),
 // one frame or an animation sequence, on the chosen backend, with optional stats.
-#include <unistd.h>
-
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
@@ -114,8 +112,7 @@ void check_output(const RenderRequest& request, const SceneSource& source) {
         if (request.frames > 1) throw InputError("--output -: standard output takes one image, not --frames");
         if (request.json || request.stats)
             throw InputError("--output -: the image is standard output, so --json and --stats cannot be");
-        if (isatty(STDOUT_FILENO))
-            throw InputError("--output -: standard output is a terminal; redirect it to a file or a pipe");
+        refuse_terminal_for_image("--output -");
         return;
     }
     check_image_extension(request.output);
