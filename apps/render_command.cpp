@@ -34,7 +34,8 @@ const std::vector<OptionSpec> kRenderOptions = {
     {"--max-bin-memory", "", true, "BYTES",
      "budget of the (tile, circle) pair buffers, e.g. 512M or 2G (default: half the free memory); "
      "the stats' work MiB adds the per-circle records"},
-    {"--frames", "", true, "N", "render frames 0..N-1 of an animated scene as FILE_0000.png ... (default 1)"},
+    {"--frames", "", true, "N",
+     "render frames 0..N-1 as FILE_0000.png ... (default 1; a still scene's frames are the same image)"},
     {"--resume", "", false, "",
      "keep frames already written (each is checked: readable, of this size; files are written whole or not at all)"},
     {"--seed", "", true, "S", "seed of the built-in scene generators (default 0 = the course's; built-ins only)"},
@@ -117,8 +118,10 @@ void check_output(const RenderRequest& request, const SceneSource& source) {
     }
     check_image_extension(request.output);
     check_output_folder(request.output, "--output");
-    // A scene file never moves, so its run is one frame (refuse_idle_options).
-    if (source.from_file) refuse_output_over_input(request.output, request.scene_argument, "--output");
+    if (source.from_file)
+        for (long frame = 0; frame < request.frames; ++frame)
+            refuse_output_over_input(frame_path(request.output, frame, request.frames), request.scene_argument,
+                                     "--output");
 }
 
 bool is_raw_f32(const std::string& path) {
@@ -136,14 +139,12 @@ RenderStats render_frame(Backend& backend, const Scene& scene, Image& image, con
 }
 
 // Options that would do nothing here are refused rather than ignored (--threads, once the backend
-// is known, in run_render_command).
+// is known, in run_render_command). --frames on a still scene is not one of them: it renders the
+// same image again, which is how repeated frames are timed (scripts/busy-tile-bench).
 void refuse_idle_options(const ParsedArguments& parsed, const RenderRequest& request, const SceneSource& source) {
     if (parsed.has("--seed") && source.from_file)
         throw InputError("--seed applies to built-in scenes only, and '" + printable(request.scene_argument) +
                          "' is a scene file");
-    if (request.frames > 1 && !source.animated())
-        throw InputError("--frames " + std::to_string(request.frames) + ": " + source.name +
-                         " is a still scene, so every frame would be the same image");
 }
 
 // --resume keeps a frame only when it is an image this run could have written: readable whole and of

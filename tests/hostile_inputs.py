@@ -221,7 +221,7 @@ run_case("option-empty-output", ["render", "rgb", "-o", ""], "the file name is e
 run_case("option-size-zero", ["render", "rgb", "--size", "0", "-o", "x.png"], "--size")
 run_case("option-threads-on-ref", ["render", "rgb", "--backend", "ref", "--threads", "2", "-o", "x.png"],
          "--threads applies to the cpu backend only")
-run_case("option-frames-on-still", ["render", "rgb", "--frames", "3", "-o", "x.png"], "rgb is a still scene")
+run_case("option-frame-on-still", ["scenegen", "rgb", "--frame", "3", "-o", "x.scene"], "rgb is a still scene")
 run_case("option-seed-on-file", ["render", "a.scene", "--seed", "2", "-o", "x.png"], "--seed applies to built-in",
          setup=text_scene("a.scene", "circlescene 1\ncount 1\n" + CIRCLE))
 run_case("option-json-full-stdout", ["render", "rgb", "--size", "8", "--backend", "ref", "--json", "-o", "x.png"],

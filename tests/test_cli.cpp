@@ -352,7 +352,6 @@ TEST_CASE("scenegen writes only scene file names; idle options are refused", "[c
     check_rejected("render rgb --backend ref --threads 2 -o " + dir + "/x.png", "--threads applies to the cpu backend");
     write_text(dir + "/one.scene", "circlescene 1\ncount 1\n0.5 0.5 0 0.25 1 0 0 0.5\n");
     check_rejected("render " + dir + "/one.scene --seed 3 -o " + dir + "/x.png", "--seed applies to built-in scenes");
-    check_rejected("render snowsingle --frames 3 -o " + dir + "/x.png", "snowsingle is a still scene");
     check_rejected("view " + dir + "/one.scene --seed 3", "--seed applies to built-in scenes");
     check_rejected("view -", "tilescan view reads its scene again on the r key, so not from standard input");
     CHECK(std::distance(std::filesystem::directory_iterator(dir), std::filesystem::directory_iterator()) == 1);
