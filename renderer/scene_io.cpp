@@ -519,7 +519,11 @@ Scene read_binary_scene(std::FILE* file, const unsigned char* header, const std:
         fail("the header says " + std::to_string(count) + " circles, more than the " + std::to_string(kMaxCircles) +
              " a scene may hold");
 
-    scene.resize(count);
+    try {
+        scene.resize(count);
+    } catch (const std::bad_alloc&) {
+        fail("out of memory for its " + plural(count, "circle"));
+    }
     for (const auto field : kFields) {
         if (read_up_to(file, (scene.*field).data(), count * sizeof(float), path) != count * sizeof(float))
             fail("the file ended early (was it changed while being read?)");

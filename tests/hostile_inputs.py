@@ -157,6 +157,17 @@ run_case("tsb-truncated", ["render", "a.tsb", "-o", "x.png"], "truncated binary 
          setup=lambda folder: write(folder, "a.tsb", binary_header(3) + bytes(40)))
 run_case("tsb-count-2^64-1", ["render", "a.tsb", "-o", "x.png"], "a.tsb: truncated binary scene",
          setup=lambda folder: write(folder, "a.tsb", binary_header(2**64 - 1)))
+
+
+def sparse_binary_scene(folder):
+    count = 100_000_000  # 3.2 GB of valid (all-zero) circles that take no disk, beyond the memory limit
+    with open(os.path.join(folder, "big.tsb"), "wb") as file:
+        file.write(binary_header(count))
+        file.truncate(48 + 32 * count)
+
+
+run_case("tsb-beyond-memory", ["render", "big.tsb", "-o", "x.png"], "big.tsb: out of memory for its 100000000 circles",
+         setup=sparse_binary_scene)
 run_case("tsb-on-a-pipe", ["render", "-", "-o", "x.png"], "must be a regular file",
          stdin=["sh", "-c", "printf 'TSCENE\\000\\377'; head -c 40 /dev/zero"])
 
