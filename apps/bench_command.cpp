@@ -40,7 +40,7 @@ const std::vector<OptionSpec> kBenchOptions = {
      "only these scenes: built-in names or scene files, each at 1024x1024 (default: the full suite)"},
     {"--repeats", "", true, "N", "timed GPU frames per binning (default 20)"},
     {"--quick", "", false, "", "3 timed frames, no cpu/ref timing beyond the oracle"},
-    {"--max-bin-memory", "", true, "BYTES", "bin-memory budget, e.g. 512M or 2G (default: half the free memory)"},
+    {"--max-bin-memory", "", true, "BYTES", kMaxBinMemoryHelp},
     {"--shade-pixels", "", true, "N", "cuda: shade N pixels a thread, 2 or 4 (default: each frame's choice)"},
     {"--shade-boxes", "", true, "HOW",
      "cuda: shading reads the circles' boxes or recomputes them, read or recompute (default: recompute where the "

@@ -31,9 +31,7 @@ const std::vector<OptionSpec> kRenderOptions = {
     {"--backend", "", true, "NAME", "auto | ref | cpu | cuda (default auto)"},
     {"--binning", "", true, "NAME", "cuda binning: scan (default) | sort | naive (the peers)"},
     {"--threads", "", true, "N", "cpu backend threads (default: all cores; the cpu backend only)"},
-    {"--max-bin-memory", "", true, "BYTES",
-     "budget of the (tile, circle) pair buffers, e.g. 512M or 2G (default: half the free memory); "
-     "the stats' work MiB adds the per-circle records"},
+    {"--max-bin-memory", "", true, "BYTES", kMaxBinMemoryHelp},
     {"--frames", "", true, "N",
      "render frames 0..N-1 as FILE_0000.png ... (default 1; a still scene's frames are the same image)"},
     {"--resume", "", false, "",

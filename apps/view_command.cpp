@@ -39,7 +39,7 @@ const std::vector<OptionSpec> kViewOptions = {
     {"--size", "", true, "W[xH]", "fixed window and image size (default: resizable, drawn at the window's size)"},
     {"--backend", "", true, "NAME", "auto | ref | cpu | cuda (default auto; the b key cycles)"},
     {"--seed", "", true, "S", "seed of the built-in scene generators (default 0 = the course's)"},
-    {"--max-bin-memory", "", true, "BYTES", "bin-memory budget, e.g. 512M or 2G (default: half the free memory)"},
+    {"--max-bin-memory", "", true, "BYTES", kMaxBinMemoryHelp},
     {"--frames", "", true, "N", "draw N frames, then exit (default: until closed; 1 with --screenshot)"},
     {"--screenshot", "", true, "FILE", "on exit, write what the window shows (.png .ppm .pfm .f32)"},
     {"--script", "", true, "KEYS", "press KEYS, one per frame, e.g. space,right,s,q (keys above; resize:WxH)"},

@@ -370,7 +370,7 @@ TEST_CASE("messages: line numbers, plurals, the stats' work memory named apart f
     CHECK(one.output.find(", 1 circle)") != std::string::npos);
     const CommandResult stats = run_cli("render rgb --backend cpu --size 32 --stats -q -o " + dir + "/s.png");
     CHECK(stats.output.find("work MiB") != std::string::npos);
-    CHECK(run_cli("render --help").output.find("the stats' work MiB adds the per-circle records") != std::string::npos);
+    CHECK(run_cli("render --help").output.find("work MiB also counts the per-circle records") != std::string::npos);
 }
 
 TEST_CASE("--version, a scene on standard input, an image on standard output", "[cli]") {
