@@ -17,6 +17,7 @@
 
 #include "apps/command_line.h"
 #include "apps/commands.h"
+#include "apps/output_path.h"
 #include "apps/scene_source.h"
 #include "kernels/cuda_device.h"
 #include "renderer/atomic_file.h"
@@ -37,7 +38,7 @@ const std::vector<OptionSpec> kBenchOptions = {
      "only these scenes: built-in names or scene files, each at 1024x1024 (default: the full suite)"},
     {"--repeats", "", true, "N", "timed GPU frames per binning (default 20)"},
     {"--quick", "", false, "", "3 timed frames, no cpu/ref timing beyond the oracle"},
-    {"--max-bin-memory", "", true, "BYTES", "bin-memory budget, e.g. 512M or 2G (default: half the free memory)"},
+    {"--max-bin-memory", "", true, "BYTES", kMaxBinMemoryHelp},
     {"--shade-pixels", "", true, "N", "cuda: shade N pixels a thread, 2 or 4 (default: each frame's choice)"},
     {"--shade-boxes", "", true, "HOW",
      "cuda: shading reads the circles' boxes or recomputes them, read or recompute (default: recompute where the "
@@ -331,8 +332,7 @@ int run_bench_command(const std::vector<std::string>& arguments) {
         }
     }
     const std::string out = parsed.value("--out");
-    if (!out.empty() && !std::filesystem::is_directory(out))
-        throw InputError("--out: folder '" + out + "' does not exist");
+    check_folder(out, "--out");
     const std::vector<BenchCase> cases = selected_cases(parsed);  // bad names fail before any output
     std::fprintf(stderr, "device: %s\n", cuda_device_description().c_str());
     std::vector<SceneResult> results;

@@ -4,7 +4,10 @@
 #include <cctype>
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <iostream>
 #include <sstream>
 
 #include "renderer/errors.h"
@@ -43,13 +46,21 @@ ParsedArguments parse_arguments(const std::vector<std::string>& arguments, const
         const std::size_t equals = argument.find('=');
         const std::string name = argument.substr(0, equals);
         const OptionSpec* spec = find_spec(specs, name);
-        if (!spec) throw InputError("unknown option '" + name + "' for '" + command + "' (see " + command + " --help)");
+        if (!spec)
+            throw InputError("unknown option '" + printable(name) + "' for '" + command + "' (see " + command +
+                             " --help)");
         if (!spec->takes_value) {
             if (equals != std::string::npos) throw InputError("option '" + name + "' takes no value");
             parsed.set_flag(spec->name);
         } else if (equals != std::string::npos) {
             parsed.set_value(spec->name, argument.substr(equals + 1));
         } else if (i + 1 < arguments.size()) {
+            // "-o --size 32" is a forgotten value far more often than a file named --size.
+            const std::string& next = arguments[i + 1];
+            if (next.size() > 2 && next.compare(0, 2, "--") == 0 && find_spec(specs, next.substr(0, next.find('='))))
+                throw InputError("option '" + name + "' needs a value (" + spec->value_name + "), but the option '" +
+                                 next.substr(0, next.find('=')) + "' follows it (write " + name + "=" + next +
+                                 " for a value that starts with --)");
             parsed.set_value(spec->name, arguments[++i]);
         } else {
             throw InputError("option '" + name + "' needs a value (" + spec->value_name + ")");
@@ -130,6 +141,12 @@ ImageSize parse_image_size(const std::string& text, const std::string& what) {
     const std::int64_t height = side(height_text);
     check_image_size(width, height, what);
     return {static_cast<int>(width), static_cast<int>(height)};
+}
+
+void flush_standard_output() {
+    std::cout.flush();
+    if (std::fflush(stdout) != 0 || std::ferror(stdout) || !std::cout)
+        throw InputError(std::string("cannot write to standard output: ") + std::strerror(errno ? errno : EIO));
 }
 
 }  // namespace tilescan

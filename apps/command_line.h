@@ -47,6 +47,12 @@ std::string options_help(const std::vector<OptionSpec>& specs);
 std::int64_t parse_integer(const std::string& text, const std::string& what, std::int64_t min, std::int64_t max);
 double parse_real(const std::string& text, const std::string& what);
 
+// The help of --max-bin-memory, the same for every command that takes it: what the budget covers,
+// and how it differs from the stats' work memory (docs/cli.md).
+constexpr const char* kMaxBinMemoryHelp =
+    "budget of the (tile, circle) pair buffers, e.g. 512M or 2G (default: half the free memory); "
+    "render --stats' work MiB also counts the per-circle records";
+
 // A byte count, "1048576" or with a binary suffix: "64K", "64M", "2G", "1T" (also "64MiB", "64MB"),
 // from 1 byte to 2^60; `what` names the option in errors ("--max-bin-memory").
 std::uint64_t parse_byte_size(const std::string& text, const std::string& what);
@@ -60,5 +66,10 @@ ImageSize parse_image_size(const std::string& text, const std::string& what);
 constexpr int kMaxImageSide = 65536;
 constexpr std::int64_t kMaxImagePixels = std::int64_t(1) << 28;  // 16384 x 16384: 4 GiB of float RGBA
 void check_image_size(std::int64_t width, std::int64_t height, const std::string& what);
+
+// What a command printed must have reached standard output: a full disk, a closed stream or a
+// pipe whose reader failed is an InputError (exit 2), never a silent success. Commands call it
+// before their summary on stderr, so that a failure is the only line there; main calls it last.
+void flush_standard_output();
 
 }  // namespace tilescan

@@ -7,6 +7,7 @@
 
 #include "apps/command_line.h"
 #include "apps/commands.h"
+#include "apps/output_path.h"
 #include "renderer/errors.h"
 #include "renderer/image_diff.h"
 #include "renderer/image_io.h"
@@ -38,6 +39,12 @@ Image read_input(const std::string& path, const ParsedArguments& parsed) {
     return read_raw_rgba_f32(path, size.width, size.height);
 }
 
+std::string json_number(float value) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.9g", value);
+    return text;
+}
+
 }  // namespace
 
 int run_diff_command(const std::vector<std::string>& arguments) {
@@ -55,7 +62,14 @@ int run_diff_command(const std::vector<std::string>& arguments) {
         parsed.has("--tolerance") ? static_cast<float>(parse_real(parsed.value("--tolerance"), "--tolerance")) : 0.0f;
     if (tolerance < 0.0f) throw InputError("--tolerance: must not be negative");
     const std::string heat_map_path = parsed.value("--output");
-    if (!heat_map_path.empty()) check_image_extension(heat_map_path);
+    if (parsed.has("--output")) {
+        check_image_extension(heat_map_path);
+        if (heat_map_path != kStandardOutput) check_output_folder(heat_map_path, "--output");
+        for (const std::string& input : {path_a, path_b}) refuse_output_over_input(heat_map_path, input, "--output");
+        if (heat_map_path == kStandardOutput && parsed.has("--json"))
+            throw InputError("--output -: the heat map is standard output, so --json cannot be");
+        if (heat_map_path == kStandardOutput) refuse_terminal_for_image("--output -");
+    }
 
     const Image a = read_input(path_a, parsed);
     const Image b = read_input(path_b, parsed);
@@ -64,22 +78,27 @@ int run_diff_command(const std::vector<std::string>& arguments) {
                          path_b + "' is " + std::to_string(b.width) + "x" + std::to_string(b.height));
     const bool include_alpha = carries_alpha(path_a) && carries_alpha(path_b);
     const ImageDiff diff = compare_images(a, b, tolerance, include_alpha);
-    if (!heat_map_path.empty()) write_image(diff_heat_map(a, b, include_alpha), heat_map_path);
+    if (parsed.has("--output")) write_image(diff_heat_map(a, b, include_alpha), heat_map_path);
+    if (heat_map_path == kStandardOutput) return diff.differing_pixels == 0 ? 0 : 1;  // stdout holds the image
 
     const std::size_t pixels = static_cast<std::size_t>(a.width) * a.height;
     if (parsed.has("--json")) {
+        // JSON has no infinity: a difference made infinite by a NaN or an infinity is null.
+        const std::string largest =
+            std::isfinite(diff.max_abs_difference) ? json_number(diff.max_abs_difference) : "null";
         std::printf(
-            "{\"max_abs_difference\":%.9g,\"differing_pixels\":%zu,\"pixels\":%zu,\"psnr\":%s,"
-            "\"first_x\":%d,\"first_y\":%d,\"tolerance\":%.9g,\"within_tolerance\":%s}\n",
-            diff.max_abs_difference, diff.differing_pixels, pixels,
-            std::isinf(diff.psnr) ? "null" : std::to_string(diff.psnr).c_str(), diff.first_x, diff.first_y, tolerance,
-            diff.differing_pixels == 0 ? "true" : "false");
+            "{\"max_abs_difference\":%s,\"differing_pixels\":%zu,\"pixels\":%zu,\"psnr\":%s,"
+            "\"first_x\":%d,\"first_y\":%d,\"tolerance\":%s,\"within_tolerance\":%s}\n",
+            largest.c_str(), diff.differing_pixels, pixels,
+            std::isinf(diff.psnr) ? "null" : std::to_string(diff.psnr).c_str(), diff.first_x, diff.first_y,
+            json_number(tolerance).c_str(), diff.differing_pixels == 0 ? "true" : "false");
     } else {
         std::printf("max abs difference  %.9g\n", diff.max_abs_difference);
         std::printf("differing pixels    %zu of %zu (tolerance %g%s)\n", diff.differing_pixels, pixels, tolerance,
                     include_alpha ? ", alpha compared" : ", RGB compared");
         if (std::isinf(diff.psnr))
-            std::printf("PSNR                inf (identical)\n");
+            std::printf("PSNR                inf (%s)\n",
+                        diff.differing_pixels == 0 ? "identical" : "the differences lie outside [0, 1] or in NaNs");
         else
             std::printf("PSNR                %.2f dB\n", diff.psnr);
         if (diff.differing_pixels > 0)

@@ -1,6 +1,7 @@
 // `tilescan render`: a scene file or built-in scene to an image file (PNG, PPM, PFM or raw .f32),
 // one frame or an animation sequence, on the chosen backend, with optional stats.
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -9,11 +10,13 @@
 
 #include "apps/command_line.h"
 #include "apps/commands.h"
+#include "apps/output_path.h"
 #include "apps/progress_bar.h"
 #include "apps/scene_source.h"
 #include "renderer/backends.h"
 #include "renderer/errors.h"
 #include "renderer/image_io.h"
+#include "renderer/scene_io.h"
 
 namespace tilescan {
 
@@ -23,15 +26,17 @@ const char* const kDefaultScene = "rand10k";
 constexpr int kDefaultSide = 1024;
 
 const std::vector<OptionSpec> kRenderOptions = {
-    {"--output", "-o", true, "FILE", "image to write (.png .ppm .pfm .f32; default SCENE.png)"},
+    {"--output", "-o", true, "FILE", "image to write (.png .ppm .pfm .f32; - for PNG on stdout; default SCENE.png)"},
     {"--size", "", true, "W[xH]", "image size (default: the scene file's size, else 1024x1024)"},
     {"--backend", "", true, "NAME", "auto | ref | cpu | cuda (default auto)"},
     {"--binning", "", true, "NAME", "cuda binning: scan (default) | sort | naive (the peers)"},
-    {"--threads", "", true, "N", "cpu backend threads (default: all cores)"},
-    {"--max-bin-memory", "", true, "BYTES", "bin-memory budget, e.g. 512M or 2G (default: half the free memory)"},
-    {"--frames", "", true, "N", "render frames 0..N-1 as FILE_0000.png ... (default 1)"},
-    {"--resume", "", false, "", "keep frames already written (files are written whole or not at all)"},
-    {"--seed", "", true, "S", "seed of the built-in scene generators (default 0 = the course's)"},
+    {"--threads", "", true, "N", "cpu backend threads (default: all cores; the cpu backend only)"},
+    {"--max-bin-memory", "", true, "BYTES", kMaxBinMemoryHelp},
+    {"--frames", "", true, "N",
+     "render frames 0..N-1 as FILE_0000.png ... (default 1; a still scene's frames are the same image)"},
+    {"--resume", "", false, "",
+     "keep frames already written (each is checked: readable, of this size; files are written whole or not at all)"},
+    {"--seed", "", true, "S", "seed of the built-in scene generators (default 0 = the course's; built-ins only)"},
     {"--stats", "", false, "", "print a table of per-frame times and blend counts"},
     {"--json", "", false, "", "print the stats as one JSON object on stdout"},
     {"--quiet", "-q", false, "", "no progress or summary on stderr"},
@@ -41,7 +46,8 @@ const std::vector<OptionSpec> kRenderOptions = {
 void print_render_help() {
     std::cout << "Usage: tilescan render [SCENE] [options]\n"
                  "Render a scene file or a built-in scene (default "
-              << kDefaultScene << ") to an image.\n\n"
+              << kDefaultScene << ") to an image.\n"
+              << kSceneArgumentHelp << "\n"
               << options_help(kRenderOptions);
 }
 
@@ -62,10 +68,11 @@ struct RenderRequest {
 
 RenderRequest read_request(const ParsedArguments& parsed) {
     if (parsed.positional.size() > 1)
-        throw InputError("tilescan render takes one scene, got '" + parsed.positional[1] + "' as well");
+        throw InputError("tilescan render takes one scene, got '" + printable(parsed.positional[1]) + "' as well");
     RenderRequest request;
     if (!parsed.positional.empty()) request.scene_argument = parsed.positional[0];
     request.output = parsed.value("--output");
+    if (parsed.has("--output") && request.output.empty()) throw InputError("--output: the file name is empty");
     request.backend = parsed.value("--backend", "auto");
     request.backend_options.binning = parsed.value("--binning", "scan");
     if (parsed.has("--threads"))
@@ -87,21 +94,81 @@ RenderRequest read_request(const ParsedArguments& parsed) {
     return request;
 }
 
-// "out.png" for one frame; "out_0007.png" for frame 7 of a sequence.
+// "out.png" for one frame; "out_0007.png" for frame 7 of a sequence. The number has four digits, or
+// as many as the last frame's needs, so that the names sort in frame order.
 std::string frame_path(const std::string& output, long frame, long frames) {
     if (frames == 1) return output;
     const std::filesystem::path path(output);
-    char suffix[32];
-    std::snprintf(suffix, sizeof suffix, "_%04ld", frame);
-    return (path.parent_path() / (path.stem().string() + suffix + path.extension().string())).string();
+    const std::size_t digits = std::max<std::size_t>(4, std::to_string(frames - 1).size());
+    std::string number = std::to_string(frame);
+    number.insert(0, digits - std::min(digits, number.size()), '0');
+    return (path.parent_path() / (path.stem().string() + "_" + number + path.extension().string())).string();
 }
 
 // Fails before any rendering when the output cannot be written at all.
-void check_output_path(const std::string& output) {
-    check_image_extension(output);
-    const std::filesystem::path folder = std::filesystem::path(output).parent_path();
-    if (!folder.empty() && !std::filesystem::is_directory(folder))
-        throw InputError("cannot write '" + output + "': folder '" + folder.string() + "' does not exist");
+void check_output(const RenderRequest& request, const SceneSource& source) {
+    if (request.output == kStandardOutput) {
+        if (request.frames > 1) throw InputError("--output -: standard output takes one image, not --frames");
+        if (request.json || request.stats)
+            throw InputError("--output -: the image is standard output, so --json and --stats cannot be");
+        refuse_terminal_for_image("--output -");
+        return;
+    }
+    check_image_extension(request.output);
+    check_output_folder(request.output, "--output");
+    if (source.from_file)
+        for (long frame = 0; frame < request.frames; ++frame)
+            refuse_output_over_input(frame_path(request.output, frame, request.frames), request.scene_argument,
+                                     "--output");
+}
+
+bool is_raw_f32(const std::string& path) {
+    std::string name = path;
+    for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return name.size() >= 4 && name.compare(name.size() - 4, 4, ".f32") == 0;
+}
+
+// One frame of a run; a single frame that takes long shows a running clock (a sequence has its bar).
+RenderStats render_frame(Backend& backend, const Scene& scene, Image& image, const RenderRequest& request) {
+    const ElapsedClock clock(
+        "rendering " + std::to_string(image.width) + "x" + std::to_string(image.height) + " on " + backend.name(),
+        request.quiet || request.frames > 1);
+    return backend.render(scene, image);
+}
+
+// Options that would do nothing here are refused rather than ignored (--threads, once the backend
+// is known, in run_render_command). --frames on a still scene is not one of them: it renders the
+// same image again, which is how repeated frames are timed (scripts/busy-tile-bench).
+void refuse_idle_options(const ParsedArguments& parsed, const RenderRequest& request, const SceneSource& source) {
+    if (parsed.has("--seed") && source.from_file)
+        throw InputError("--seed applies to built-in scenes only, and '" + printable(request.scene_argument) +
+                         "' is a scene file");
+}
+
+// --resume keeps a frame only when it is an image this run could have written: readable whole and of
+// this run's size. Anything else is refused by name, before any rendering, rather than overwritten.
+long check_kept_frames(const RenderRequest& request) {
+    long kept = 0;
+    for (long frame = 0; frame < request.frames; ++frame) {
+        const std::string path = frame_path(request.output, frame, request.frames);
+        std::error_code error;
+        if (!std::filesystem::exists(path, error)) continue;
+        Image image;
+        try {
+            image =
+                is_raw_f32(path) ? read_raw_rgba_f32(path, request.size.width, request.size.height) : read_image(path);
+        } catch (const InputError& problem) {
+            throw InputError("--resume: cannot keep '" + printable(path) + "': " + problem.what() +
+                             " (remove it to render it again)");
+        }
+        if (image.width != request.size.width || image.height != request.size.height)
+            throw InputError("--resume: '" + printable(path) + "' is " + std::to_string(image.width) + "x" +
+                             std::to_string(image.height) + " but this run renders " +
+                             std::to_string(request.size.width) + "x" + std::to_string(request.size.height) +
+                             " (resume with the same --size, or remove it)");
+        ++kept;
+    }
+    return kept;
 }
 
 Image allocate_image(const ImageSize& size) {
@@ -126,7 +193,7 @@ void print_stats_table(const SceneSource& source, const std::string& backend, co
     // A header row before the first frame and before any frame whose stages differ from the last
     // one's: the cuda backend's scan binning may change path between frames of an animation.
     const auto print_header = [](const std::vector<StageTime>& stages) {
-        std::printf("%-6s %10s %14s %12s %10s %6s %5s", "frame", "ms", "blends", "pairs", "bin MiB", "bands", "busy");
+        std::printf("%-6s %10s %14s %12s %10s %6s %5s", "frame", "ms", "blends", "pairs", "work MiB", "bands", "busy");
         for (const StageTime& stage : stages) std::printf(" %10s", stage.name.c_str());
         std::printf("\n");
     };
@@ -166,7 +233,7 @@ void print_stats_json(const SceneSource& source, const std::string& backend, con
         json << (i ? "," : "") << "{\"frame\":" << records[i].frame << ",\"file\":\"" << json_escape(records[i].path)
              << "\",\"ms\":" << records[i].stats.total_ms
              << ",\"blends\":" << (records[i].stats.counted_blends ? std::to_string(records[i].stats.blends) : "null")
-             << ",\"pairs\":" << records[i].stats.pairs << ",\"bin_bytes\":" << records[i].stats.bin_bytes
+             << ",\"pairs\":" << records[i].stats.pairs << ",\"work_bytes\":" << records[i].stats.bin_bytes
              << ",\"bands\":" << records[i].stats.bands << ",\"busy_tiles\":" << records[i].stats.busy_tiles
              << ",\"stages\":{";
         for (std::size_t k = 0; k < records[i].stats.stages.size(); ++k)
@@ -188,37 +255,43 @@ int run_render_command(const std::vector<std::string>& arguments) {
     RenderRequest request = read_request(parsed);
     SceneSource source = open_scene_source(request.scene_argument, request.seed);
     if (request.output.empty()) request.output = source.name + ".png";
-    check_output_path(request.output);
+    refuse_idle_options(parsed, request, source);
+    check_output(request, source);
     if (!request.has_size && source.scene.default_width > 0)
         request.size = {source.scene.default_width, source.scene.default_height};
     std::unique_ptr<Backend> backend = make_backend(request.backend, request.backend_options);
+    if (parsed.has("--threads") && backend->name() != "cpu")
+        throw InputError("--threads applies to the cpu backend only (this run uses " + backend->name() + ")");
+    const long kept = request.resume ? check_kept_frames(request) : 0;
     Image image = allocate_image(request.size);
 
     std::vector<FrameRecord> records;
-    long kept = 0;
-    ProgressBar progress(request.frames, request.quiet);
-    for (long frame = 0; frame < request.frames; ++frame) {
-        source.advance();  // also for kept frames: frame k is always the scene after k + 1 steps
-        const std::string path = frame_path(request.output, frame, request.frames);
-        if (request.resume && std::filesystem::exists(path)) {
-            ++kept;
-        } else {
-            const RenderStats stats = backend->render(source.scene, image);
-            write_image(image, path);
-            records.push_back({frame, path, stats});
+    {
+        ProgressBar progress(request.frames, request.quiet);
+        for (long frame = 0; frame < request.frames; ++frame) {
+            source.advance();  // also for kept frames: frame k is always the scene after k + 1 steps
+            const std::string path = frame_path(request.output, frame, request.frames);
+            std::error_code error;
+            if (!request.resume || !std::filesystem::exists(path, error)) {
+                const RenderStats stats = render_frame(*backend, source.scene, image, request);
+                write_image(image, path);
+                records.push_back({frame, path, stats});
+            }
+            progress.update(frame + 1);
         }
-        progress.update(frame + 1);
-    }
+    }  // the bar's line ends before the summary starts
     if (request.json) {
         print_stats_json(source, backend->name(), request.size, records);
     } else if (request.stats) {
         print_stats_table(source, backend->name(), request.size, records);
     }
-    if (!request.quiet && kept > 0) std::fprintf(stderr, "kept %ld frames already written\n", kept);
+    flush_standard_output();
+    if (!request.quiet && kept > 0) std::fprintf(stderr, "kept %s already written\n", plural(kept, "frame").c_str());
     if (!request.quiet && !records.empty())
-        std::fprintf(stderr, "wrote %s%s (%dx%d, %s, %zu circles)\n", records.front().path.c_str(),
+        std::fprintf(stderr, "wrote %s%s (%dx%d, %s, %s)\n",
+                     request.output == kStandardOutput ? "<stdout>" : records.front().path.c_str(),
                      records.size() > 1 ? (" ... " + records.back().path).c_str() : "", request.size.width,
-                     request.size.height, backend->name().c_str(), source.scene.size());
+                     request.size.height, backend->name().c_str(), plural(source.scene.size(), "circle").c_str());
     return 0;
 }
 

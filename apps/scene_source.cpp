@@ -1,6 +1,8 @@
 // Resolving a scene argument (see scene_source.h).
 #include "apps/scene_source.h"
 
+#include <sys/stat.h>
+
 #include <filesystem>
 
 #include "renderer/errors.h"
@@ -22,20 +24,22 @@ std::string builtin_names_text() {
 
 }  // namespace
 
-SceneSource open_scene_source(const std::string& name_or_path, std::uint32_t seed) {
+SceneSource open_scene_source(const std::string& argument, std::uint32_t seed) {
     SceneSource source;
-    if (std::filesystem::exists(name_or_path) || looks_like_path(name_or_path)) {
-        source.name = std::filesystem::path(name_or_path).stem().string();
-        source.scene = read_scene_file(name_or_path);
+    if (is_builtin_scene_name(argument)) {
+        BuiltinScene builtin = make_builtin_scene(argument, seed);
+        source.name = argument;
+        source.scene = std::move(builtin.scene);
+        source.animation = std::move(builtin.animation);
         return source;
     }
-    if (!is_builtin_scene_name(name_or_path))
-        throw InputError("'" + name_or_path +
+    struct stat entry;  // lstat: a link that loops or dangles is still a file argument, reported by the reader
+    if (argument != kStandardStream && !looks_like_path(argument) && lstat(argument.c_str(), &entry) != 0)
+        throw InputError("'" + printable(argument) +
                          "' is neither a scene file nor a built-in scene (built-in: " + builtin_names_text() + ")");
-    BuiltinScene builtin = make_builtin_scene(name_or_path, seed);
-    source.name = name_or_path;
-    source.scene = std::move(builtin.scene);
-    source.animation = std::move(builtin.animation);
+    source.from_file = true;
+    source.name = argument == kStandardStream ? "stdin" : std::filesystem::path(argument).stem().string();
+    source.scene = read_scene_file(argument);
     return source;
 }
 

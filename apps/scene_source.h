@@ -13,7 +13,8 @@
 namespace tilescan {
 
 struct SceneSource {
-    std::string name;  // built-in name, or the file's stem ("scenes/demo.scene" -> "demo")
+    std::string name;  // built-in name, or the file's stem ("scenes/demo.scene" -> "demo"; "stdin" for "-")
+    bool from_file = false;
     Scene scene;
     std::unique_ptr<SceneAnimation> animation;  // null when static
 
@@ -24,8 +25,15 @@ struct SceneSource {
     }
 };
 
-// An existing file (or any argument that looks like a path) is read as a scene file; otherwise a
-// built-in name. Throws InputError naming the argument and the built-in names when neither fits.
-SceneSource open_scene_source(const std::string& name_or_path, std::uint32_t seed);
+// The rule users can predict (docs/cli.md, "Scenes: names and files"): a built-in scene's name is
+// always the built-in, whatever the working folder holds; "-" is a scene on standard input; any
+// other argument is a scene file (write ./rgb for a file named like a built-in). Throws InputError
+// naming the argument and the built-in names when neither fits.
+SceneSource open_scene_source(const std::string& argument, std::uint32_t seed);
+
+// The text for --help: how a SCENE argument is read.
+constexpr const char* kSceneArgumentHelp =
+    "SCENE is a built-in scene's name (always the built-in, even where a file of that name exists),\n"
+    "'-' for a scene on standard input, or a scene file's path (./NAME for a file named like a built-in).\n";
 
 }  // namespace tilescan

@@ -17,6 +17,7 @@
 
 #include "apps/command_line.h"
 #include "apps/commands.h"
+#include "apps/output_path.h"
 #include "apps/scene_source.h"
 #include "apps/viewer/frame_display.h"
 #include "apps/viewer/frame_renderer.h"
@@ -25,6 +26,7 @@
 #include "renderer/backends.h"
 #include "renderer/errors.h"
 #include "renderer/image_io.h"
+#include "renderer/scene_io.h"
 
 namespace tilescan {
 
@@ -37,7 +39,7 @@ const std::vector<OptionSpec> kViewOptions = {
     {"--size", "", true, "W[xH]", "fixed window and image size (default: resizable, drawn at the window's size)"},
     {"--backend", "", true, "NAME", "auto | ref | cpu | cuda (default auto; the b key cycles)"},
     {"--seed", "", true, "S", "seed of the built-in scene generators (default 0 = the course's)"},
-    {"--max-bin-memory", "", true, "BYTES", "bin-memory budget, e.g. 512M or 2G (default: half the free memory)"},
+    {"--max-bin-memory", "", true, "BYTES", kMaxBinMemoryHelp},
     {"--frames", "", true, "N", "draw N frames, then exit (default: until closed; 1 with --screenshot)"},
     {"--screenshot", "", true, "FILE", "on exit, write what the window shows (.png .ppm .pfm .f32)"},
     {"--script", "", true, "KEYS", "press KEYS, one per frame, e.g. space,right,s,q (keys above; resize:WxH)"},
@@ -53,7 +55,8 @@ void print_view_help() {
               << kDefaultScene
               << ") in a window.\n"
                  "Keys: space pause/resume, right one frame, r restart, b next backend, s save a PNG, "
-                 "Esc/q quit.\n\n"
+                 "Esc/q quit.\n"
+              << kSceneArgumentHelp << "\n"
               << options_help(kViewOptions);
 }
 
@@ -72,16 +75,13 @@ struct ViewRequest {
     bool pixel_buffer = false;
 };
 
-void check_folder(const std::string& folder, const std::string& what) {
-    if (!folder.empty() && !std::filesystem::is_directory(folder))
-        throw InputError(what + ": folder '" + folder + "' does not exist");
-}
-
 ViewRequest read_request(const ParsedArguments& parsed) {
     if (parsed.positional.size() > 1)
-        throw InputError("tilescan view takes one scene, got '" + parsed.positional[1] + "' as well");
+        throw InputError("tilescan view takes one scene, got '" + printable(parsed.positional[1]) + "' as well");
     ViewRequest request;
     if (!parsed.positional.empty()) request.scene_argument = parsed.positional[0];
+    if (request.scene_argument == kStandardStream)
+        throw InputError("tilescan view reads its scene again on the r key, so not from standard input");
     request.backend = parsed.value("--backend", "auto");
     if (parsed.has("--max-bin-memory"))
         request.backend_options.max_bin_bytes = parse_byte_size(parsed.value("--max-bin-memory"), "--max-bin-memory");
@@ -94,7 +94,7 @@ ViewRequest read_request(const ParsedArguments& parsed) {
     request.screenshot = parsed.value("--screenshot");
     if (!request.screenshot.empty()) {
         check_image_extension(request.screenshot);
-        check_folder(std::filesystem::path(request.screenshot).parent_path().string(), "--screenshot");
+        check_output_folder(request.screenshot, "--screenshot");
         request.frames = 1;
     }
     if (parsed.has("--frames")) request.frames = parse_integer(parsed.value("--frames"), "--frames", 1, 1000000);
@@ -362,7 +362,11 @@ int run_view_command(const std::vector<std::string>& arguments) {
         print_view_help();
         return 0;
     }
-    Viewer viewer(read_request(parsed));
+    const ViewRequest request = read_request(parsed);
+    if (parsed.has("--seed") && !is_builtin_scene_name(request.scene_argument))
+        throw InputError("--seed applies to built-in scenes only, and '" + printable(request.scene_argument) +
+                         "' is a scene file");
+    Viewer viewer(request);
     viewer.run();
     return 0;
 }

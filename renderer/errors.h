@@ -6,6 +6,7 @@
 /// Internal failures (a CUDA call, a bug) are other std::exception types.
 #pragma once
 
+#include <cstdint>
 #include <cstdio>
 #include <stdexcept>
 #include <string>
@@ -34,6 +35,11 @@ inline std::string printable(std::string_view bytes) {
         }
     }
     return text;
+}
+
+/// "1 circle", "3 circles": a count and its noun for messages (nouns that take an "s").
+inline std::string plural(std::uint64_t count, const std::string& noun) {
+    return std::to_string(count) + " " + noun + (count == 1 ? "" : "s");
 }
 
 }  // namespace tilescan

@@ -21,9 +21,9 @@ void require_same_size(const Image& a, const Image& b) {
 
 // How two pixels differ over the compared channels.
 struct PixelDifference {
-    float largest = 0;      // largest |a - b|; +inf when a NaN is involved
-    bool identical = true;  // equal bit for bit (never when a NaN is involved)
-    bool has_nan = false;
+    float largest = 0;      // largest |a - b|; +inf when a NaN or an infinity makes it so
+    bool identical = true;  // equal bit for bit
+    bool has_nan = false;   // a channel where a NaN meets anything but the same NaN
 };
 
 PixelDifference pixel_difference(const Rgba& p, const Rgba& q, bool include_alpha) {
@@ -31,13 +31,14 @@ PixelDifference pixel_difference(const Rgba& p, const Rgba& q, bool include_alph
     const float rhs[4] = {q.r, q.g, q.b, q.a};
     PixelDifference difference;
     for (int c = 0; c < (include_alpha ? 4 : 3); ++c) {
-        if (std::isnan(lhs[c]) || std::isnan(rhs[c])) {
-            difference = {std::numeric_limits<float>::infinity(), false, true};
-            return difference;
-        }
-        // Compared as bits first: equal infinities would otherwise give inf - inf = NaN.
+        // Bits first: equal bits are equal values, NaNs and infinities included (inf - inf is NaN).
         if (std::memcmp(&lhs[c], &rhs[c], sizeof(float)) == 0) continue;
         difference.identical = false;
+        if (std::isnan(lhs[c]) || std::isnan(rhs[c])) {
+            difference.has_nan = true;
+            difference.largest = std::numeric_limits<float>::infinity();
+            continue;
+        }
         difference.largest = std::max(difference.largest, std::fabs(lhs[c] - rhs[c]));
     }
     return difference;

@@ -14,7 +14,7 @@ namespace tilescan {
 
 /// What compare_images found.
 struct ImageDiff {
-    float max_abs_difference = 0;      ///< over the compared channels; +inf when a NaN is involved
+    float max_abs_difference = 0;      ///< over the compared channels; +inf where a NaN or an infinity differs
     std::size_t differing_pixels = 0;  ///< pixels with a channel differing beyond the tolerance
     double psnr = 0;                   ///< dB over RGB clamped to [0, 1]; +inf when those are identical
     ///@{
@@ -27,7 +27,8 @@ struct ImageDiff {
 
 /// The sizes must match (InputError otherwise). A pixel differs when any compared channel differs by
 /// more than `tolerance`; with tolerance 0 the channels must be equal bit for bit (so -0 differs
-/// from +0), and a NaN differs from everything, another NaN included.
+/// from +0). Channels equal bit for bit are always equal, NaNs and infinities included (an image
+/// equals itself); a NaN differs from every other value, and an infinity from every finite one.
 /// `include_alpha` false compares RGB only.
 ImageDiff compare_images(const Image& a, const Image& b, float tolerance, bool include_alpha = true);
 

@@ -13,7 +13,10 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <memory>
+#include <new>
+#include <stdexcept>
 #include <vector>
 
 #include "renderer/atomic_file.h"
@@ -83,16 +86,40 @@ std::size_t pixel_count(int width, int height) {
     throw InputError(path + ": " + problem);
 }
 
-Bytes read_plain_file(const std::string& path) {
+// The most pixels an image file may hold: the README's largest image, 16384 x 16384 (4 GiB as float
+// RGBA). Checked against the header's size before any pixel memory is allocated.
+constexpr std::uint64_t kMaxPixels = std::uint64_t(1) << 28;
+// No image file tilescan reads is larger than this (a P3 text PPM of kMaxPixels pixels needs at most
+// 12 bytes a pixel, raw float RGBA 16), so a file (or a gzip stream
+// inflating) beyond it is refused as it is read: a device or an endless pipe cannot exhaust memory.
+constexpr std::uint64_t kMaxDecompressedBytes = kMaxPixels * 16 + (1 << 16);
+
+[[noreturn]] void fail_too_large(const std::string& path) {
+    fail_to_read(path,
+                 "more than " + std::to_string(kMaxDecompressedBytes) + " bytes, larger than any image tilescan reads");
+}
+
+// Called with the first bytes of a file (a chunk, or all of a shorter file) before the rest is read,
+// so a file that is not of its format (a device, an endless pipe) is refused at once.
+using StartCheck = std::function<void(const Bytes&)>;
+
+Bytes read_plain_file(const std::string& path, const StartCheck& check_start) {
     const std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"), &std::fclose);
     if (!file) fail_to_read(path, std::strerror(errno));
     Bytes bytes;
     struct stat info;
-    if (fstat(fileno(file.get()), &info) == 0 && S_ISREG(info.st_mode))
+    if (fstat(fileno(file.get()), &info) == 0 && S_ISREG(info.st_mode)) {
+        if (static_cast<std::uint64_t>(info.st_size) > kMaxDecompressedBytes) fail_too_large(path);
         bytes.reserve(static_cast<std::size_t>(info.st_size));
+    }
     unsigned char chunk[1 << 16];
     std::size_t got;
-    while ((got = std::fread(chunk, 1, sizeof chunk, file.get())) > 0) bytes.insert(bytes.end(), chunk, chunk + got);
+    while ((got = std::fread(chunk, 1, sizeof chunk, file.get())) > 0) {
+        if (bytes.size() + got > kMaxDecompressedBytes) fail_too_large(path);
+        const bool first = bytes.empty();
+        bytes.insert(bytes.end(), chunk, chunk + got);
+        if (first) check_start(bytes);
+    }
     if (std::ferror(file.get())) fail_to_read(path, std::strerror(errno));
     return bytes;
 }
@@ -103,16 +130,9 @@ std::string gzip_error(gzFile gz) {
     return code == Z_ERRNO ? std::strerror(errno) : message;
 }
 
-// The most pixels an image file may hold: the README's largest image, 16384 x 16384 (4 GiB as float
-// RGBA). Checked against the header's size before any pixel memory is allocated.
-constexpr std::uint64_t kMaxPixels = std::uint64_t(1) << 28;
-// No image file tilescan reads is larger than this (a P3 text PPM of kMaxPixels pixels needs at most
-// 12 bytes a pixel, raw float RGBA 16), so a gzip stream that inflates beyond it is refused as it is read.
-constexpr std::uint64_t kMaxDecompressedBytes = kMaxPixels * 16 + (1 << 16);
-
 // zlib reports a gzip stream cut short only as Z_BUF_ERROR from gzerror/gzclose, never from gzread,
 // so both are checked: a truncated .gz must not pass for a short image.
-Bytes read_gzip_file(const std::string& path) {
+Bytes read_gzip_file(const std::string& path, const StartCheck& check_start) {
     const gzFile gz = gzopen(path.c_str(), "rb");
     if (!gz) fail_to_read(path, errno ? std::strerror(errno) : "out of memory");
     Bytes bytes;
@@ -121,10 +141,18 @@ Bytes read_gzip_file(const std::string& path) {
     while ((got = gzread(gz, chunk, sizeof chunk)) > 0) {
         if (bytes.size() + static_cast<std::size_t>(got) > kMaxDecompressedBytes) {
             gzclose_r(gz);
-            fail_to_read(path, "decompresses to more than " + std::to_string(kMaxDecompressedBytes) +
-                                   " bytes, larger than any image tilescan reads");
+            fail_too_large(path);
         }
+        const bool first = bytes.empty();
         bytes.insert(bytes.end(), chunk, chunk + got);
+        if (first) {
+            try {
+                check_start(bytes);
+            } catch (...) {
+                gzclose_r(gz);
+                throw;
+            }
+        }
     }
     int code = Z_OK;
     gzerror(gz, &code);
@@ -137,8 +165,13 @@ Bytes read_gzip_file(const std::string& path) {
     return bytes;
 }
 
-Bytes read_file_bytes(const std::string& path) {
-    return is_gzip_path(path) ? read_gzip_file(path) : read_plain_file(path);
+Bytes read_file_bytes(
+    const std::string& path, const StartCheck& check_start = [](const Bytes&) {}) {
+    try {
+        return is_gzip_path(path) ? read_gzip_file(path, check_start) : read_plain_file(path, check_start);
+    } catch (const std::bad_alloc&) {
+        fail_to_read(path, "out of host memory");
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -422,40 +455,70 @@ void append_to_bytes(void* context, void* data, int size) {
     static_cast<Bytes*>(context)->insert(static_cast<Bytes*>(context)->end(), begin, begin + size);
 }
 
-// Encoded in memory first, so the file itself is written by write_file_atomically.
-void write_png(const Image& image, const std::string& path) {
+// Each format's bytes onto an open stream: a temporary file of write_file_atomically, or standard output.
+void write_png(const Image& image, std::FILE* file) {
     const Bytes rgb = rgb8_top_first(image);
     Bytes png;
     if (!stbi_write_png_to_func(&append_to_bytes, &png, image.width, image.height, 3, rgb.data(), image.width * 3))
-        throw InputError("cannot write '" + path + "': PNG encoding failed");
-    write_file_atomically(path, [&](std::FILE* file) { write_bytes(file, png.data(), png.size()); });
+        throw std::runtime_error("PNG encoding failed");
+    write_bytes(file, png.data(), png.size());
 }
 
-void write_ppm(const Image& image, const std::string& path) {
+void write_ppm(const Image& image, std::FILE* file) {
     const std::string header = "P6\n" + std::to_string(image.width) + " " + std::to_string(image.height) + "\n255\n";
     const Bytes rgb = rgb8_top_first(image);
-    write_file_atomically(path, [&](std::FILE* file) {
-        write_bytes(file, header.data(), header.size());
-        write_bytes(file, rgb.data(), rgb.size());
-    });
+    write_bytes(file, header.data(), header.size());
+    write_bytes(file, rgb.data(), rgb.size());
 }
 
-void write_pfm(const Image& image, const std::string& path) {
+void write_pfm(const Image& image, std::FILE* file) {
     const std::string header = "PF\n" + std::to_string(image.width) + " " + std::to_string(image.height) + "\n-1.0\n";
     std::vector<float> rgb;
     rgb.reserve(image.pixels.size() * 3);
     for (const Rgba& p : image.pixels) rgb.insert(rgb.end(), {p.r, p.g, p.b});  // memory order is PFM order
-    write_file_atomically(path, [&](std::FILE* file) {
-        write_bytes(file, header.data(), header.size());
-        write_bytes(file, rgb.data(), rgb.size() * sizeof(float));
-    });
+    write_bytes(file, header.data(), header.size());
+    write_bytes(file, rgb.data(), rgb.size() * sizeof(float));
 }
 
-void write_f32(const Image& image, const std::string& path) {
-    write_file_atomically(path, [&](std::FILE* file) {
-        for (int y = image.height - 1; y >= 0; --y)
-            write_bytes(file, &image.at(0, y), static_cast<std::size_t>(image.width) * sizeof(Rgba));
-    });
+void write_f32(const Image& image, std::FILE* file) {
+    for (int y = image.height - 1; y >= 0; --y)
+        write_bytes(file, &image.at(0, y), static_cast<std::size_t>(image.width) * sizeof(Rgba));
+}
+
+void write_format(const Image& image, ImageFormat format, std::FILE* file) {
+    switch (format) {
+        case ImageFormat::kPng:
+            return write_png(image, file);
+        case ImageFormat::kPpm:
+            return write_ppm(image, file);
+        case ImageFormat::kPfm:
+            return write_pfm(image, file);
+        default:
+            return write_f32(image, file);
+    }
+}
+
+// "-": a PNG on standard output, checked as it goes, since a pipe's reader may be gone or a disk full.
+void write_png_to_stdout(const Image& image) {
+    try {
+        write_png(image, stdout);
+        if (std::fflush(stdout) != 0) throw std::runtime_error(std::strerror(errno ? errno : EIO));
+    } catch (const std::exception& failure) {
+        throw InputError(std::string("cannot write the image to standard output: ") + failure.what());
+    }
+}
+
+// A file whose first bytes are not its format's signature is decoded from those bytes alone, which
+// throws the decoder's own message for it.
+void check_signature(ImageFormat format, const Bytes& start, const std::string& path) {
+    static const unsigned char kPngSignature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+    const auto starts_with = [&](const char* first, const char* second) {
+        return start.size() < 2 || (start[0] == first[0] && (start[1] == first[1] || start[1] == second[1]));
+    };
+    if (format == ImageFormat::kPng && start.size() >= 8 && std::memcmp(start.data(), kPngSignature, 8) != 0)
+        decode_png(start, path);
+    if (format == ImageFormat::kPpm && !starts_with("P6", "P3")) decode_ppm(start, path);
+    if (format == ImageFormat::kPfm && !starts_with("PF", "Pf")) decode_pfm(start, path);
 }
 
 }  // namespace
@@ -463,9 +526,9 @@ void write_f32(const Image& image, const std::string& path) {
 std::uint8_t to_8bit(float v) { return quantize_8bit(v); }
 
 void check_image_extension(const std::string& path) {
-    if (format_of(path, false) == ImageFormat::kUnknown)
+    if (path != kStandardOutput && format_of(path, false) == ImageFormat::kUnknown)
         throw InputError("cannot write '" + path + "': " + extension_for_message(path) +
-                         " (supported: .png, .ppm, .pfm, .f32)");
+                         " (supported: .png, .ppm, .pfm, .f32; - for PNG on standard output)");
 }
 
 void write_image(const Image& image, const std::string& path) {
@@ -473,15 +536,14 @@ void write_image(const Image& image, const std::string& path) {
     if (image.width < 1 || image.height < 1 || image.pixels.size() != pixel_count(image.width, image.height))
         throw InputError("cannot write '" + path + "': the image is empty or malformed (" +
                          std::to_string(image.width) + "x" + std::to_string(image.height) + ")");
-    switch (format_of(path, false)) {
-        case ImageFormat::kPng:
-            return write_png(image, path);
-        case ImageFormat::kPpm:
-            return write_ppm(image, path);
-        case ImageFormat::kPfm:
-            return write_pfm(image, path);
-        default:
-            return write_f32(image, path);
+    if (path == kStandardOutput) return write_png_to_stdout(image);
+    const ImageFormat format = format_of(path, false);
+    try {
+        write_file_atomically(path, [&](std::FILE* file) { write_format(image, format, file); });
+    } catch (const InputError&) {
+        throw;
+    } catch (const std::runtime_error& failure) {  // the PNG encoder's
+        throw InputError("cannot write '" + path + "': " + failure.what());
     }
 }
 
@@ -489,7 +551,7 @@ Image read_image(const std::string& path) {
     const ImageFormat format = format_of(path, true);
     if (format == ImageFormat::kUnknown)
         fail_to_read(path, extension_for_message(path) + " (supported: .png, .ppm, .pfm, .f32, each optionally .gz)");
-    const Bytes bytes = read_file_bytes(path);
+    const Bytes bytes = read_file_bytes(path, [&](const Bytes& start) { check_signature(format, start, path); });
     switch (format) {
         case ImageFormat::kPng:
             return decode_png(bytes, path);

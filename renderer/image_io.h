@@ -18,13 +18,17 @@ namespace tilescan {
 /// The 8-bit rule: clamp to [0, 1], then round to nearest: (uint8_t)(v * 255 + 0.5). NaN gives 0.
 std::uint8_t to_8bit(float v);
 
+/// The path that means standard output for write_image.
+constexpr const char* kStandardOutput = "-";
+
 /// Writes `image` whole or not at all; the format follows the extension, in any case:
 /// @verbatim
 ///   .png  8-bit RGB, top row first          .pfm  float RGB ("PF", little-endian), bottom row first
 ///   .ppm  8-bit binary P6, top row first     .f32  raw little-endian float RGBA, top row first
 /// @endverbatim
-/// Colours are clamped only in the 8-bit formats; alpha is kept only in .f32.
-/// @throws InputError an unknown extension, or the file cannot be written.
+/// Colours are clamped only in the 8-bit formats; alpha is kept only in .f32. `path` "-"
+/// (kStandardOutput) writes a PNG to standard output.
+/// @throws InputError an unknown extension, or the file (or standard output) cannot be written.
 void write_image(const Image& image, const std::string& path);
 
 /// Throws the InputError write_image would throw for `path`'s extension, so that a command can

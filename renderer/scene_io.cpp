@@ -4,6 +4,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <charconv>
@@ -13,6 +14,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <new>
 #include <stdexcept>
 #include <string_view>
 #include <vector>
@@ -84,35 +86,91 @@ std::string header_problem(const Scene& scene) {
 // ---------------------------------------------------------------------------------------------
 // Text
 
-// Walks the text line by line, handing out the whitespace-separated words of each line that holds
-// any once comments are cut off. Words are views into the text, which stays NUL-terminated behind
-// them, so strtof can read them in place.
+// The longest line the text reader keeps, comment excluded: a circle line of eight %.9g numbers needs
+// under 140 bytes. The cap is what bounds memory on a stream that never ends a line (/dev/zero).
+constexpr std::size_t kMaxLineBytes = 4096;
+constexpr std::size_t kReadChunkBytes = std::size_t(1) << 16;
+constexpr std::string_view kUtf8Bom = "\xef\xbb\xbf";
+
+// Hands out the whitespace-separated words of each line that holds any once comments are cut off,
+// reading the text as a stream (a string in memory, or a file a chunk at a time): memory stays
+// bounded by one chunk and one line whatever the input's length. Words are views into the current
+// line, which stays NUL-terminated behind them, so strtof can read them in place. A UTF-8 byte order
+// mark and CRLF line endings are accepted; a lone CR inside a line is reported (stray_cr).
 class LineReader {
 public:
-    explicit LineReader(const std::string& text) : text_(text) {}
+    explicit LineReader(std::string_view text) : pending_(text) { skip_bom(); }
+    // `start`: bytes already read from `file` (the reader peeks at them to tell text from binary).
+    LineReader(std::FILE* file, std::string_view start, const std::string& path)
+        : file_(file), path_(&path), chunk_(start) {
+        pending_ = chunk_;
+        skip_bom();
+    }
 
     bool next() {
-        while (position_ < text_.size()) {
-            const char* line = text_.data() + position_;
-            const void* newline = std::memchr(line, '\n', text_.size() - position_);
-            const std::size_t length = newline ? static_cast<const char*>(newline) - line : text_.size() - position_;
-            position_ += length + 1;
+        while (read_line()) {
             ++number_;
-            split(std::string_view(line, length));
-            if (!words_.empty()) return true;
+            split();
+            if (!words_.empty() || too_long_ || stray_cr_) return true;
         }
         return false;
     }
 
     std::size_t number() const { return number_; }
     const std::vector<std::string_view>& words() const { return words_; }
+    bool too_long() const { return too_long_; }  // cut at kMaxLineBytes; the rest is unread
+    bool stray_cr() const { return stray_cr_; }  // a CR before the line's end: CR-only line endings?
 
 private:
-    static bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
+    static bool is_space(char c) { return c == ' ' || c == '\t' || c == '\v' || c == '\f'; }
 
-    void split(std::string_view line) {
+    void skip_bom() {
+        if (pending_.substr(0, kUtf8Bom.size()) == kUtf8Bom) pending_.remove_prefix(kUtf8Bom.size());
+    }
+
+    bool refill() {
+        if (!file_) return false;
+        chunk_.resize(kReadChunkBytes);
+        const std::size_t got = std::fread(&chunk_[0], 1, chunk_.size(), file_);
+        if (got < chunk_.size() && std::ferror(file_))
+            throw InputError("cannot read '" + *path_ + "': " + std::strerror(errno ? errno : EIO));
+        chunk_.resize(got);
+        pending_ = chunk_;
+        return got > 0;
+    }
+
+    // The next line without its comment and line ending into line_; false at the end of the text.
+    bool read_line() {
+        line_.clear();
+        too_long_ = false;
+        bool in_comment = false, any = false;
+        for (;;) {
+            if (pending_.empty() && !refill()) break;
+            any = true;
+            const std::size_t newline = pending_.find('\n');
+            std::string_view piece = pending_.substr(0, newline);
+            pending_.remove_prefix(newline == std::string_view::npos ? pending_.size() : newline + 1);
+            if (!in_comment) {
+                const std::size_t hash = piece.find('#');
+                in_comment = hash != std::string_view::npos;
+                piece = piece.substr(0, hash);
+                if (line_.size() + piece.size() > kMaxLineBytes) {
+                    line_.append(piece.substr(0, kMaxLineBytes - line_.size()));
+                    too_long_ = true;
+                    return true;
+                }
+                line_.append(piece);
+            }
+            if (newline != std::string_view::npos) break;
+        }
+        if (!line_.empty() && line_.back() == '\r') line_.pop_back();
+        return any;
+    }
+
+    void split() {
         words_.clear();
-        line = line.substr(0, line.find('#'));
+        stray_cr_ = line_.find('\r') != std::string::npos;
+        const std::string_view line = line_;
         std::size_t i = 0;
         while (i < line.size()) {
             while (i < line.size() && is_space(line[i])) ++i;
@@ -122,8 +180,12 @@ private:
         }
     }
 
-    const std::string& text_;
-    std::size_t position_ = 0;
+    std::FILE* file_ = nullptr;
+    const std::string* path_ = nullptr;
+    std::string chunk_;
+    std::string_view pending_;
+    std::string line_;
+    bool too_long_ = false, stray_cr_ = false;
     std::size_t number_ = 0;
     std::vector<std::string_view> words_;
 };
@@ -160,7 +222,9 @@ bool parse_whole_number(std::string_view word, std::uint64_t* value) {
 
 class TextSceneParser {
 public:
-    TextSceneParser(const std::string& text, const std::string& source) : text_(text), source_(source), lines_(text) {}
+    // `known_bytes`: the text's length when known before reading (a string, a regular file), else 0.
+    TextSceneParser(LineReader& lines, std::uint64_t known_bytes, const std::string& source)
+        : lines_(lines), known_bytes_(known_bytes), source_(source) {}
 
     Scene parse() {
         parse_magic();
@@ -177,17 +241,35 @@ private:
 
     const std::vector<std::string_view>& words() const { return lines_.words(); }
 
+    // The next line that holds words; a line the reader could not take whole is refused here, so no
+    // bad line is ever read to its end.
+    bool next_line() {
+        if (!lines_.next()) return false;
+        check_line();
+        return true;
+    }
+
+    void check_line() const {
+        if (lines_.too_long())
+            fail("line longer than " + std::to_string(kMaxLineBytes) + " bytes (comments aside): not a scene line");
+        if (lines_.stray_cr())
+            fail("carriage return inside the line: CR-only line endings are not supported (use LF or CRLF)");
+    }
+
     void parse_magic() {
         if (!lines_.next()) fail_without_line("empty scene file (no 'circlescene 1' line)");
-        if (words()[0] != "circlescene")
+        // The first word decides before the rest of the line is looked at, so that any stream that
+        // is not a scene (binary, /dev/zero, a pipe of text) is refused on its first line.
+        if (!words().empty() && words()[0] != "circlescene")
             fail("not a scene file: expected 'circlescene 1' first, found " + quoted(words()[0]));
+        check_line();
         if (words().size() != 2) fail("expected 'circlescene 1' (the magic word and a version number)");
         if (words()[1] != "1") fail("unsupported version " + quoted(words()[1]) + " (this reader knows version 1)");
     }
 
     // Header lines up to and including `count`; returns the count.
     std::uint64_t parse_header() {
-        while (lines_.next()) {
+        while (next_line()) {
             const std::string_view keyword = words()[0];
             if (keyword == "count") return parse_count();
             if (keyword == "shading") {
@@ -260,10 +342,11 @@ private:
         const auto& w = words();
         std::uint64_t count = 0;
         if (w.size() != 2 || !parse_whole_number(w[1], &count)) fail("count needs one whole number");
+        count_line_ = lines_.number();
         // Checked before anything is reserved: the count comes from the file and may be absurd.
-        const std::uint64_t capacity = text_.size() / kMinCircleLineBytes + 1;
-        if (count > capacity)
-            fail("count " + std::string(w[1]) + " cannot fit: a file of " + std::to_string(text_.size()) +
+        const std::uint64_t capacity = known_bytes_ / kMinCircleLineBytes + 1;
+        if (known_bytes_ != 0 && count > capacity)
+            fail("count " + std::string(w[1]) + " cannot fit: a file of " + std::to_string(known_bytes_) +
                  " bytes holds at most " + std::to_string(capacity) + " circle lines");
         if (count > kMaxCircles)
             fail("count " + std::string(w[1]) + " is more than the " + std::to_string(kMaxCircles) +
@@ -280,14 +363,28 @@ private:
     }
 
     void parse_circles(std::uint64_t count) {
-        scene_.reserve(count);
-        while (lines_.next()) {
+        while (next_line()) {
             if (scene_.size() == count) fail("more circle lines than count " + std::to_string(count));
+            make_room(count);
             scene_.push_back(parse_circle());
         }
         if (scene_.size() != count)
-            fail_without_line("count is " + std::to_string(count) + " but the file has " +
-                              std::to_string(scene_.size()) + " circle lines");
+            fail("the file ends after " + plural(scene_.size(), "circle line") + " but count is " +
+                 std::to_string(count) + " (line " + std::to_string(count_line_) + ")");
+    }
+
+    // Grows the arrays as circle lines arrive, never past the count: memory follows what the file
+    // holds, so a stream that promises many circles and stops (or a pipe, whose length is unknown)
+    // costs only what it delivered.
+    void make_room(std::uint64_t count) {
+        if (scene_.size() < scene_.x.capacity()) return;
+        const std::uint64_t wanted = std::max<std::uint64_t>(2 * std::uint64_t(scene_.size()), 4096);
+        try {
+            scene_.reserve(static_cast<std::size_t>(std::min(count, wanted)));
+        } catch (const std::bad_alloc&) {
+            fail("out of memory after " + plural(scene_.size(), "circle") + " of the " + std::to_string(count) +
+                 " the count declares");
+        }
     }
 
     Circle parse_circle() const {
@@ -301,10 +398,11 @@ private:
         return circle;
     }
 
-    const std::string& text_;
+    LineReader& lines_;
+    const std::uint64_t known_bytes_;
     const std::string& source_;
-    LineReader lines_;
     Scene scene_;
+    std::size_t count_line_ = 0;
     std::size_t shading_line_ = 0, background_line_ = 0, size_line_ = 0;  // 0 = not seen yet
 };
 
@@ -421,7 +519,11 @@ Scene read_binary_scene(std::FILE* file, const unsigned char* header, const std:
         fail("the header says " + std::to_string(count) + " circles, more than the " + std::to_string(kMaxCircles) +
              " a scene may hold");
 
-    scene.resize(count);
+    try {
+        scene.resize(count);
+    } catch (const std::bad_alloc&) {
+        fail("out of memory for its " + plural(count, "circle"));
+    }
     for (const auto field : kFields) {
         if (read_up_to(file, (scene.*field).data(), count * sizeof(float), path) != count * sizeof(float))
             fail("the file ended early (was it changed while being read?)");
@@ -440,7 +542,8 @@ void write_binary_scene(const Scene& scene, std::FILE* file) {
 }  // namespace
 
 Scene parse_scene_text(const std::string& text, const std::string& source_name) {
-    return TextSceneParser(text, source_name).parse();
+    LineReader lines(text);
+    return TextSceneParser(lines, text.size(), source_name).parse();
 }
 
 std::string format_scene_text(const Scene& scene) {
@@ -462,18 +565,27 @@ std::string format_scene_text(const Scene& scene) {
 }
 
 Scene read_scene_file(const std::string& path) {
-    const FilePointer file(std::fopen(path.c_str(), "rb"));
-    if (!file) fail_to_read(path, errno);
+    const bool from_stdin = path == kStandardStream;
+    const std::string name = from_stdin ? "<stdin>" : path;
+    FilePointer opened(from_stdin ? nullptr : std::fopen(path.c_str(), "rb"));
+    if (!from_stdin && !opened) fail_to_read(name, errno);
+    std::FILE* const file = from_stdin ? stdin : opened.get();
     // A text scene may be shorter than the binary header: read what there is, then decide.
     unsigned char start[kHeaderBytes];
-    const std::size_t got = read_up_to(file.get(), start, sizeof start, path);
+    const std::size_t got = read_up_to(file, start, sizeof start, name);
     if (got >= sizeof kBinaryMagic && std::memcmp(start, kBinaryMagic, sizeof kBinaryMagic) == 0)
-        return read_binary_scene(file.get(), start, path);
+        return read_binary_scene(file, start, name);
 
-    std::string text(reinterpret_cast<const char*>(start), got);
-    char chunk[1 << 16];
-    while (const std::size_t n = read_up_to(file.get(), chunk, sizeof chunk, path)) text.append(chunk, n);
-    return parse_scene_text(text, path);
+    struct stat info;
+    const bool regular = fstat(fileno(file), &info) == 0 && S_ISREG(info.st_mode);
+    LineReader lines(file, std::string_view(reinterpret_cast<const char*>(start), got), name);
+    return TextSceneParser(lines, regular ? static_cast<std::uint64_t>(info.st_size) : 0, name).parse();
+}
+
+void check_scene_extension(const std::string& path) {
+    if (!ends_with_ignoring_case(path, ".scene") && !ends_with_ignoring_case(path, ".tsb"))
+        throw InputError("cannot write '" + printable(path) +
+                         "': a scene file's name ends in .scene (text) or .tsb (binary)");
 }
 
 void write_scene_file(const Scene& scene, const std::string& path) {

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <string>
 
 #include "renderer/image_io.h"
@@ -88,18 +89,38 @@ TEST_CASE("render --stats prints a stage table: one header while the stages stay
 TEST_CASE("--resume keeps finished frames and renders the missing ones exactly", "[cli]") {
     const std::string dir = scratch_dir("cli_resume");
     REQUIRE(run_cli("render bouncingballs --frames 4 --size 40 -q -o " + dir + "/full.f32").exit_code == 0);
-    // A run stopped after two frames: frame 0 is a real one, frame 1 a marker that must survive.
-    std::filesystem::copy_file(dir + "/full_0000.f32", dir + "/resumed_0000.f32");
-    write_text(dir + "/resumed_0001.f32", "kept");
+    // A run stopped after two frames.
+    for (const char* frame : {"0000", "0001"})
+        std::filesystem::copy_file(dir + "/full_" + std::string(frame) + ".f32",
+                                   dir + "/resumed_" + std::string(frame) + ".f32");
+    const auto kept_time = std::filesystem::last_write_time(dir + "/resumed_0001.f32");
     const CommandResult resumed =
         run_cli("render bouncingballs --frames 4 --size 40 --resume -o " + dir + "/resumed.f32");
     CHECK(resumed.exit_code == 0);
     CHECK(resumed.output.find("kept 2 frames") != std::string::npos);
-    CHECK(file_text(dir + "/resumed_0001.f32") == "kept");
+    CHECK(std::filesystem::last_write_time(dir + "/resumed_0001.f32") == kept_time);  // not written again
     // The animation still advanced through the kept frames: the new ones equal an unbroken run.
-    for (const char* frame : {"0000", "0002", "0003"})
+    for (const char* frame : {"0000", "0001", "0002", "0003"})
         CHECK(file_text(dir + "/resumed_" + std::string(frame) + ".f32") ==
               file_text(dir + "/full_" + std::string(frame) + ".f32"));
+}
+
+TEST_CASE("--resume refuses a kept frame that is not a whole image of this size", "[cli][errors]") {
+    const std::string dir = scratch_dir("cli_resume_checks");
+    REQUIRE(run_cli("render bouncingballs --frames 2 --size 32 -q -o " + dir + "/f.png").exit_code == 0);
+    const std::string whole = file_text(dir + "/f_0001.png");
+    write_text(dir + "/f_0001.png", whole.substr(0, whole.size() / 2));  // truncated
+    check_rejected("render bouncingballs --frames 3 --size 32 --resume -o " + dir + "/f.png",
+                   "--resume: cannot keep '" + dir + "/f_0001.png'");
+    CHECK_FALSE(file_exists(dir + "/f_0002.png"));  // refused before any rendering
+    write_text(dir + "/f_0001.png", whole);
+    check_rejected("render bouncingballs --frames 3 --size 64 --resume -o " + dir + "/f.png",
+                   "--resume: '" + dir + "/f_0000.png' is 32x32 but this run renders 64x64");
+    CHECK_FALSE(file_exists(dir + "/f_0002.png"));
+    // A sequence of more than 10,000 frames numbers them with five digits, so the names sort in order.
+    write_text(dir + "/g_00000.png", "not an image");
+    check_rejected("render bouncingballs --frames 10001 --size 8 --resume -o " + dir + "/g.png",
+                   "cannot keep '" + dir + "/g_00000.png'");
 }
 
 TEST_CASE("diff: exit 0 within tolerance, 1 outside, heat map on request", "[cli]") {
@@ -164,6 +185,10 @@ TEST_CASE("bad arguments: one line, exit 2, no output", "[cli][errors]") {
     check_rejected("render rgb --size", "needs a value");
     CHECK_FALSE(file_exists(dir + "/out.png"));
     check_rejected("render rgb -o " + dir + "/no/such/folder/out.png", "does not exist");
+    check_rejected("render rgb -o ''", "--output: the file name is empty");
+    check_rejected("render rgb -o --size 32", "option '-o' needs a value (FILE), but the option '--size' follows it");
+    write_text(dir + "/plain", "a file");
+    check_rejected("render rgb -o " + dir + "/plain/out.png", "'" + dir + "/plain' is a file, not a folder");
     check_rejected("render rgb -o " + dir + "/out.tiff", "tiff");
     CHECK_FALSE(file_exists(dir + "/out.tiff"));
     check_rejected("frobnicate", "unknown command");
@@ -247,4 +272,131 @@ TEST_CASE("every subcommand has --help", "[cli]") {
         CHECK(result.output.find("Usage: tilescan") != std::string::npos);
     }
     CHECK(run_cli("--help").exit_code == 0);
+}
+
+TEST_CASE("paths that cannot be used are bad input: exit 2, one line naming the path", "[cli][errors]") {
+    const std::string dir = scratch_dir("cli_bad_paths");
+    std::filesystem::create_symlink("loop", dir + "/loop");
+    check_rejected("render " + dir + "/loop -o " + dir + "/out.png", "cannot read '" + dir + "/loop': Too many levels");
+    check_rejected("bench --quick --scenes " + dir + "/loop", "'" + dir + "/loop'");
+    check_rejected("view " + dir + "/loop", "cannot read '" + dir + "/loop': Too many levels");
+    check_rejected("render rgb -o " + dir + "/loop/out.png", "'" + dir + "/loop': Too many levels");
+    const std::string long_name = dir + "/" + std::string(300, 'a') + ".scene";
+    check_rejected("render " + long_name + " -o " + dir + "/out.png", "File name too long");
+    check_rejected("render rgb -o " + dir + "/" + std::string(300, 'a') + ".png", "File name too long");
+    check_rejected("render " + dir + " -o " + dir + "/out.png", "Is a directory");
+    CHECK(std::distance(std::filesystem::directory_iterator(dir), std::filesystem::directory_iterator()) == 1);
+}
+
+TEST_CASE("a built-in scene's name always means the built-in; ./NAME means the file", "[cli]") {
+    const std::string dir = scratch_dir("cli_scene_names");
+    std::filesystem::create_directory(dir + "/rand10k");
+    write_text(dir + "/rgb", "circlescene 1\ncount 0\n");  // a file named like a built-in
+    // The names are resolved in the working folder, so the commands run there.
+    const std::filesystem::path previous = std::filesystem::current_path();
+    std::filesystem::current_path(dir);
+    const int in_folder = run_cli("render rand10k --size 16 -q -o rand10k/out.png").exit_code;
+    const int builtin = run_cli("render rgb --size 16 -q -o builtin.png").exit_code;
+    const int file = run_cli("render ./rgb --size 16 -q -o file.png").exit_code;
+    std::filesystem::current_path(previous);
+    CHECK(in_folder == 0);
+    CHECK(builtin == 0);
+    CHECK(file == 0);
+    CHECK(run_cli("diff " + dir + "/builtin.png " + dir + "/file.png").exit_code == 1);  // rgb has circles
+    CHECK(run_cli("render --help").output.find("always the built-in") != std::string::npos);
+}
+
+TEST_CASE("-o through a symbolic link writes the file it names and keeps its mode", "[cli]") {
+    const std::string dir = scratch_dir("cli_output_link");
+    REQUIRE(run_cli("render rgb --size 16 -q -o " + dir + "/target.png").exit_code == 0);
+    std::filesystem::permissions(dir + "/target.png",
+                                 std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
+    std::filesystem::create_symlink("target.png", dir + "/link.png");
+    REQUIRE(run_cli("render rgby --size 16 -q -o " + dir + "/link.png").exit_code == 0);
+    CHECK(std::filesystem::is_symlink(dir + "/link.png"));
+    CHECK(std::filesystem::status(dir + "/target.png").permissions() ==
+          (std::filesystem::perms::owner_read | std::filesystem::perms::owner_write));
+    REQUIRE(run_cli("render rgby --size 16 -q -o " + dir + "/direct.png").exit_code == 0);
+    CHECK(file_text(dir + "/target.png") == file_text(dir + "/direct.png"));
+}
+
+TEST_CASE("diff: equal bits are equal (NaN, infinity), the JSON stays JSON, the output is no input", "[cli]") {
+    const std::string dir = scratch_dir("cli_diff_special");
+    // 2x2 raw RGBA float: a NaN and an infinity in the first pixel.
+    const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+    const float special[16] = {nan, inf, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1};
+    const float plain[16] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1};
+    write_text(dir + "/special.f32", std::string(reinterpret_cast<const char*>(special), sizeof special));
+    write_text(dir + "/plain.f32", std::string(reinterpret_cast<const char*>(plain), sizeof plain));
+    const CommandResult same = run_cli("diff " + dir + "/special.f32 " + dir + "/special.f32");
+    CHECK(same.exit_code == 0);
+    CHECK(same.output.find("differing pixels    0 of 4") != std::string::npos);
+    const CommandResult json = run_cli("diff --json " + dir + "/special.f32 " + dir + "/plain.f32");
+    CHECK(json.exit_code == 1);
+    CHECK(json.output.find("\"max_abs_difference\":null,") != std::string::npos);
+    CHECK(json.output.find("inf") == std::string::npos);
+    CHECK(json.output.find("nan") == std::string::npos);
+    const std::string before = file_text(dir + "/plain.f32");
+    check_rejected("diff " + dir + "/special.f32 " + dir + "/plain.f32 -o " + dir + "/plain.f32",
+                   "is the input '" + dir + "/plain.f32'");
+    CHECK(file_text(dir + "/plain.f32") == before);
+}
+
+TEST_CASE("scenegen writes only scene file names; idle options are refused", "[cli][errors]") {
+    const std::string dir = scratch_dir("cli_idle_options");
+    for (const char* name : {"x.png", "x", "x.txt"}) {
+        check_rejected("scenegen rgb -o " + dir + "/" + name, "a scene file's name ends in .scene (text) or .tsb");
+        CHECK_FALSE(file_exists(dir + "/" + name));
+    }
+    check_rejected("scenegen rgb --frame 2 -o " + dir + "/x.scene", "--frame 2: rgb is a still scene");
+    check_rejected("render rgb --backend ref --threads 2 -o " + dir + "/x.png", "--threads applies to the cpu backend");
+    write_text(dir + "/one.scene", "circlescene 1\ncount 1\n0.5 0.5 0 0.25 1 0 0 0.5\n");
+    check_rejected("render " + dir + "/one.scene --seed 3 -o " + dir + "/x.png", "--seed applies to built-in scenes");
+    check_rejected("view " + dir + "/one.scene --seed 3", "--seed applies to built-in scenes");
+    check_rejected("view -", "tilescan view reads its scene again on the r key, so not from standard input");
+    CHECK(std::distance(std::filesystem::directory_iterator(dir), std::filesystem::directory_iterator()) == 1);
+}
+
+TEST_CASE("messages: line numbers, plurals, the stats' work memory named apart from the budget", "[cli]") {
+    const std::string dir = scratch_dir("cli_messages");
+    write_text(dir + "/short.scene", "circlescene 1\ncount 3\n0.5 0.5 0 0.25 1 0 0 0.5\n");
+    check_rejected("render " + dir + "/short.scene -o " + dir + "/x.png",
+                   "short.scene:3: the file ends after 1 circle line but count is 3 (line 2)");
+    write_text(dir + "/one.scene",
+               "\xef\xbb\xbf"
+               "circlescene 1\r\ncount 1\r\n0.5 0.5 0 0.25 1 0 0 0.5\r\n");
+    const CommandResult one = run_cli("render " + dir + "/one.scene --size 16 -o " + dir + "/one.png");
+    CHECK(one.exit_code == 0);
+    CHECK(one.output.find(", 1 circle)") != std::string::npos);
+    const CommandResult stats = run_cli("render rgb --backend cpu --size 32 --stats -q -o " + dir + "/s.png");
+    CHECK(stats.output.find("work MiB") != std::string::npos);
+    CHECK(run_cli("render --help").output.find("work MiB also counts the per-circle records") != std::string::npos);
+}
+
+TEST_CASE("--version, a scene on standard input, an image on standard output", "[cli]") {
+    const std::string dir = scratch_dir("cli_standard_streams");
+    const CommandResult version = run_cli("--version");
+    CHECK(version.exit_code == 0);
+    CHECK(version.output.rfind("tilescan ", 0) == 0);
+    REQUIRE(run_cli("scenegen rgby -q -o " + dir + "/rgby.scene").exit_code == 0);
+    REQUIRE(run_cli("render rgby --size 24 -q -o " + dir + "/file.png").exit_code == 0);
+    CHECK(run_cli("render - --size 24 -q -o " + dir + "/stdin.png < " + dir + "/rgby.scene").exit_code == 0);
+    CHECK(run_cli("render rgby --size 24 -q -o - > " + dir + "/stdout.png").exit_code == 0);
+    CHECK(file_text(dir + "/stdin.png") == file_text(dir + "/file.png"));
+    CHECK(file_text(dir + "/stdout.png") == file_text(dir + "/file.png"));
+}
+
+TEST_CASE("a failed write to standard output is an error", "[cli][errors]") {
+    if (!std::filesystem::exists("/dev/full")) return;
+    const std::string dir = scratch_dir("cli_full_stdout");
+    REQUIRE(run_cli("render rgb --size 16 -q -o " + dir + "/a.png").exit_code == 0);
+    // run_cli sends stderr to its pipe after the arguments; the trailing '#' keeps that redirection
+    // from following stdout to /dev/full.
+    for (const std::string& arguments :
+         {"render rgb --size 16 --json -o " + dir + "/b.png", "diff " + dir + "/a.png " + dir + "/a.png"}) {
+        const CommandResult result = run_cli(arguments + " 2>&1 >/dev/full #");
+        INFO(arguments << ": " << result.output);
+        CHECK(result.exit_code == 2);
+        CHECK(result.output == "tilescan: error: cannot write to standard output: No space left on device\n");
+    }
 }

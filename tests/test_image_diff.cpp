@@ -65,13 +65,25 @@ TEST_CASE("the first differing pixel is the first in file order", "[image_diff]"
     CHECK(diff.max_abs_difference == 1.0f);
 }
 
-TEST_CASE("NaN differs from everything, at any tolerance", "[image_diff]") {
+TEST_CASE("equal bits are equal, NaN and infinity included; a NaN differs from any other value", "[image_diff]") {
     const float nan = std::numeric_limits<float>::quiet_NaN();
-    const Image a = constant_image(2, 2, {nan, 0.0f, 0.0f, 1.0f});
-    const ImageDiff diff = tilescan::compare_images(a, a, 1.0f);
-    CHECK(diff.differing_pixels == 4);
+    const float inf = std::numeric_limits<float>::infinity();
+    const Image a = constant_image(2, 2, {nan, inf, -inf, 1.0f});
+    for (const float tolerance : {0.0f, 1.0f}) {
+        const ImageDiff same = tilescan::compare_images(a, a, tolerance);
+        CHECK(same.differing_pixels == 0);  // an image equals itself
+        CHECK(same.max_abs_difference == 0.0f);
+    }
+    Image b = a;
+    b.at(1, 1).r = 0.0f;  // NaN against a number
+    b.at(0, 0).g = 5.0f;  // infinity against a number
+    b.at(1, 0).b = inf;   // -inf against +inf
+    const ImageDiff diff = tilescan::compare_images(a, b, 1.0f);
+    CHECK(diff.differing_pixels == 3);
     CHECK(std::isinf(diff.max_abs_difference));
-    CHECK(std::isinf(diff.psnr));  // PSNR is over clamped RGB, where NaN counts as 0 on both sides
+    Image other_nan = a;
+    other_nan.at(0, 1).r = -nan;  // another NaN's bits
+    CHECK(tilescan::compare_images(a, other_nan, 1.0f).differing_pixels == 1);
 }
 
 TEST_CASE("alpha is compared only when asked", "[image_diff]") {

@@ -380,7 +380,7 @@ TEST_CASE("image writes are whole or nothing", "[image_io]") {
                           Catch::Contains("cannot write '" + dir + "/missing" + name + "': No such file or directory"));
     }
     CHECK_THROWS_WITH(tilescan::write_image(image, dir + "/a.bmp"),
-                      Catch::Contains("a.bmp': unknown extension '.bmp' (supported: .png, .ppm, .pfm, .f32)"));
+                      Catch::Contains("a.bmp': unknown extension '.bmp' (supported: .png, .ppm, .pfm, .f32;"));
     CHECK_THROWS_AS(tilescan::write_image(Image(), dir + "/empty.png"), InputError);
     CHECK(fs::is_empty(dir));
 }
@@ -409,6 +409,24 @@ TEST_CASE("write_file_atomically publishes the whole file or nothing", "[image_i
 
     CHECK_THROWS_WITH(tilescan::write_file_atomically(dir + "/no/such/dir/x", write_text_body("x")),
                       "cannot write '" + dir + "/no/such/dir/x': No such file or directory");
+}
+
+TEST_CASE("write_file_atomically writes through a symbolic link and keeps the file's mode", "[image_io]") {
+    const std::string dir = tilescan::testing::scratch_dir("atomic_file_link");
+    const auto body = [](const char* text) {
+        return [text](std::FILE* file) { tilescan::write_bytes(file, text, std::strlen(text)); };
+    };
+    tilescan::write_file_atomically(dir + "/target.txt", body("old"));
+    fs::permissions(dir + "/target.txt", fs::perms::owner_read | fs::perms::owner_write);
+    fs::create_symlink("target.txt", dir + "/link.txt");
+    tilescan::write_file_atomically(dir + "/link.txt", body("new"));
+    CHECK(fs::is_symlink(dir + "/link.txt"));  // the link is kept, the file it names replaced
+    CHECK(file_text(dir + "/target.txt") == "new");
+    CHECK(fs::status(dir + "/target.txt").permissions() == (fs::perms::owner_read | fs::perms::owner_write));
+    fs::create_symlink("loop.txt", dir + "/loop.txt");
+    CHECK_THROWS_WITH(tilescan::write_file_atomically(dir + "/loop.txt", body("x")),
+                      "cannot write '" + dir + "/loop.txt': Too many levels of symbolic links");
+    CHECK(std::distance(fs::directory_iterator(dir), fs::directory_iterator()) == 3);
 }
 
 TEST_CASE("write_bytes reports a full disk at once", "[image_io]") {

@@ -198,6 +198,34 @@ TEST_CASE("comments, blank lines, tabs and CRLF are accepted", "[scene_io]") {
     CHECK(scene.a[1] == 1.0f);
 }
 
+TEST_CASE("a UTF-8 byte order mark is skipped; CR-only line endings are named", "[scene_io]") {
+    const std::string circle = "0.5 0.5 0.5 0.1 1 0 0 0.5";
+    CHECK(tilescan::parse_scene_text("\xef\xbb\xbf"
+                                     "circlescene 1\r\ncount 1\r\n" +
+                                         circle + "\r\n",
+                                     "bom")
+              .size() == 1);
+    CHECK(parse_error("circlescene 1\rcount 1\r" + circle + "\r") ==
+          "bad.scene:1: carriage return inside the line: CR-only line endings are not supported (use LF or CRLF)");
+}
+
+TEST_CASE("text is read as a stream: a bad first line is refused before the rest is read", "[scene_io]") {
+    // Endless sources (/dev/zero, a pipe of yes) are run under a memory limit by the hostile-input suite
+    // (tests/hostile_inputs.py); here the line cap: a first line that starts well but goes on, a later one.
+    const std::string dir = tilescan::testing::scratch_dir("scene_stream");
+    CHECK_THAT(parse_error(std::string(10000, '\0')), Catch::StartsWith("bad.scene:1: not a scene file"));
+    CHECK(parse_error("circlescene 1 " + std::string(5000, '1') + "\ncount 0\n") ==
+          "bad.scene:1: line longer than 4096 bytes (comments aside): not a scene line");
+    CHECK(parse_error("circlescene 1\ncount 1\n0.5 0.5" + std::string(5000, ' ') + "0 0.1 1 0 0 0.5\n") ==
+          "bad.scene:3: line longer than 4096 bytes (comments aside): not a scene line");
+    // Comments are skipped as they stream by, whatever their length.
+    CHECK(parse_error("circlescene 1 #" + std::string(100000, 'c') + "\ncount 0\n") == "");
+    // A count of a pipe's circles is bounded only by what arrives: four billion promised, two given.
+    const std::string path = dir + "/promise.scene";
+    write_text(path, "circlescene 1\ncount 4294967295\n0 0 0 1 1 1 1 1\n0 0 0 1 1 1 1 1\n");
+    CHECK_THAT(read_error(path), Catch::Contains("cannot fit"));  // a regular file: its size bounds the count
+}
+
 TEST_CASE("malformed text scenes name the file, the line and the problem", "[scene_io]") {
     struct Case {
         const char* text;
@@ -257,7 +285,9 @@ TEST_CASE("malformed text scenes name the file, the line and the problem", "[sce
 TEST_CASE("a count that disagrees with the circle lines is an error both ways", "[scene_io]") {
     const std::string circle = "0.5 0.5 0.5 0.1 1 0 0 0.5\n";
     CHECK(parse_error("circlescene 1\ncount 3\n" + circle + circle) ==
-          "bad.scene: count is 3 but the file has 2 circle lines");
+          "bad.scene:4: the file ends after 2 circle lines but count is 3 (line 2)");
+    CHECK(parse_error("circlescene 1\ncount 2\n" + circle) ==
+          "bad.scene:3: the file ends after 1 circle line but count is 2 (line 2)");
     CHECK(parse_error("circlescene 1\ncount 0\n") == "");
     CHECK(parse_error("circlescene 1\n# c\ncount 3\n" + circle + circle + "\n# c\n" + circle + circle + circle) ==
           "bad.scene:9: more circle lines than count 3");
