@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "renderer/image.h"
+
 namespace tilescan {
 
 struct OptionSpec {
@@ -63,8 +65,6 @@ struct ImageSize {
 };
 // "W" (square) or "WxH"; each side in [1, kMaxImageSide] and W*H at most kMaxImagePixels.
 ImageSize parse_image_size(const std::string& text, const std::string& what);
-constexpr int kMaxImageSide = 65536;
-constexpr std::int64_t kMaxImagePixels = std::int64_t(1) << 28;  // 16384 x 16384: 4 GiB of float RGBA
 void check_image_size(std::int64_t width, std::int64_t height, const std::string& what);
 
 // What a command printed must have reached standard output: a full disk, a closed stream or a

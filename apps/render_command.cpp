@@ -23,7 +23,6 @@ namespace tilescan {
 namespace {
 
 const char* const kDefaultScene = "rand10k";
-constexpr int kDefaultSide = 1024;
 
 const std::vector<OptionSpec> kRenderOptions = {
     {"--output", "-o", true, "FILE", "image to write (.png .ppm .pfm .f32; - for PNG on stdout; default SCENE.png)"},
@@ -59,7 +58,7 @@ struct RenderRequest {
     long frames = 1;
     std::uint32_t seed = 0;
     bool has_size = false;
-    ImageSize size{kDefaultSide, kDefaultSide};
+    ImageSize size{kDefaultImageSide, kDefaultImageSide};
     bool stats = false;
     bool json = false;
     bool quiet = false;

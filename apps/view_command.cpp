@@ -33,7 +33,6 @@ namespace tilescan {
 namespace {
 
 const char* const kDefaultScene = "rand10k";
-constexpr int kDefaultSide = 1024;
 
 const std::vector<OptionSpec> kViewOptions = {
     {"--size", "", true, "W[xH]", "fixed window and image size (default: resizable, drawn at the window's size)"},
@@ -66,7 +65,7 @@ struct ViewRequest {
     BackendOptions backend_options;
     std::uint32_t seed = 0;
     bool has_size = false;
-    ImageSize size{kDefaultSide, kDefaultSide};
+    ImageSize size{kDefaultImageSide, kDefaultImageSide};
     long frames = 0;  // 0: until the window closes
     std::string screenshot;
     std::vector<ScriptStep> script;

@@ -6,11 +6,19 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <vector>
 
 #include "renderer/shared/circle_math.h"
 
 namespace tilescan {
+
+/// The largest image any entry point renders: each side at most kMaxImageSide and at most
+/// kMaxImagePixels pixels (16384 x 16384, 4 GiB of float RGBA).
+constexpr int kMaxImageSide = 65536;
+constexpr std::int64_t kMaxImagePixels = std::int64_t(1) << 28;
+/// The side of a square image when neither the caller nor the scene names a size.
+constexpr int kDefaultImageSide = 1024;
 
 /// A width x height float RGBA image, row 0 at the bottom.
 struct Image {

@@ -21,6 +21,7 @@
 
 #include "renderer/atomic_file.h"
 #include "renderer/errors.h"
+#include "renderer/image.h"
 
 namespace tilescan {
 
@@ -29,7 +30,6 @@ namespace {
 // The binary fields are fread straight into the vectors, so the host must share the file's byte order.
 static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "binary scenes are little-endian; so must the host be");
 
-constexpr int kMaxImageSide = 65536;
 // The shortest circle line, "0 0 0 0 0 0 0 0\n", bounds how many circles a text of n bytes can hold.
 constexpr std::size_t kMinCircleLineBytes = 16;
 constexpr const char* kFieldNames[8] = {"x", "y", "z", "radius", "r", "g", "b", "a"};

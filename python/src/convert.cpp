@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "apps/command_line.h"  // kMaxImageSide, kMaxImagePixels: the command line's size limits
 #include "dlpack_arrays.h"
 #include "renderer/errors.h"
+#include "renderer/image.h"
 #include "typed_arrays.h"
 
 namespace tilescan::python {

@@ -49,7 +49,7 @@ BackgroundParams parse_background(const py::object& background, const std::strin
 py::object background_object(const BackgroundParams& background);
 
 /// An image size: an int (square) or a (width, height) pair, each side at least 1 and within the
-/// command line's limits (kMaxImageSide, kMaxImagePixels).
+/// limits of renderer/image.h (kMaxImageSide, kMaxImagePixels).
 struct ImageSize {
     int width = 0;
     int height = 0;

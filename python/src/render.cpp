@@ -19,16 +19,13 @@
 #include "bindings.h"
 #include "convert.h"
 #include "kernels/scan/scan_cpu.h"  // cpu_parallel_ranges, cpu_scan_default_threads
-#include "renderer/backend.h"
+#include "renderer/backends.h"
 #include "renderer/errors.h"
 #include "typed_arrays.h"
 
 namespace tilescan::python {
 
 namespace {
-
-// The image size a call renders at when it names none: a scene's own, else the command line's.
-constexpr int kDefaultSide = 1024;
 
 // One frame of a call: a Scene object, or rows of an (N, 8) array, kept alive by the caller.
 struct Frame {
@@ -198,7 +195,7 @@ private:
     // The size named, else the frames' own (a Scene's size line), which must agree, else the default.
     static ImageSize frame_size(const std::vector<Frame>& frames, const py::object& size) {
         if (!size.is_none()) return parse_image_size(size, "size");
-        ImageSize chosen{kDefaultSide, kDefaultSide};
+        ImageSize chosen{kDefaultImageSide, kDefaultImageSide};
         bool from_scene = false;
         for (const Frame& frame : frames) {
             if (!frame.scene || frame.scene->default_width <= 0) continue;
