@@ -332,10 +332,8 @@ void launch_lookback_kernels(const In* in, Out* out, std::size_t n, Op op, bool 
 template <typename In, typename Out, typename Op>
 void launch_lookback(const In* in, Out* out, std::size_t n, Op op, bool exclusive, Out* total,
                      const LookbackStorage<Out>& view, bool clear_first, cudaStream_t stream) {
-    // The load window where it was measured to pay (from 256 MiB: int32 sums 2^26 and 2^28 9 % and
-    // 5 % faster, float sums 10 %, affine composition 7 %; the two-level look-back from 32 MiB:
-    // float sums at 2^23-2^25 7-15 %). Below it, and for the widening scans that hold rounds from
-    // 2 MiB, it was not measured to pay (int32 sums at 2^24 unchanged, int64 sums 4 % slower).
+    // The load window only where it pays: from 256 MiB, and from 32 MiB for the two-level
+    // look-back; not for the widening scans (docs/tuning.md, "Look-back load window").
     const std::size_t load_window = lookback_takes_load_turns<In, Out, Op>(n) ? load_window_tiles() : 0;
     if (lookback_holds_rounds<In, Out>(n))
         launch_lookback_kernels<kFastHeldBytes>(in, out, n, op, exclusive, total, view, load_window, clear_first,
