@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "apps/command_line.h"
+#include "kernels/enum_names.h"
 #include "renderer/errors.h"
 
 namespace tilescan {
@@ -56,15 +57,14 @@ std::optional<ViewerKey> key_from_glfw(int glfw_key) {
 
 namespace {
 
-std::optional<ViewerKey> key_from_name(const std::string& name) {
-    if (name == "space") return ViewerKey::kPause;
-    if (name == "right") return ViewerKey::kStep;
-    if (name == "r") return ViewerKey::kRestart;
-    if (name == "b") return ViewerKey::kCycleBackend;
-    if (name == "s") return ViewerKey::kSave;
-    if (name == "q" || name == "esc") return ViewerKey::kQuit;
-    return std::nullopt;
-}
+// The keys' names in --script, the way the window's keys read them (escape and q both quit).
+constexpr EnumNameTable<ViewerKey, 7> kKeyNames{{{ViewerKey::kPause, "space"},
+                                                 {ViewerKey::kStep, "right"},
+                                                 {ViewerKey::kRestart, "r"},
+                                                 {ViewerKey::kCycleBackend, "b"},
+                                                 {ViewerKey::kSave, "s"},
+                                                 {ViewerKey::kQuit, "q"},
+                                                 {ViewerKey::kQuit, "esc"}}};
 
 }  // namespace
 
@@ -80,10 +80,10 @@ std::vector<ScriptStep> parse_script(const std::string& text) {
             step.width = size.width;
             step.height = size.height;
         } else {
-            step.key = key_from_name(name);
+            step.key = find_enum(kKeyNames, name);
             if (!step.key)
-                throw InputError("--script: unknown key '" + name +
-                                 "' (keys: space, right, r, b, s, q, esc; resize:WxH)");
+                throw InputError("--script: unknown key '" + name + "' (keys: " + enum_names_list(kKeyNames) +
+                                 "; resize:WxH)");
         }
         steps.push_back(step);
     }
