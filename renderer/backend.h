@@ -62,11 +62,17 @@ public:
 /// The backend names this build knows, in the order `auto` prefers them last to first.
 std::vector<std::string> available_backend_names();
 
+/// The channels of a frame its caller reads. PNG, PPM, PFM and the window show no alpha, and for
+/// `rgb` frames a backend may skip the alpha sum and leave alpha NaN (the `cpu` backend does);
+/// `rgba` frames (.f32, library callers by default) have all four channels exact.
+enum class FrameChannels { rgba, rgb };
+
 /// Settings a backend may use; the others ignore them.
 struct BackendOptions {
     std::string binning = "scan";     ///< cuda: scan (ours) | sort | naive (the peers)
     unsigned threads = 0;             ///< cpu: worker threads, 0 = all cores
     std::uint64_t max_bin_bytes = 0;  ///< cpu, cuda: bin-memory budget, 0 = default_bin_budget (tile_bands.h)
+    FrameChannels channels = FrameChannels::rgba;  ///< cpu: the channels the frames need
 };
 
 /// How the cuda backend bins circles into tiles: `scan`, the scan library's binning (ours), or one

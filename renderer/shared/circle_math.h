@@ -195,8 +195,7 @@ TS_HD inline float exp_portable(float x) {
 
 // Entry k of the snow sprite's radial colour ramp: (1, 1, 1), (1, 1, 1), (.8, .9, 1), (.8, .9, 1),
 // (.8, .8, 1). Selects, not a table: a table indexed at run time lives in local memory on the GPU,
-// where filling and reading it made the snow shading 2.7x slower (snowsingle 1024x1024 on the H200:
-// shade 0.589 -> 0.217 ms).
+// where filling and reading it made the snow shading much slower (docs/tuning.md, "Shared math").
 TS_HD inline void snow_ramp(int k, float rgb[3]) {
     rgb[0] = k < 2 ? 1.0f : 0.8f;
     rgb[1] = k < 2 ? 1.0f : (k < 4 ? 0.9f : 0.8f);
@@ -243,11 +242,17 @@ TS_HD inline PremultipliedColour premultiply(float r, float g, float b, float al
 // Over-blend a premultiplied colour into a pixel: C = (alpha * c) + (1 - alpha) * C, the two
 // products rounded apart as blend() rounds them, so both give the same bits; the alpha channel
 // accumulates coverage.
+// One colour channel's blend: the product rounded, then the sum (early_termination.h rests on
+// exactly these two roundings). one_minus_alpha is fl(1 - alpha), rounded before the product.
+TS_HD inline float blend_channel(float paint, float one_minus_alpha, float value) {
+    return paint + one_minus_alpha * value;
+}
+
 TS_HD inline void blend_premultiplied(Rgba& pixel, const PremultipliedColour& colour) {
     const float one_minus_alpha = 1.0f - colour.alpha;
-    pixel.r = colour.r + one_minus_alpha * pixel.r;
-    pixel.g = colour.g + one_minus_alpha * pixel.g;
-    pixel.b = colour.b + one_minus_alpha * pixel.b;
+    pixel.r = blend_channel(colour.r, one_minus_alpha, pixel.r);
+    pixel.g = blend_channel(colour.g, one_minus_alpha, pixel.g);
+    pixel.b = blend_channel(colour.b, one_minus_alpha, pixel.b);
     pixel.a += colour.alpha;
 }
 
