@@ -343,7 +343,7 @@ Rgba shade_pixel_fully(const ShadeContext& s, const TileList& list, int column, 
 // the full walk alone. Where the tail would be too long to pay (kLongestTailFraction,
 // kCheckpointFraction), the tile takes the full walk, as it does where the rule does not cover the
 // frame. Alpha, a sum and not a contraction, is summed over the whole list when the frame needs
-// it. Returns the coverings counted (with alpha) or the blends performed.
+// it. Returns the coverings (frames with alpha, which test every circle) or the blends performed.
 template <ShadingKind kShading>
 std::uint64_t shade_tile(const ShadeContext& s, const TileList& list, int tx, int ty, TailRuns& tail) {
     const FrameGeometry& g = s.geometry;
@@ -358,22 +358,26 @@ std::uint64_t shade_tile(const ShadeContext& s, const TileList& list, int tx, in
     float widest = 0.0f;
     for (int c = 0; c < 3; ++c) widest = std::max(widest, bracket.hi[c] - bracket.lo[c]);
     const float closed = kClosedBracketWidth / widest;
+    const std::size_t longest_tail = list.count / kLongestTailFraction;
+    // Even circles of the frame's largest alpha covering a pixel all along the longest tail would
+    // not close its bracket: snow's short lists of faint flakes, most lists of rand10k.
+    if (std::pow(1.0f - s.range.max_alpha, float(longest_tail)) >= closed)
+        return shade_tile_fully<kShading>(s, list, t);
     std::uint32_t open = t.pixels;
     std::size_t start = list.count;
-    const std::size_t longest_tail = list.count / kLongestTailFraction;
     const std::size_t checkpoint = list.count - list.count / kCheckpointFraction;
     const float checkpoint_shrink = std::sqrt(std::sqrt(closed));
+    std::uint64_t tail_coverings = 0;
     tail.runs.clear();
     tail.circle_ends.clear();
     while (open > 0 && list.count - start < longest_tail) {
-        if (start == checkpoint &&
-            start<list.count&& * std::max_element(shrink, shrink + kTilePixels)> checkpoint_shrink)
-            break;
+        const bool at_checkpoint = start == checkpoint && start < list.count;
+        if (at_checkpoint && *std::max_element(shrink, shrink + kTilePixels) > checkpoint_shrink) break;
         --start;
         const CpuShadeRecord& record = listed_record(s, list, start, -1);
         const CircleFootprint c = record_footprint(record, g);
         const float flat_factor = 1.0f - record.paint.alpha;
-        visit_covered_pixels<kShading>(t, c, g, [&](int base, PixelRun run, float py) {
+        tail_coverings += visit_covered_pixels<kShading>(t, c, g, [&](int base, PixelRun run, float py) {
             tail.runs.push_back({std::int16_t(base), std::int16_t(run.first), std::int16_t(run.last)});
             std::uint32_t closing = 0;
             for (int lx = run.first; lx < run.last; ++lx) {
@@ -390,6 +394,29 @@ std::uint64_t shade_tile(const ShadeContext& s, const TileList& list, int tx, in
         tail.circle_ends.push_back(std::uint32_t(tail.runs.size()));
     }
     if (open > 0) return shade_tile_fully<kShading>(s, list, t);
+
+    // Alpha, where the frame needs it, over the list before the tail (the tail's circles add
+    // theirs as they blend, so that each pixel's sum keeps the list's order).
+    alignas(32) float alpha[kTilePixels];
+    std::uint64_t coverings = tail_coverings;
+    if (s.alpha) {
+        for (int row = t.box.y0; row < t.box.y1; ++row)
+            for (int lx = 0; lx < kTileSize; ++lx)
+                alpha[(row - t.box.y0) * kTileSize + lx] = background_pixel(s.scene.background, row, g.height).a;
+        for (std::size_t n = 0; n < start; ++n) {
+            const CpuShadeRecord& record = listed_record(s, list, n, 1);
+            const CircleFootprint c = record_footprint(record, g);
+            coverings += visit_covered_pixels<kShading>(t, c, g, [&](int base, PixelRun run, float py) {
+                for (int lx = run.first; lx < run.last; ++lx) {
+                    if constexpr (kShading == kShadingFlat) {
+                        alpha[base + lx] += record.paint.alpha;
+                    } else {
+                        alpha[base + lx] += snow_alpha(squared_distance(c.x, c.y, t.px[lx], py), record);
+                    }
+                }
+            });
+        }
+    }
 
     // Forward over the runs the walk back found: both ends of each channel's bracket.
     alignas(32) float lo[3][kTilePixels], hi[3][kTilePixels];
@@ -411,15 +438,20 @@ std::uint64_t shade_tile(const ShadeContext& s, const TileList& list, int tx, in
                 if constexpr (kShading == kShadingFlat) {
                     for (int ch = 0; ch < 3; ++ch) blend_ends(flat_paint[ch], flat_factor, lo[ch][k], hi[ch][k]);
                 } else {
-                    float rgb[3], alpha;
+                    float rgb[3], sprite_alpha;
                     snow_colour_and_alpha(squared_distance(record.x, record.y, t.px[lx], py), record.radius,
-                                          record.paint.alpha, rgb, &alpha);
-                    const PremultipliedColour paint = premultiply(rgb[0], rgb[1], rgb[2], alpha);
+                                          record.paint.alpha, rgb, &sprite_alpha);
+                    const PremultipliedColour paint = premultiply(rgb[0], rgb[1], rgb[2], sprite_alpha);
                     const float factor = 1.0f - paint.alpha;
                     blend_ends(paint.r, factor, lo[0][k], hi[0][k]);
                     blend_ends(paint.g, factor, lo[1][k], hi[1][k]);
                     blend_ends(paint.b, factor, lo[2][k], hi[2][k]);
+                    if (s.alpha) alpha[k] += sprite_alpha;
                 }
+            }
+            if constexpr (kShading == kShadingFlat) {
+                if (s.alpha)
+                    for (int lx = run.first; lx < run.last; ++lx) alpha[run.base + lx] += record.paint.alpha;
             }
             blends += std::uint64_t(run.last - run.first);
         }
@@ -434,31 +466,8 @@ std::uint64_t shade_tile(const ShadeContext& s, const TileList& list, int tx, in
             lo[1][k] = pixel.g;
             lo[2][k] = pixel.b;
         }
-
-    if (!s.alpha) {
-        write_tile(t, lo[0], lo[1], lo[2], nullptr, s.image);
-        return blends;
-    }
-    alignas(32) float alpha[kTilePixels];
-    for (int row = t.box.y0; row < t.box.y1; ++row)
-        for (int lx = 0; lx < kTileSize; ++lx)
-            alpha[(row - t.box.y0) * kTileSize + lx] = background_pixel(s.scene.background, row, g.height).a;
-    std::uint64_t coverings = 0;
-    for (std::size_t n = 0; n < list.count; ++n) {
-        const CpuShadeRecord& record = listed_record(s, list, n, 1);
-        const CircleFootprint c = record_footprint(record, g);
-        coverings += visit_covered_pixels<kShading>(t, c, g, [&](int base, PixelRun run, float py) {
-            for (int lx = run.first; lx < run.last; ++lx) {
-                if constexpr (kShading == kShadingFlat) {
-                    alpha[base + lx] += record.paint.alpha;
-                } else {
-                    alpha[base + lx] += snow_alpha(squared_distance(c.x, c.y, t.px[lx], py), record);
-                }
-            }
-        });
-    }
-    write_tile(t, lo[0], lo[1], lo[2], alpha, s.image);
-    return coverings;
+    write_tile(t, lo[0], lo[1], lo[2], s.alpha ? alpha : nullptr, s.image);
+    return s.alpha ? coverings : blends;
 }
 
 // Wall-clock time of each stage, for --stats; a stage that runs once per band adds up.

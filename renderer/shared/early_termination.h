@@ -31,6 +31,7 @@ constexpr float kSnowMaxAlpha = 0.5f;
 // background value finite, every alpha in [0, 1]; a NaN fails every test below).
 struct BlendRange {
     float lo[3], hi[3];
+    float max_alpha;  // the largest alpha (a flake's snow_max_alpha): how fast a bracket can shrink
     bool bounded;
 };
 
@@ -40,6 +41,7 @@ TS_HD inline BlendRange empty_blend_range() {
         range.lo[c] = FLT_MAX;
         range.hi[c] = -FLT_MAX;
     }
+    range.max_alpha = 0.0f;
     range.bounded = true;
     return range;
 }
@@ -62,6 +64,7 @@ TS_HD inline void include_colour(BlendRange& range, float r, float g, float b) {
 // A flat circle: its colour, and its alpha must lie in [0, 1] (false for NaN).
 TS_HD inline void include_flat_circle(BlendRange& range, float r, float g, float b, float alpha) {
     include_colour(range, r, g, b);
+    range.max_alpha = alpha > range.max_alpha ? alpha : range.max_alpha;
     range.bounded = range.bounded && alpha >= 0.0f && alpha <= 1.0f;
 }
 
@@ -69,6 +72,7 @@ TS_HD inline void include_flat_circle(BlendRange& range, float r, float g, float
 TS_HD inline void include_snow_flake(BlendRange& range, float max_alpha) {
     include_colour(range, kSnowColourLow, kSnowColourLow, kSnowColourLow);
     include_colour(range, kSnowColourHigh, kSnowColourHigh, kSnowColourHigh);
+    range.max_alpha = max_alpha > range.max_alpha ? max_alpha : range.max_alpha;
     range.bounded = range.bounded && max_alpha >= 0.0f && max_alpha <= kSnowMaxAlpha;
 }
 
@@ -77,6 +81,7 @@ TS_HD inline void merge_blend_ranges(BlendRange& range, const BlendRange& other)
         range.lo[c] = other.lo[c] < range.lo[c] ? other.lo[c] : range.lo[c];
         range.hi[c] = other.hi[c] > range.hi[c] ? other.hi[c] : range.hi[c];
     }
+    range.max_alpha = other.max_alpha > range.max_alpha ? other.max_alpha : range.max_alpha;
     range.bounded = range.bounded && other.bounded;
 }
 
