@@ -309,7 +309,8 @@ constexpr float kClosedBracketWidth = 0x1p-38f;
 // walk back, then both ends), so a tile whose tail would pass a quarter of its list takes the full
 // walk. And where, a sixteenth of the list back, even the slowest pixel's bracket has not shrunk by
 // the quarter of the way (in powers of two) it needs, it gives up there: tiles of few coverings a
-// pixel (micro2M) or snow's faint flakes, which never close, pay a sixteenth of a walk back.
+// pixel (micro2M), which never close, pay a sixteenth of a walk back (docs/tuning.md, "cpu
+// backend").
 constexpr std::size_t kLongestTailFraction = 4;
 constexpr std::size_t kCheckpointFraction = 16;
 

@@ -259,13 +259,15 @@ std::vector<AdversarialScene> rule_breaking_scenes() {
             return s;
         }(),
         101, 67);
-    // A long list whose tail closes just inside the list's second half, and one just outside.
-    for (const int opaque_at : {700, 300}) {
+    // Lists of 1000 circles covering every pixel: one whose tails all close at an opaque circle a
+    // fifth of the list back (the faint circles after it shrink the brackets fast enough to pass
+    // the checkpoint, too slowly to close before it), and one whose faint tails fall behind at the
+    // checkpoint and take the full walk.
+    for (const auto& [name, faint_alpha] : {std::pair{"closes_at_opaque", 0.11f}, {"falls_behind", 0.01f}}) {
         Scene s = random_scene(11, 1000, 64, 100, 100, 0.0f, 1.0f, 0.5f, 0.5f);
-        s.a[opaque_at] = 1.0f;
-        s.radius[opaque_at] = 2.0f;
-        for (std::size_t k = opaque_at + 1; k < s.size(); ++k) s.a[k] = 0.01f;
-        add("opaque_at_" + std::to_string(opaque_at), s, 64, 48);
+        s.a[800] = 1.0f;
+        for (std::size_t k = 801; k < s.size(); ++k) s.a[k] = faint_alpha;
+        add(name, s, 64, 48);
     }
     Scene snow = random_scene(12, 3000, 97, 4, 30, 1.0f, 1.0f, 1.0f, 1.0f);
     snow.shading = kShadingSnow;
