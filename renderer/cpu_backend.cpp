@@ -183,14 +183,16 @@ TileView tile_view(int tx, int ty, const FrameGeometry& g) {
 }
 
 // Calls visit(base, run, py) for the tile's pixels [base + run.first, base + run.last) whose
-// centres the circle covers, one tile row at a time (row centre py); returns how many. A flat
-// circle that covers every pixel centre of the tile, inside its box, is visited once over all the
-// tile's rows with no row's run to find (the columns past the image's edge too, which are never
-// written out): snow's visitors use py, so flakes always go row by row.
-template <ShadingKind kShading, typename Visit>
-std::uint32_t visit_covered_pixels(const TileView& t, const CircleFootprint& c, const FrameGeometry& g, Visit visit) {
+// centres the circle covers, one tile row at a time (row centre py), in the rows (local index) that
+// `wanted` accepts; returns how many. A flat circle that covers every pixel centre of the tile,
+// inside its box, is visited once over all the tile's rows with no row's run to find (the columns
+// past the image's edge too, which are never written out) where all rows are wanted: snow's
+// visitors use py, so flakes always go row by row.
+template <ShadingKind kShading, typename Visit, typename Wanted>
+std::uint32_t visit_covered_pixels(const TileView& t, const CircleFootprint& c, const FrameGeometry& g, Visit visit,
+                                   bool all_wanted, Wanted wanted) {
     if constexpr (kShading == kShadingFlat) {
-        if (box_holds(c.box, t.box) && covers_whole_block(c.x, c.y, c.squared_radius, t.centres)) {
+        if (all_wanted && box_holds(c.box, t.box) && covers_whole_block(c.x, c.y, c.squared_radius, t.centres)) {
             visit(0, PixelRun{0, (t.box.y1 - t.box.y0) * kTileSize}, 0.0f);
             return t.pixels;
         }
@@ -199,6 +201,7 @@ std::uint32_t visit_covered_pixels(const TileView& t, const CircleFootprint& c, 
     const int last = std::min(t.box.x1, c.box.x1) - t.box.x0;
     std::uint32_t covered = 0;
     for (int row = std::max(t.box.y0, c.box.y0); row < std::min(t.box.y1, c.box.y1); ++row) {
+        if (!wanted(row - t.box.y0)) continue;
         const float py = pixel_center(row, g.inverse_height);
         const PixelRun run = covered_run(first, last, t.px, py, c);
         if (run.first == run.last) continue;
@@ -206,6 +209,12 @@ std::uint32_t visit_covered_pixels(const TileView& t, const CircleFootprint& c, 
         covered += std::uint32_t(run.last - run.first);
     }
     return covered;
+}
+
+// The same over every row.
+template <ShadingKind kShading, typename Visit>
+std::uint32_t visit_covered_pixels(const TileView& t, const CircleFootprint& c, const FrameGeometry& g, Visit visit) {
+    return visit_covered_pixels<kShading>(t, c, g, visit, true, [](int) { return true; });
 }
 
 // What the shading of a frame's tiles shares.
@@ -364,7 +373,15 @@ std::uint64_t shade_tile(const ShadeContext& s, const TileList& list, int tx, in
     // not close its bracket: snow's short lists of faint flakes, most lists of rand10k.
     if (std::pow(1.0f - s.range.max_alpha, float(longest_tail)) >= closed)
         return shade_tile_fully<kShading>(s, list, t);
+    // Each row's tail starts where its last pixel closes: the walk back skips the rows already
+    // closed, so each row's runs begin at its own start (row_start), and the rows whose pixels
+    // close early blend fewer circles than the tile's slowest row.
     std::uint32_t open = t.pixels;
+    int open_in_row[kTileSize] = {};
+    std::size_t row_start[kTileSize];
+    for (int r = 0; r < rows; ++r) open_in_row[r] = columns;
+    for (int r = 0; r < kTileSize; ++r) row_start[r] = list.count;
+    int closed_rows = 0;
     std::size_t start = list.count;
     const std::size_t checkpoint = list.count - list.count / kCheckpointFraction;
     const float checkpoint_shrink = std::sqrt(std::sqrt(closed));
@@ -378,25 +395,42 @@ std::uint64_t shade_tile(const ShadeContext& s, const TileList& list, int tx, in
         const CpuShadeRecord& record = listed_record(s, list, start, -1);
         const CircleFootprint c = record_footprint(record, g);
         const float flat_factor = 1.0f - record.paint.alpha;
-        tail_coverings += visit_covered_pixels<kShading>(t, c, g, [&](int base, PixelRun run, float py) {
-            tail.runs.push_back({std::int16_t(base), std::int16_t(run.first), std::int16_t(run.last)});
-            std::uint32_t closing = 0;
-            for (int lx = run.first; lx < run.last; ++lx) {
-                const int k = base + lx;
-                float factor = flat_factor;
-                if constexpr (kShading == kShadingSnow)
-                    factor = 1.0f - snow_alpha(squared_distance(c.x, c.y, t.px[lx], py), record);
-                const float before = shrink[k];
-                shrink[k] = before * factor;
-                closing += (before >= closed) & (shrink[k] < closed);
+        const auto walk_back = [&](int base, PixelRun run, float py) {
+            // Written in place: a temporary's three 2-byte stores, copied out as wider loads,
+            // stalled on store forwarding.
+            TailRun& kept = tail.runs.emplace_back();
+            kept.base = std::int16_t(base);
+            kept.first = std::int16_t(run.first);
+            kept.last = std::int16_t(run.last);
+            // A run spans several rows only where a flat circle covers the whole tile.
+            for (int k0 = base + run.first; k0 < base + run.last;) {
+                const int row = k0 / kTileSize;
+                const int k1 = std::min(base + run.last, (row + 1) * kTileSize);
+                int closing = 0;
+                for (int k = k0; k < k1; ++k) {
+                    float factor = flat_factor;
+                    if constexpr (kShading == kShadingSnow)
+                        factor = 1.0f - snow_alpha(squared_distance(c.x, c.y, t.px[k % kTileSize], py), record);
+                    const float before = shrink[k];
+                    shrink[k] = before * factor;
+                    closing += (before >= closed) & (shrink[k] < closed);
+                }
+                open -= std::uint32_t(closing);
+                open_in_row[row] -= closing;
+                if (closing > 0 && open_in_row[row] == 0) {
+                    row_start[row] = start;
+                    ++closed_rows;
+                }
+                k0 = k1;
             }
-            open -= closing;
-        });
+        };
+        tail_coverings += visit_covered_pixels<kShading>(t, c, g, walk_back, closed_rows == 0,
+                                                         [&](int row) { return open_in_row[row] > 0; });
         tail.circle_ends.push_back(std::uint32_t(tail.runs.size()));
     }
     if (open > 0) return shade_tile_fully<kShading>(s, list, t);
 
-    // Alpha, where the frame needs it, over the list before the tail (the tail's circles add
+    // Alpha, where the frame needs it, over each row's list before its tail (the tail's circles add
     // theirs as they blend, so that each pixel's sum keeps the list's order).
     alignas(32) float alpha[kTilePixels];
     std::uint64_t coverings = tail_coverings;
@@ -404,10 +438,11 @@ std::uint64_t shade_tile(const ShadeContext& s, const TileList& list, int tx, in
         for (int row = t.box.y0; row < t.box.y1; ++row)
             for (int lx = 0; lx < kTileSize; ++lx)
                 alpha[(row - t.box.y0) * kTileSize + lx] = background_pixel(s.scene.background, row, g.height).a;
-        for (std::size_t n = 0; n < start; ++n) {
+        const std::size_t latest_row_start = *std::max_element(row_start, row_start + rows);
+        for (std::size_t n = 0; n < latest_row_start; ++n) {
             const CpuShadeRecord& record = listed_record(s, list, n, 1);
             const CircleFootprint c = record_footprint(record, g);
-            coverings += visit_covered_pixels<kShading>(t, c, g, [&](int base, PixelRun run, float py) {
+            const auto add_alpha = [&](int base, PixelRun run, float py) {
                 for (int lx = run.first; lx < run.last; ++lx) {
                     if constexpr (kShading == kShadingFlat) {
                         alpha[base + lx] += record.paint.alpha;
@@ -415,7 +450,9 @@ std::uint64_t shade_tile(const ShadeContext& s, const TileList& list, int tx, in
                         alpha[base + lx] += snow_alpha(squared_distance(c.x, c.y, t.px[lx], py), record);
                     }
                 }
-            });
+            };
+            coverings += visit_covered_pixels<kShading>(t, c, g, add_alpha, n < start,
+                                                        [&](int row) { return n < row_start[row]; });
         }
     }
 
