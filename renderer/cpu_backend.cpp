@@ -8,6 +8,7 @@
 #include <limits>
 #include <mutex>
 #include <new>
+#include <numeric>
 #include <string>
 
 #include "kernels/primitives/ordered_binning_cpu.h"
@@ -322,6 +323,9 @@ constexpr float kClosedBracketWidth = 0x1p-38f;
 // backend").
 constexpr std::size_t kLongestTailFraction = 4;
 constexpr std::size_t kCheckpointFraction = 16;
+// The same a sixty-fourth of the list back, by the pixels' mean product (the slowest pixel's is
+// too noisy that early), which lets micro2M's tiles give up four times sooner.
+constexpr std::size_t kEarlyCheckpointFraction = 64;
 
 // Pixel (column, row) by the full walk of the list, as `ref` blends it.
 template <ShadingKind kShading>
@@ -385,12 +389,18 @@ std::uint64_t shade_tile(const ShadeContext& s, const TileList& list, int tx, in
     std::size_t start = list.count;
     const std::size_t checkpoint = list.count - list.count / kCheckpointFraction;
     const float checkpoint_shrink = std::sqrt(std::sqrt(closed));
+    const std::size_t early_checkpoint = list.count - list.count / kEarlyCheckpointFraction;
+    const float early_checkpoint_shrink = std::sqrt(std::sqrt(checkpoint_shrink));
     std::uint64_t tail_coverings = 0;
     tail.runs.clear();
     tail.circle_ends.clear();
     while (open > 0 && list.count - start < longest_tail) {
         const bool at_checkpoint = start == checkpoint && start < list.count;
         if (at_checkpoint && *std::max_element(shrink, shrink + kTilePixels) > checkpoint_shrink) break;
+        const bool at_early_checkpoint = start == early_checkpoint && start < list.count;
+        if (at_early_checkpoint &&
+            std::accumulate(shrink, shrink + kTilePixels, 0.0f) > early_checkpoint_shrink * float(t.pixels))
+            break;
         --start;
         const CpuShadeRecord& record = listed_record(s, list, start, -1);
         const CircleFootprint c = record_footprint(record, g);
