@@ -258,6 +258,8 @@ int run_render_command(const std::vector<std::string>& arguments) {
     check_output(request, source);
     if (!request.has_size && source.scene.default_width > 0)
         request.size = {source.scene.default_width, source.scene.default_height};
+    request.backend_options.channels =
+        image_file_keeps_alpha(request.output) ? FrameChannels::rgba : FrameChannels::rgb;
     std::unique_ptr<Backend> backend = make_backend(request.backend, request.backend_options);
     if (parsed.has("--threads") && backend->name() != "cpu")
         throw InputError("--threads applies to the cpu backend only (this run uses " + backend->name() + ")");

@@ -59,4 +59,9 @@ public:
     virtual RenderStats render_to_device_rgba8(const Scene& scene, int width, int height, void* device_rgba8);
 };
 
+/// The channels of a frame its caller reads. PNG, PPM, PFM and the window show no alpha, and for
+/// `rgb` frames a backend may skip the alpha sum and leave alpha NaN (the `cpu` backend does);
+/// `rgba` frames (.f32, library callers by default) have all four channels exact.
+enum class FrameChannels { rgba, rgb };
+
 }  // namespace tilescan

@@ -66,7 +66,7 @@ std::unique_ptr<Backend> make_backend(const std::string& name, const BackendOpti
         throw InputError("--binning " + options.binning + " applies to the cuda backend only");
     if (name == "ref") return std::make_unique<RefBackend>();
     if (name == "cpu" || (name == "auto" && !cuda_backend_available()))
-        return std::make_unique<CpuBackend>(options.threads, options.max_bin_bytes);
+        return std::make_unique<CpuBackend>(options.threads, options.max_bin_bytes, options.channels);
     if (name == "cuda" || name == "auto") {
         if (!cuda_backend_available())
             throw InputError("backend 'cuda' is not available: " + cuda_device_description() + " (available: auto, " +

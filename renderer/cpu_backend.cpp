@@ -4,8 +4,11 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
+#include <limits>
 #include <mutex>
 #include <new>
+#include <numeric>
 #include <string>
 
 #include "kernels/primitives/ordered_binning_cpu.h"
@@ -33,9 +36,8 @@ struct CircleTiles {
     TileRect rect;
 };
 
-// Inlined into its two callers: as a call (GCC 12 did not inline it) the returned struct went
-// through memory, 8 % of micro2M's samples (perf); rand10M's count stage, 2 cores: 279-298 ms as a
-// call, 250-272 inlined, 239-275 before the tile masks.
+// Inlined into its two callers: as a call (GCC did not inline it) the returned struct went through
+// memory (docs/tuning.md, "cpu backend").
 [[gnu::always_inline]] inline CircleTiles circle_tiles(const Scene& scene, std::size_t i, const FrameGeometry& g,
                                                        int first_row, int end_row) {
     CircleTiles c;
@@ -55,10 +57,8 @@ void for_each_touched_tile(const CircleTiles& c, const FrameGeometry& g, Visit v
 // Resizes `buffer` to n elements, whose contents the frame rewrites, reallocating room for
 // `capacity` (at least n) when it has less, in huge pages where the system offers them
 // (advise_huge_pages): the shading reads circle records and the binning writes circle ids at
-// random over arrays of up to gigabytes, where 4 KiB pages miss the TLB on nearly every access. 2
-// cores, frames 2-3, three alternating rounds, ms: bin rand10M 101-104 -> 80-84, biglittle 41-42 ->
-// 28-29; shade rand10M 1592-1663 -> 1507-1580, micro2M 84-92 -> 76-80
-// (bench/results/2026-12-05-cpu-backend-huge-pages-2core.md).
+// random over arrays of up to gigabytes, where 4 KiB pages miss the TLB on nearly every access
+// (docs/tuning.md, "cpu backend").
 template <typename T>
 void resize_in_huge_pages(std::vector<T>& buffer, std::size_t n, std::size_t capacity) {
     if (n > buffer.capacity()) {
@@ -76,10 +76,8 @@ void grow_within(std::vector<T>& buffer, std::size_t n, std::size_t limit) {
     resize_in_huge_pages(buffer, n, std::max(n, std::min(limit, buffer.capacity() + buffer.capacity() / 2)));
 }
 
-// Circle i's shading record (cpu_backend.h). Against the shading reading the scene's arrays, with
-// the same prefetching, 2 cores, frames 2-3, two alternating rounds, frame ms (count stage): rand10M
-// 2540-2770 (194) -> 2020-2065 (233), micro2M 2048x2048 335-350 (33) -> 237-240 (38-40), rand1M
-// 2048x2048 2290-2320 (48-52) -> 1910-1970 (49-55); rand100k, biglittle, snowsingle within noise.
+// Circle i's shading record (cpu_backend.h): one cache line a listed circle instead of seven
+// (docs/tuning.md, "cpu backend").
 CpuShadeRecord shade_record(const Scene& scene, std::size_t i) {
     const PremultipliedColour paint = scene.shading == kShadingSnow
                                           ? PremultipliedColour{0.0f, 0.0f, 0.0f, snow_max_alpha(scene.z[i])}
@@ -131,9 +129,7 @@ PixelRun covered_run(int first, int last, const float* px, float py, const Circl
 
 // Flat shading of one circle over the tile's pixels [base + run.first, base + run.last): those of one
 // tile row it covers (covered_run), or whole rows of a tile it covers, `colour` its premultiplied
-// paint (blend_premultiplied gives blend()'s bits). Shading ms on 2 cores, median of
-// 3, testing and selecting every pixel of the row before: biglittle 1144 -> 482, rand100k 991 ->
-// 561, rand1M 955 -> 764, micro2M 244 -> 247.
+// paint (blend_premultiplied gives blend()'s bits).
 std::uint32_t blend_flat_pixels(TilePlanes& t, int base, PixelRun run, const PremultipliedColour& colour) {
     for (int k = base + run.first; k < base + run.last; ++k) {
         Rgba pixel = {t.r[k], t.g[k], t.b[k], t.a[k]};
@@ -148,9 +144,7 @@ std::uint32_t blend_flat_pixels(TilePlanes& t, int base, PixelRun run, const Pre
 
 // The same for a snow flake: a square root, a division and exp per covered pixel. Over a run with
 // no test the compiler vectorizes it too (given the file's -fno-math-errno -fno-trapping-math:
-// renderer/CMakeLists.txt); it was a scalar loop testing every pixel. snowsingle, 2 cores, frames
-// 2-3, three alternating rounds: shading 323-344 -> 138-152 ms, the same bits. max_alpha is the
-// flake's snow_max_alpha, computed once a flake.
+// renderer/CMakeLists.txt). max_alpha is the flake's snow_max_alpha, computed once a flake.
 std::uint32_t blend_snow_row(TilePlanes& t, int base, PixelRun run, const float* px, float py, const CircleFootprint& c,
                              float radius, float max_alpha) {
     for (int lx = run.first; lx < run.last; ++lx) {
@@ -167,71 +161,361 @@ std::uint32_t blend_snow_row(TilePlanes& t, int base, PixelRun run, const float*
 
 // How many list entries ahead shade_tile asks for a circle's record. A tile's list visits circles
 // in id order but scattered over arrays larger than the caches, and without the requests ahead
-// each circle waited for its loads (perf: half of the shading's samples on the load of its x).
-// 2 cores (AMD EPYC), frames 2-4 of `tilescan render --backend cpu --frames 4`, frame / shading
-// ms, without -> with (8 ahead, in each of the scene's arrays, before the records; 4, 16 and 32
-// within noise): micro2M 306 / 238 -> 156 / 88, rand1M 950 / 863 -> 596 / 513, rand100k 530 / 478
-// -> 460 / 411, snowsingle 245 / 238 -> 239 / 233, rand10k 49 -> 48, biglittle (few circles, long
-// lists of the same few) 499 -> 500.
+// each circle waited for its loads; tuned on 2 cores (docs/tuning.md, "cpu backend").
 constexpr std::size_t kShadePrefetchDistance = 8;
 
-// Clears tile (tx, ty), blends its circles in list order, writes its pixels; returns the blends.
-// One instance a shading kind, so each one's row loop is compiled (and vectorized) on its own.
-template <ShadingKind kShading>
-std::uint64_t shade_tile(const Scene& scene, const CpuShadeRecord* records, const std::uint32_t* circles,
-                         std::size_t count, int tx, int ty, const FrameGeometry& g, Image& image) {
-    const PixelBox tile = {tx * kTileSize, std::min(g.width, (tx + 1) * kTileSize), ty * kTileSize,
-                           std::min(g.height, (ty + 1) * kTileSize)};
-    TilePlanes planes;
+// A tile's pixel box and its columns' centres, which every pass over the tile's list needs.
+struct TileView {
+    PixelBox box;
     float px[kTileSize];
-    for (int lx = 0; lx < kTileSize; ++lx) px[lx] = pixel_center(tile.x0 + lx, g.inverse_width);
-    for (int row = tile.y0; row < tile.y1; ++row) {
-        const Rgba clear = background_pixel(scene.background, row, g.height);
+    CentreSpan centres;
+    std::uint32_t pixels;  // inside the image
+};
+
+TileView tile_view(int tx, int ty, const FrameGeometry& g) {
+    TileView t;
+    t.box = {tx * kTileSize, std::min(g.width, (tx + 1) * kTileSize), ty * kTileSize,
+             std::min(g.height, (ty + 1) * kTileSize)};
+    for (int lx = 0; lx < kTileSize; ++lx) t.px[lx] = pixel_center(t.box.x0 + lx, g.inverse_width);
+    t.centres = {t.px[0], t.px[t.box.x1 - t.box.x0 - 1], pixel_center(t.box.y0, g.inverse_height),
+                 pixel_center(t.box.y1 - 1, g.inverse_height)};
+    t.pixels = std::uint32_t((t.box.x1 - t.box.x0) * (t.box.y1 - t.box.y0));
+    return t;
+}
+
+// Calls visit(base, run, py) for the tile's pixels [base + run.first, base + run.last) whose
+// centres the circle covers, one tile row at a time (row centre py), in the rows (local index) that
+// `wanted` accepts; returns how many. A flat circle that covers every pixel centre of the tile,
+// inside its box, is visited once over all the tile's rows with no row's run to find (the columns
+// past the image's edge too, which are never written out) where all rows are wanted: snow's
+// visitors use py, so flakes always go row by row.
+template <ShadingKind kShading, typename Visit, typename Wanted>
+std::uint32_t visit_covered_pixels(const TileView& t, const CircleFootprint& c, const FrameGeometry& g, Visit visit,
+                                   bool all_wanted, Wanted wanted) {
+    if constexpr (kShading == kShadingFlat) {
+        if (all_wanted && box_holds(c.box, t.box) && covers_whole_block(c.x, c.y, c.squared_radius, t.centres)) {
+            visit(0, PixelRun{0, (t.box.y1 - t.box.y0) * kTileSize}, 0.0f);
+            return t.pixels;
+        }
+    }
+    const int first = std::max(t.box.x0, c.box.x0) - t.box.x0;
+    const int last = std::min(t.box.x1, c.box.x1) - t.box.x0;
+    std::uint32_t covered = 0;
+    for (int row = std::max(t.box.y0, c.box.y0); row < std::min(t.box.y1, c.box.y1); ++row) {
+        if (!wanted(row - t.box.y0)) continue;
+        const float py = pixel_center(row, g.inverse_height);
+        const PixelRun run = covered_run(first, last, t.px, py, c);
+        if (run.first == run.last) continue;
+        visit((row - t.box.y0) * kTileSize, run, py);
+        covered += std::uint32_t(run.last - run.first);
+    }
+    return covered;
+}
+
+// The same over every row.
+template <ShadingKind kShading, typename Visit>
+std::uint32_t visit_covered_pixels(const TileView& t, const CircleFootprint& c, const FrameGeometry& g, Visit visit) {
+    return visit_covered_pixels<kShading>(t, c, g, visit, true, [](int) { return true; });
+}
+
+// What the shading of a frame's tiles shares.
+struct ShadeContext {
+    const Scene& scene;
+    const CpuShadeRecord* records;  // [circles]
+    const FrameGeometry& geometry;
+    const BlendRange& range;  // the frame's colours and background
+    bool alpha;               // whether the frame needs its alpha channel
+    Image& image;
+};
+
+// One tile's list: circles[0, count) in draw order.
+struct TileList {
+    const std::uint32_t* circles;
+    std::size_t count;
+};
+
+// Record n of the list, asking for the one kShadePrefetchDistance entries further in `direction`.
+inline const CpuShadeRecord& listed_record(const ShadeContext& s, const TileList& list, std::size_t n,
+                                           std::ptrdiff_t direction) {
+    const std::ptrdiff_t ahead = std::ptrdiff_t(n) + direction * std::ptrdiff_t(kShadePrefetchDistance);
+    if (ahead >= 0 && ahead < std::ptrdiff_t(list.count)) __builtin_prefetch(s.records + list.circles[ahead]);
+    return s.records[list.circles[n]];
+}
+
+inline CircleFootprint record_footprint(const CpuShadeRecord& record, const FrameGeometry& g) {
+    return circle_footprint(record.x, record.y, record.radius, g.width, g.height);
+}
+
+// A snow flake's sprite alpha at a covered pixel.
+inline float snow_alpha(float squared_dist, const CpuShadeRecord& flake) {
+    float rgb[3], alpha;
+    snow_colour_and_alpha(squared_dist, flake.radius, flake.paint.alpha, rgb, &alpha);
+    return alpha;
+}
+
+// Writes the tile's pixels: RGB from the planes, alpha from `a` or NaN where the frame needs none.
+void write_tile(const TileView& t, const float* r, const float* g, const float* b, const float* a, Image& image) {
+    const float no_alpha = std::numeric_limits<float>::quiet_NaN();
+    for (int row = t.box.y0; row < t.box.y1; ++row)
+        for (int column = t.box.x0; column < t.box.x1; ++column) {
+            const int k = (row - t.box.y0) * kTileSize + (column - t.box.x0);
+            image.at(column, row) = {r[k], g[k], b[k], a ? a[k] : no_alpha};
+        }
+}
+
+// The full walk: clears the tile, blends every listed circle in order, writes its pixels; returns
+// the blends. One instance a shading kind, so each one's row loop is compiled (and vectorized) on
+// its own.
+template <ShadingKind kShading>
+std::uint64_t shade_tile_fully(const ShadeContext& s, const TileList& list, const TileView& t) {
+    const FrameGeometry& g = s.geometry;
+    TilePlanes planes;
+    for (int row = t.box.y0; row < t.box.y1; ++row) {
+        const Rgba clear = background_pixel(s.scene.background, row, g.height);
         for (int lx = 0; lx < kTileSize; ++lx) {
-            const int k = (row - tile.y0) * kTileSize + lx;
+            const int k = (row - t.box.y0) * kTileSize + lx;
             planes.r[k] = clear.r;
             planes.g[k] = clear.g;
             planes.b[k] = clear.b;
             planes.a[k] = clear.a;
         }
     }
-    const CentreSpan centres = {px[0], px[tile.x1 - tile.x0 - 1], pixel_center(tile.y0, g.inverse_height),
-                                pixel_center(tile.y1 - 1, g.inverse_height)};
-    const std::uint32_t tile_pixels = std::uint32_t((tile.x1 - tile.x0) * (tile.y1 - tile.y0));
     std::uint64_t blends = 0;
-    for (std::size_t n = 0; n < count; ++n) {
-        if (n + kShadePrefetchDistance < count) __builtin_prefetch(records + circles[n + kShadePrefetchDistance]);
-        const CpuShadeRecord& record = records[circles[n]];
-        const CircleFootprint c = circle_footprint(record.x, record.y, record.radius, g.width, g.height);
-        // A flat circle that covers every pixel centre of the tile, inside its box, blends the
-        // tile's pixels in one loop with no row's run to find (the columns past the image's edge
-        // too, which are never written out). 2 cores, frames 2-3, two alternating rounds, shading
-        // ms: biglittle 740-1270 -> 455-660, littlebig 730-866 -> 448-535, rand100k 623-990 ->
-        // 525-738, rand10k 63-70 -> 52-54; rand1M and micro2M within noise.
-        if constexpr (kShading == kShadingFlat) {
-            if (box_holds(c.box, tile) && covers_whole_block(c.x, c.y, c.squared_radius, centres)) {
-                blend_flat_pixels(planes, 0, {0, (tile.y1 - tile.y0) * kTileSize}, record.paint);
-                blends += tile_pixels;
-                continue;
+    for (std::size_t n = 0; n < list.count; ++n) {
+        const CpuShadeRecord& record = listed_record(s, list, n, 1);
+        const CircleFootprint c = record_footprint(record, g);
+        blends += visit_covered_pixels<kShading>(t, c, g, [&](int base, PixelRun run, float py) {
+            if constexpr (kShading == kShadingFlat) {
+                blend_flat_pixels(planes, base, run, record.paint);
+            } else {
+                blend_snow_row(planes, base, run, t.px, py, c, record.radius, record.paint.alpha);
             }
-        }
-        const int first = std::max(tile.x0, c.box.x0) - tile.x0;
-        const int last = std::min(tile.x1, c.box.x1) - tile.x0;
-        for (int row = std::max(tile.y0, c.box.y0); row < std::min(tile.y1, c.box.y1); ++row) {
-            const float py = pixel_center(row, g.inverse_height);
-            const int base = (row - tile.y0) * kTileSize;
-            const PixelRun run = covered_run(first, last, px, py, c);
-            blends += kShading == kShadingFlat
-                          ? blend_flat_pixels(planes, base, run, record.paint)
-                          : blend_snow_row(planes, base, run, px, py, c, record.radius, record.paint.alpha);
+        });
+    }
+    write_tile(t, planes.r, planes.g, planes.b, s.alpha ? planes.a : nullptr, s.image);
+    return blends;
+}
+
+// A row's run of covered pixels, [base + first, base + last) of the tile, as the walk back found it.
+struct TailRun {
+    std::int16_t base, first, last;
+};
+
+// The runs of a tile's tail, circle by circle from the list's end (circle_ends[j]: the end of the
+// runs of the list's j-th circle from its end), kept for the forward blend; one a shading thread.
+struct TailRuns {
+    std::vector<TailRun> runs;
+    std::vector<std::uint32_t> circle_ends;
+};
+
+// The bracket width, relative to the tile's widest channel, below which the walk back deems a
+// pixel's bracket closed: a margin of some 14 halvings below one ulp of a value near 1, since the
+// two ends can stay an ulp apart for a few blends after the bracket is narrower than that; the
+// rare pixel whose ends still differ takes the full walk alone. Tuned on 2 cores (docs/tuning.md,
+// "cpu backend").
+constexpr float kClosedBracketWidth = 0x1p-38f;
+
+// Two ends over a tail cost about three times what the full walk costs over as many circles (the
+// walk back, then both ends), so a tile whose tail would pass a quarter of its list takes the full
+// walk. And where, a sixteenth of the list back, even the slowest pixel's bracket has not shrunk by
+// the quarter of the way (in powers of two) it needs, it gives up there: tiles of few coverings a
+// pixel (micro2M), which never close, pay a sixteenth of a walk back (docs/tuning.md, "cpu
+// backend").
+constexpr std::size_t kLongestTailFraction = 4;
+constexpr std::size_t kCheckpointFraction = 16;
+// The same a sixty-fourth of the list back, by the pixels' mean product (the slowest pixel's is
+// too noisy that early), which lets micro2M's tiles give up four times sooner.
+constexpr std::size_t kEarlyCheckpointFraction = 64;
+
+// Pixel (column, row) by the full walk of the list, as `ref` blends it.
+template <ShadingKind kShading>
+Rgba shade_pixel_fully(const ShadeContext& s, const TileList& list, int column, int row) {
+    const FrameGeometry& g = s.geometry;
+    Rgba pixel = background_pixel(s.scene.background, row, g.height);
+    const float px = pixel_center(column, g.inverse_width);
+    const float py = pixel_center(row, g.inverse_height);
+    for (std::size_t n = 0; n < list.count; ++n) {
+        const CpuShadeRecord& record = s.records[list.circles[n]];
+        const CircleFootprint c = record_footprint(record, g);
+        if (!box_contains(c.box, column, row)) continue;
+        const float squared_dist = squared_distance(c.x, c.y, px, py);
+        if (!covers_squared(squared_dist, c.squared_radius)) continue;
+        if constexpr (kShading == kShadingFlat) {
+            blend_premultiplied(pixel, record.paint);
+        } else {
+            blend_snow(pixel, squared_dist, record.radius, record.paint.alpha);
         }
     }
-    for (int row = tile.y0; row < tile.y1; ++row)
-        for (int column = tile.x0; column < tile.x1; ++column) {
-            const int k = (row - tile.y0) * kTileSize + (column - tile.x0);
-            image.at(column, row) = {planes.r[k], planes.g[k], planes.b[k], planes.a[k]};
+    return pixel;
+}
+
+// Exact early termination (shared/early_termination.h) over one tile. Walking the list from its
+// end, each pixel keeps the product of its covering circles' 1 - alpha, the factor by which they
+// shrink any bracket; the walk stops where every pixel's product is below kClosedBracketWidth over
+// the bracket's width, at `start`. From there both ends of every channel's bracket blend forward,
+// and where they meet, that float is the pixel's value; the rare pixel whose ends stay apart takes
+// the full walk alone. Where the tail would be too long to pay (kLongestTailFraction,
+// kCheckpointFraction), the tile takes the full walk, as it does where the rule does not cover the
+// frame. Alpha, a sum and not a contraction, is summed over the whole list when the frame needs
+// it. Returns the coverings (frames with alpha, which test every circle) or the blends performed.
+template <ShadingKind kShading>
+std::uint64_t shade_tile(const ShadeContext& s, const TileList& list, int tx, int ty, TailRuns& tail) {
+    const FrameGeometry& g = s.geometry;
+    const TileView t = tile_view(tx, ty, g);
+    TailBracket bracket;
+    if (!tail_bracket(s.range, list.count, &bracket)) return shade_tile_fully<kShading>(s, list, t);
+    const int rows = t.box.y1 - t.box.y0, columns = t.box.x1 - t.box.x0;
+
+    // Backward: the products of 1 - alpha, from 1 (0 for the padding beyond the image's edge).
+    alignas(32) float shrink[kTilePixels];
+    for (int k = 0; k < kTilePixels; ++k) shrink[k] = (k / kTileSize < rows && k % kTileSize < columns) ? 1.0f : 0.0f;
+    float widest = 0.0f;
+    for (int c = 0; c < 3; ++c) widest = std::max(widest, bracket.hi[c] - bracket.lo[c]);
+    const float closed = kClosedBracketWidth / widest;
+    const std::size_t longest_tail = list.count / kLongestTailFraction;
+    // Even circles of the frame's largest alpha covering a pixel all along the longest tail would
+    // not close its bracket: snow's short lists of faint flakes, most lists of rand10k.
+    if (std::pow(1.0f - s.range.max_alpha, float(longest_tail)) >= closed)
+        return shade_tile_fully<kShading>(s, list, t);
+    // Each row's tail starts where its last pixel closes: the walk back skips the rows already
+    // closed, so each row's runs begin at its own start (row_start), and the rows whose pixels
+    // close early blend fewer circles than the tile's slowest row.
+    std::uint32_t open = t.pixels;
+    int open_in_row[kTileSize] = {};
+    std::size_t row_start[kTileSize];
+    for (int r = 0; r < rows; ++r) open_in_row[r] = columns;
+    for (int r = 0; r < kTileSize; ++r) row_start[r] = list.count;
+    int closed_rows = 0;
+    std::size_t start = list.count;
+    const std::size_t checkpoint = list.count - list.count / kCheckpointFraction;
+    const float checkpoint_shrink = std::sqrt(std::sqrt(closed));
+    const std::size_t early_checkpoint = list.count - list.count / kEarlyCheckpointFraction;
+    const float early_checkpoint_shrink = std::sqrt(std::sqrt(checkpoint_shrink));
+    std::uint64_t tail_coverings = 0;
+    tail.runs.clear();
+    tail.circle_ends.clear();
+    while (open > 0 && list.count - start < longest_tail) {
+        const bool at_checkpoint = start == checkpoint && start < list.count;
+        if (at_checkpoint && *std::max_element(shrink, shrink + kTilePixels) > checkpoint_shrink) break;
+        const bool at_early_checkpoint = start == early_checkpoint && start < list.count;
+        if (at_early_checkpoint &&
+            std::accumulate(shrink, shrink + kTilePixels, 0.0f) > early_checkpoint_shrink * float(t.pixels))
+            break;
+        --start;
+        const CpuShadeRecord& record = listed_record(s, list, start, -1);
+        const CircleFootprint c = record_footprint(record, g);
+        const float flat_factor = 1.0f - record.paint.alpha;
+        const auto walk_back = [&](int base, PixelRun run, float py) {
+            // Written in place: a temporary's three 2-byte stores, copied out as wider loads,
+            // stalled on store forwarding.
+            TailRun& kept = tail.runs.emplace_back();
+            kept.base = std::int16_t(base);
+            kept.first = std::int16_t(run.first);
+            kept.last = std::int16_t(run.last);
+            // A run spans several rows only where a flat circle covers the whole tile.
+            for (int k0 = base + run.first; k0 < base + run.last;) {
+                const int row = k0 / kTileSize;
+                const int k1 = std::min(base + run.last, (row + 1) * kTileSize);
+                int closing = 0;
+                for (int k = k0; k < k1; ++k) {
+                    float factor = flat_factor;
+                    if constexpr (kShading == kShadingSnow)
+                        factor = 1.0f - snow_alpha(squared_distance(c.x, c.y, t.px[k % kTileSize], py), record);
+                    const float before = shrink[k];
+                    shrink[k] = before * factor;
+                    closing += (before >= closed) & (shrink[k] < closed);
+                }
+                open -= std::uint32_t(closing);
+                open_in_row[row] -= closing;
+                if (closing > 0 && open_in_row[row] == 0) {
+                    row_start[row] = start;
+                    ++closed_rows;
+                }
+                k0 = k1;
+            }
+        };
+        tail_coverings += visit_covered_pixels<kShading>(t, c, g, walk_back, closed_rows == 0,
+                                                         [&](int row) { return open_in_row[row] > 0; });
+        tail.circle_ends.push_back(std::uint32_t(tail.runs.size()));
+    }
+    if (open > 0) return shade_tile_fully<kShading>(s, list, t);
+
+    // Alpha, where the frame needs it, over each row's list before its tail (the tail's circles add
+    // theirs as they blend, so that each pixel's sum keeps the list's order).
+    alignas(32) float alpha[kTilePixels];
+    std::uint64_t coverings = tail_coverings;
+    if (s.alpha) {
+        for (int row = t.box.y0; row < t.box.y1; ++row)
+            for (int lx = 0; lx < kTileSize; ++lx)
+                alpha[(row - t.box.y0) * kTileSize + lx] = background_pixel(s.scene.background, row, g.height).a;
+        const std::size_t latest_row_start = *std::max_element(row_start, row_start + rows);
+        for (std::size_t n = 0; n < latest_row_start; ++n) {
+            const CpuShadeRecord& record = listed_record(s, list, n, 1);
+            const CircleFootprint c = record_footprint(record, g);
+            const auto add_alpha = [&](int base, PixelRun run, float py) {
+                for (int lx = run.first; lx < run.last; ++lx) {
+                    if constexpr (kShading == kShadingFlat) {
+                        alpha[base + lx] += record.paint.alpha;
+                    } else {
+                        alpha[base + lx] += snow_alpha(squared_distance(c.x, c.y, t.px[lx], py), record);
+                    }
+                }
+            };
+            coverings += visit_covered_pixels<kShading>(t, c, g, add_alpha, n < start,
+                                                        [&](int row) { return n < row_start[row]; });
         }
-    return blends;
+    }
+
+    // Forward over the runs the walk back found: both ends of each channel's bracket.
+    alignas(32) float lo[3][kTilePixels], hi[3][kTilePixels];
+    for (int c = 0; c < 3; ++c)
+        for (int k = 0; k < kTilePixels; ++k) {
+            lo[c][k] = bracket.lo[c];
+            hi[c][k] = bracket.hi[c];
+        }
+    std::uint64_t blends = 0;
+    for (std::size_t j = tail.circle_ends.size(); j-- > 0;) {
+        const CpuShadeRecord& record = s.records[list.circles[list.count - 1 - j]];
+        const float flat_factor = 1.0f - record.paint.alpha;
+        const float flat_paint[3] = {record.paint.r, record.paint.g, record.paint.b};
+        for (std::uint32_t r = j ? tail.circle_ends[j - 1] : 0; r < tail.circle_ends[j]; ++r) {
+            const TailRun run = tail.runs[r];
+            const float py = pixel_center(t.box.y0 + run.base / kTileSize, g.inverse_height);
+            for (int lx = run.first; lx < run.last; ++lx) {
+                const int k = run.base + lx;
+                if constexpr (kShading == kShadingFlat) {
+                    for (int ch = 0; ch < 3; ++ch) blend_ends(flat_paint[ch], flat_factor, lo[ch][k], hi[ch][k]);
+                } else {
+                    float rgb[3], sprite_alpha;
+                    snow_colour_and_alpha(squared_distance(record.x, record.y, t.px[lx], py), record.radius,
+                                          record.paint.alpha, rgb, &sprite_alpha);
+                    const PremultipliedColour paint = premultiply(rgb[0], rgb[1], rgb[2], sprite_alpha);
+                    const float factor = 1.0f - paint.alpha;
+                    blend_ends(paint.r, factor, lo[0][k], hi[0][k]);
+                    blend_ends(paint.g, factor, lo[1][k], hi[1][k]);
+                    blend_ends(paint.b, factor, lo[2][k], hi[2][k]);
+                    if (s.alpha) alpha[k] += sprite_alpha;
+                }
+            }
+            if constexpr (kShading == kShadingFlat) {
+                if (s.alpha)
+                    for (int lx = run.first; lx < run.last; ++lx) alpha[run.base + lx] += record.paint.alpha;
+            }
+            blends += std::uint64_t(run.last - run.first);
+        }
+    }
+    for (int row = t.box.y0; row < t.box.y1; ++row)
+        for (int column = t.box.x0; column < t.box.x1; ++column) {
+            const int k = (row - t.box.y0) * kTileSize + (column - t.box.x0);
+            if (ends_meet(lo[0][k], hi[0][k]) && ends_meet(lo[1][k], hi[1][k]) && ends_meet(lo[2][k], hi[2][k]))
+                continue;
+            const Rgba pixel = shade_pixel_fully<kShading>(s, list, column, row);
+            lo[0][k] = pixel.r;
+            lo[1][k] = pixel.g;
+            lo[2][k] = pixel.b;
+        }
+    write_tile(t, lo[0], lo[1], lo[2], s.alpha ? alpha : nullptr, s.image);
+    return s.alpha ? coverings : blends;
 }
 
 // Wall-clock time of each stage, for --stats; a stage that runs once per band adds up.
@@ -271,14 +555,16 @@ struct CpuBackend::Frame {
     StageClock& clock;
 };
 
-CpuBackend::CpuBackend(unsigned threads, std::uint64_t max_bin_bytes)
+CpuBackend::CpuBackend(unsigned threads, std::uint64_t max_bin_bytes, FrameChannels channels)
     : threads_(threads ? threads : cpu_scan_default_threads()),
-      bin_budget_(max_bin_bytes ? max_bin_bytes : default_bin_budget(available_host_memory_bytes())) {}
+      bin_budget_(max_bin_bytes ? max_bin_bytes : default_bin_budget(available_host_memory_bytes())),
+      channels_(channels),
+      blend_range_(empty_blend_range()) {}
 
 // 1-2. cull + bound + count: each circle's pairs in rows [first_row, end_row). The frame's first
-// call (first_of_frame, over all rows) also writes each circle's shading record and sums the pairs
+// call (first_of_frame, over all rows) also writes each circle's shading record, sums the pairs
 // of every tile row for the band planner (counted per thread, then added up: sums do not depend on
-// order); a band's later call only counts.
+// order) and finds the colours' range for the shading's brackets; a band's later call only counts.
 void CpuBackend::count_pairs(const Frame& frame, int first_row, int end_row, bool first_of_frame) {
     const std::size_t circles = frame.scene.size();
     allocate_or_explain("arrays of " + std::to_string(circles) + " circles", circles * kCpuBytesPerCircle, "", [&] {
@@ -287,17 +573,23 @@ void CpuBackend::count_pairs(const Frame& frame, int first_row, int end_row, boo
         resize_in_huge_pages(shade_records_, circles, circles);
         tile_masks_.resize(circles);
     });
-    if (first_of_frame) row_pairs_.assign(frame.geometry.grid.tiles_y, 0);
+    if (first_of_frame) {
+        row_pairs_.assign(frame.geometry.grid.tiles_y, 0);
+        blend_range_ = empty_blend_range();
+        for (int row = 0; row < frame.geometry.height; ++row) {
+            const Rgba clear = background_pixel(frame.scene.background, row, frame.geometry.height);
+            include_colour(blend_range_, clear.r, clear.g, clear.b);
+        }
+    }
     std::mutex row_pairs_lock;
     cpu_parallel_ranges(circles, threads_, [&](std::size_t first, std::size_t last) {
         std::vector<std::uint64_t> my_row_pairs(first_of_frame ? row_pairs_.size() : 0, 0);
+        BlendRange my_range = empty_blend_range();
         for (std::size_t i = first; i < last; ++i) {
             const CircleTiles c = circle_tiles(frame.scene, i, frame.geometry, first_row, end_row);
             // A circle whose clipped rectangle has at most kMaskedRectTiles tiles keeps its tile
-            // mask (tile_geometry.h, as on the GPU), and the emission writes its pairs from it. 2
-            // cores, frames 2-3, two alternating rounds, emit ms: micro2M 31-33 -> 11-13, rand1M 33
-            // -> 14-15, rand10M 208-224 -> 79-86; this stage, which builds the masks, rand10M
-            // 239-275 -> 250-272 (bench/results/2026-12-05-cpu-backend-tile-masks-2core.md).
+            // mask (tile_geometry.h, as on the GPU), and the emission writes its pairs from it
+            // (docs/tuning.md, "cpu backend").
             const bool masked = rect_tiles(c.rect) <= kMaskedRectTiles;
             std::uint32_t count = 0, mask = 0;
             for_each_touched_tile(c, frame.geometry, [&](int tx, int ty) {
@@ -307,10 +599,19 @@ void CpuBackend::count_pairs(const Frame& frame, int first_row, int end_row, boo
             });
             pair_counts_[i] = count;
             tile_masks_[i] = std::uint16_t(mask);
-            if (first_of_frame) shade_records_[i] = shade_record(frame.scene, i);
+            if (first_of_frame) {
+                shade_records_[i] = shade_record(frame.scene, i);
+                if (frame.scene.shading == kShadingSnow) {
+                    include_snow_flake(my_range, shade_records_[i].paint.alpha);
+                } else {
+                    include_flat_circle(my_range, frame.scene.r[i], frame.scene.g[i], frame.scene.b[i],
+                                        frame.scene.a[i]);
+                }
+            }
         }
         const std::lock_guard<std::mutex> hold(row_pairs_lock);
         for (std::size_t row = 0; row < my_row_pairs.size(); ++row) row_pairs_[row] += my_row_pairs[row];
+        if (first_of_frame) merge_blend_ranges(blend_range_, my_range);
     });
     frame.clock.mark("cull+count");
 }
@@ -362,15 +663,17 @@ std::uint64_t CpuBackend::bin_and_shade_band(const Frame& frame, int first_row, 
     // costs differ by orders of magnitude.
     const auto shade_tile_of_scene =
         frame.scene.shading == kShadingSnow ? shade_tile<kShadingSnow> : shade_tile<kShadingFlat>;
+    const ShadeContext context = {frame.scene, shade_records_.data(), g, blend_range_, channels_ == FrameChannels::rgba,
+                                  image};
     std::atomic<std::uint32_t> next_tile{0};
     std::atomic<std::uint64_t> blends{0};
     cpu_parallel_ranges(threads_, threads_, [&](std::size_t, std::size_t) {
         std::uint64_t my_blends = 0;
+        TailRuns tail;
         for (std::uint32_t t = next_tile++; t < band_tiles; t = next_tile++) {
             const std::uint64_t begin = tile_offsets_[t];
-            my_blends += shade_tile_of_scene(frame.scene, shade_records_.data(), tile_circles_.data() + begin,
-                                             tile_offsets_[t + 1] - begin, t % g.grid.tiles_x,
-                                             first_row + t / g.grid.tiles_x, g, image);
+            my_blends += shade_tile_of_scene(context, {tile_circles_.data() + begin, tile_offsets_[t + 1] - begin},
+                                             t % g.grid.tiles_x, first_row + t / g.grid.tiles_x, tail);
         }
         blends += my_blends;
     });
@@ -395,7 +698,8 @@ RenderStats CpuBackend::render(const Scene& scene, Image& image) {
         stats.blends += bin_and_shade_band(frame, band.first_row, band.end_row, image);
         stats.pairs += band.pairs;
     }
-    stats.counted_blends = true;
+    // Frames without alpha do not test every listed circle, so they count the blends performed.
+    stats.counted_blends = channels_ == FrameChannels::rgba;
     stats.bands = static_cast<std::uint32_t>(bands.size());
     stats.bin_bytes =
         shade_records_.capacity() * sizeof(CpuShadeRecord) + tile_masks_.capacity() * sizeof(std::uint16_t) +

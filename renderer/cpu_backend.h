@@ -6,7 +6,10 @@
 //   3. scan                    exclusive scan of the counts -> each circle's first pair slot, total
 //   4. emit                    per circle: its (tile, circle) pairs, in circle order
 //   5. bin                     ordered binning (stable counting sort by tile) -> per-tile lists
-//   6. shade                   per tile: clear, then each listed circle in order over its pixels
+//   6. shade                   per tile: its list walked from its end until every pixel's bracket
+//                              closes, both ends blended forward from there (the exact rule of
+//                              shared/early_termination.h), the full walk where it does not pay;
+//                              alpha summed over the whole list when the frame needs it
 // Stages 3 and 5 are the scan library's and the primitives' CPU versions. The per-pixel math is
 // circle_math.h's, so the image equals `ref` bit for bit. Buffers grow and are reused across frames.
 // When the frame's pairs would need more than the bin-memory budget, stages 1-6 run once per band
@@ -18,6 +21,7 @@
 
 #include "renderer/backend.h"
 #include "renderer/shared/circle_math.h"
+#include "renderer/shared/early_termination.h"
 
 namespace tilescan {
 
@@ -43,7 +47,9 @@ class CpuBackend : public Backend {
 public:
     // max_bin_bytes: the budget of the pair buffers; 0 = default_bin_budget of the host memory
     // available now.
-    explicit CpuBackend(unsigned threads = 0, std::uint64_t max_bin_bytes = 0);
+    // channels: rgb frames leave alpha NaN and skip its sum (FrameChannels).
+    explicit CpuBackend(unsigned threads = 0, std::uint64_t max_bin_bytes = 0,
+                        FrameChannels channels = FrameChannels::rgba);
     std::string name() const override { return "cpu"; }
     RenderStats render(const Scene& scene, Image& image) override;
     std::uint64_t bin_budget() const { return bin_budget_; }
@@ -55,6 +61,8 @@ private:
 
     unsigned threads_;
     std::uint64_t bin_budget_;
+    FrameChannels channels_;
+    BlendRange blend_range_;                     // the frame's colours and background, for the tails' brackets
     std::vector<std::uint64_t> row_pairs_;       // [tile rows]
     std::vector<CpuShadeRecord> shade_records_;  // [circles]
     // [circles]: the tiles each circle touches in the band, as the count stage found them, for the

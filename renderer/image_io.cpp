@@ -531,6 +531,8 @@ void check_image_extension(const std::string& path) {
                          " (supported: .png, .ppm, .pfm, .f32; - for PNG on standard output)");
 }
 
+bool image_file_keeps_alpha(const std::string& path) { return format_of(path, false) == ImageFormat::kF32; }
+
 void write_image(const Image& image, const std::string& path) {
     check_image_extension(path);
     if (image.width < 1 || image.height < 1 || image.pixels.size() != pixel_count(image.width, image.height))

@@ -31,6 +31,9 @@ constexpr const char* kStandardOutput = "-";
 /// @throws InputError an unknown extension, or the file (or standard output) cannot be written.
 void write_image(const Image& image, const std::string& path);
 
+/// Whether write_image keeps the alpha channel of a file named `path` (.f32 only).
+bool image_file_keeps_alpha(const std::string& path);
+
 /// Throws the InputError write_image would throw for `path`'s extension, so that a command can
 /// refuse an output name before it spends any time rendering.
 void check_image_extension(const std::string& path);

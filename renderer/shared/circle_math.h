@@ -243,11 +243,17 @@ TS_HD inline PremultipliedColour premultiply(float r, float g, float b, float al
 // Over-blend a premultiplied colour into a pixel: C = (alpha * c) + (1 - alpha) * C, the two
 // products rounded apart as blend() rounds them, so both give the same bits; the alpha channel
 // accumulates coverage.
+// One colour channel's blend: the product rounded, then the sum (early_termination.h rests on
+// exactly these two roundings). one_minus_alpha is fl(1 - alpha), rounded before the product.
+TS_HD inline float blend_channel(float paint, float one_minus_alpha, float value) {
+    return paint + one_minus_alpha * value;
+}
+
 TS_HD inline void blend_premultiplied(Rgba& pixel, const PremultipliedColour& colour) {
     const float one_minus_alpha = 1.0f - colour.alpha;
-    pixel.r = colour.r + one_minus_alpha * pixel.r;
-    pixel.g = colour.g + one_minus_alpha * pixel.g;
-    pixel.b = colour.b + one_minus_alpha * pixel.b;
+    pixel.r = blend_channel(colour.r, one_minus_alpha, pixel.r);
+    pixel.g = blend_channel(colour.g, one_minus_alpha, pixel.g);
+    pixel.b = blend_channel(colour.b, one_minus_alpha, pixel.b);
     pixel.a += colour.alpha;
 }
 
