@@ -179,8 +179,8 @@ TS_HD inline void for_each_masked_tile_by_rows(const TileRect& rect, uint32_t ma
         for (uint32_t row = mask & row_bits; row != 0; row &= row - 1) visit(rect.tx0 + lowest_set_bit(row), ty);
 }
 
-// A bit at a time with a division, for the CPU, where the row loop's branches cost more (2 cores,
-// emit stage of rand10M, two alternating rounds: 77-80 ms by bits, 114-119 by rows):
+// A bit at a time with a division, for the CPU, where the row loop's branches cost more
+// (docs/tuning.md, "cpu backend"):
 template <typename Visit>
 TS_HD inline void for_each_masked_tile_by_bits(const TileRect& rect, uint32_t mask, Visit visit) {
     const int width = rect.tx1 - rect.tx0;
