@@ -82,6 +82,7 @@ ViewRequest read_request(const ParsedArguments& parsed) {
     if (request.scene_argument == kStandardStream)
         throw InputError("tilescan view reads its scene again on the r key, so not from standard input");
     request.backend = parsed.value("--backend", "auto");
+    request.backend_options.channels = FrameChannels::rgb;  // the window shows no alpha
     if (parsed.has("--max-bin-memory"))
         request.backend_options.max_bin_bytes = parse_byte_size(parsed.value("--max-bin-memory"), "--max-bin-memory");
     if (parsed.has("--seed"))
