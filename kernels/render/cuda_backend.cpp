@@ -389,6 +389,26 @@ int current_device() {
     return device;
 }
 
+// Makes `device` current while it lives, then the caller's again: a caller (PyTorch, CuPy) may
+// have made another device current since the backend was made.
+class DeviceScope {
+public:
+    explicit DeviceScope(int device) {
+        TS_CUDA_CHECK(cudaGetDevice(&previous_));
+        if (previous_ != device) TS_CUDA_CHECK(cudaSetDevice(device));
+        changed_ = previous_ != device;
+    }
+    ~DeviceScope() {
+        if (changed_) TS_CUDA_CHECK_NOTHROW(cudaSetDevice(previous_));
+    }
+    DeviceScope(const DeviceScope&) = delete;
+    DeviceScope& operator=(const DeviceScope&) = delete;
+
+private:
+    int previous_ = 0;
+    bool changed_ = false;
+};
+
 double milliseconds_since(std::chrono::steady_clock::time_point start) {
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 }
@@ -759,6 +779,7 @@ RenderStats CudaBackend::render_to_device_rgba8(const Scene& scene, int width, i
 // The frame's circles come straight from the caller's rows into the buffers upload fills (checked on
 // the way), and its image goes out in the caller's layout: the frame between is render_uploaded's.
 DeviceImage CudaBackend::render_device_circles(const DeviceCircleFrame& in, const DeviceImageLayout& layout) {
+    const DeviceScope on_device(device_);
     Frame& f = *frame_;
     const cudaStream_t stream = f.stream.get();
     const std::size_t n = in.circles;
@@ -819,6 +840,7 @@ DeviceImage CudaBackend::render_device_circles(const DeviceCircleFrame& in, cons
 }
 
 std::shared_ptr<float> CudaBackend::allocate_device_floats(std::size_t count) {
+    const DeviceScope on_device(device_);
     return with_out_of_memory_message("allocating an image", [&] {
         const auto owner = std::make_shared<DeviceBuffer<float>>(count);
         return std::shared_ptr<float>(owner, owner->data());

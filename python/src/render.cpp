@@ -228,8 +228,9 @@ private:
         if (!out_object.is_none())
             throw InputError("out: not taken with circles in CUDA memory (the image comes back as a new CudaImage)");
         DeviceCircleFrame frame;
-        frame.shading = settings.shading.value_or(kShadingFlat);
-        frame.background = settings.background.value_or(BackgroundParams{kBackgroundWhite, 1.0f, 1.0f, 1.0f});
+        // Unless named, DeviceCircleFrame's flat shading on white, as host arrays render.
+        if (settings.shading) frame.shading = *settings.shading;
+        if (settings.background) frame.background = *settings.background;
         for (std::size_t i = 0; i < arrays.size(); ++i) {
             if (arrays[i].device >= 0 && arrays[i].device != device->device())
                 throw InputError((batch ? "scenes[" + std::to_string(i) + "]" : first) + ": on CUDA device " +
