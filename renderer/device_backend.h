@@ -1,12 +1,15 @@
 /// @file
 /// Device-resident rendering: a backend whose circles and image stay in device memory between
-/// frames, for benchmarks, tuning and tests that time or vary frames without host transfers. The
+/// frames, for benchmarks, tuning and tests that time or vary frames without host transfers, and
+/// for callers whose circles already are in device memory (the Python module's CUDA tensors). The
 /// `cuda` backend is one (kernels/render/cuda_backend.cpp defines make_cuda_backend); apps reach it
 /// only through this interface and make_backend (renderer/backends.h).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <string>
 
 #include "renderer/backend.h"
 #include "renderer/frame_options.h"
@@ -18,6 +21,47 @@ namespace tilescan {
 /// one stage, "frame").
 enum class StageTiming { per_stage, whole_frame };
 
+/// A frame whose circles are already in device memory (DeviceBackend::render_device_circles).
+///
+/// Circles: `circles` rows of 8 float32 (x y z radius r g b a, the scene format's order, drawn in row
+/// order), contiguous, at `rows` in device memory of the backend's device. The backend reads them
+/// after the work issued so far to `wait_stream` (a cudaStream_t handle: 0 or 1 for the legacy
+/// default stream, 2 for the per-thread one, else a stream of that device), on a stream of its own.
+/// They are checked on the device as validate_scene checks a Scene: a bad circle throws the same
+/// InputError, "`where`: circle i: problem", for the first bad row.
+struct DeviceCircleFrame {
+    const float* rows = nullptr;                                         ///< [circles][8] device memory
+    std::size_t circles = 0;                                             ///< rows at `rows`
+    void* wait_stream = nullptr;                                         ///< a cudaStream_t: read after its work
+    std::string where = "circles";                                       ///< names the circles in messages
+    ShadingKind shading = kShadingFlat;                                  ///< flat or snow
+    BackgroundParams background = {kBackgroundWhite, 1.0f, 1.0f, 1.0f};  ///< the clear colour
+    int width = 0;                                                       ///< image columns
+    int height = 0;                                                      ///< image rows
+};
+
+/// How render_device_circles lays out its image: height rows of width pixels of `channels` float32
+/// (3: r g b, 4: r g b a), contiguous; row 0 is the top row of the picture when top_row_first, else
+/// the bottom one (the Image's order). `out`, when not null, is caller device memory of the backend's
+/// device with room for the image; when null, the backend allocates the image (allocate_device_floats).
+struct DeviceImageLayout {
+    int channels = 4;           ///< 3 (r g b) or 4 (r g b a)
+    bool top_row_first = true;  ///< row 0 is the picture's top row (else its bottom row)
+    float* out = nullptr;       ///< [height][width][channels] device memory, or null
+};
+
+/// An image in device memory. `pixels` keeps the backend's allocation alive as long as a copy of it
+/// is held (it does not own a caller's `out`). Complete when render_device_circles returns: the
+/// backend waits for its own stream, so any stream may read it at once.
+struct DeviceImage {
+    std::shared_ptr<float> pixels;  ///< [height][width][channels] device memory
+    int width = 0;                  ///< columns
+    int height = 0;                 ///< rows
+    int channels = 4;               ///< 3 or 4, as the layout asked
+    int device = 0;                 ///< the CUDA device ordinal
+    RenderStats stats;              ///< what the frame measured, as render() reports it
+};
+
 /// A backend whose circles and image stay in device memory between frames (see the file comment).
 class DeviceBackend : public Backend {
 public:
@@ -28,6 +72,16 @@ public:
                                         StageTiming timing = StageTiming::per_stage) = 0;
     /// Copies the last frame's image to the host (resizing `image` to it).
     virtual void download(Image& image) = 0;
+    /// Renders circles already in device memory (see DeviceCircleFrame and DeviceImageLayout): they
+    /// fill the buffers upload fills, so the image equals render()'s of the same circles bit for bit.
+    /// Pointers that are not device memory of the backend's device throw InputError. The backend's
+    /// device is made current for the call (and the caller's restored), whichever is current.
+    virtual DeviceImage render_device_circles(const DeviceCircleFrame& frame, const DeviceImageLayout& layout) = 0;
+    /// `count` floats of device memory of the backend's device, freed when the last copy goes
+    /// (render_device_circles' own images; a caller's `out`). InputError when the device is full.
+    virtual std::shared_ptr<float> allocate_device_floats(std::size_t count) = 0;
+    /// The CUDA device ordinal the backend renders on (the device current when it was made).
+    virtual int device() const = 0;
     /// The binning the next frames take.
     virtual void set_binning(Binning binning) = 0;
     /// For tests and tuning: the next frames' plan overrides; a default PlanOverrides restores the

@@ -95,25 +95,17 @@ std::string circle_problem(const Circle& c) {
     return problem.str();
 }
 
-namespace {
-
-// The common case, checked without building strings: every value finite, radius in [0, kMaxCircleExtent],
-// |x| and |y| at most kMaxCircleExtent (false for NaN), alpha in [0, 1].
-bool circle_is_valid(const Scene& scene, std::size_t i) {
-    const float values[] = {scene.z[i], scene.r[i], scene.g[i], scene.b[i]};
-    bool finite = true;
-    for (const float v : values) finite &= std::isfinite(v);
-    return finite && std::fabs(scene.x[i]) <= kMaxCircleExtent && std::fabs(scene.y[i]) <= kMaxCircleExtent &&
-           scene.radius[i] >= 0.0f && scene.radius[i] <= kMaxCircleExtent && scene.a[i] >= 0.0f && scene.a[i] <= 1.0f;
+std::string invalid_circle_message(const std::string& where, std::size_t index, const Circle& c) {
+    return where + ": circle " + std::to_string(index) + ": " + circle_problem(c);
 }
-
-}  // namespace
 
 void validate_scene(const Scene& scene, const std::string& where) {
     for (std::size_t i = 0; i < scene.size(); ++i) {
-        if (circle_is_valid(scene, i)) continue;
-        const std::string problem = circle_problem(scene.circle(i));
-        if (!problem.empty()) throw InputError(where + ": circle " + std::to_string(i) + ": " + problem);
+        if (circle_values_valid(scene.x[i], scene.y[i], scene.z[i], scene.radius[i], scene.r[i], scene.g[i], scene.b[i],
+                                scene.a[i]))
+            continue;
+        const Circle c = scene.circle(i);
+        if (!circle_problem(c).empty()) throw InputError(invalid_circle_message(where, i, c));
     }
 }
 

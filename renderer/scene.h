@@ -56,14 +56,11 @@ bool operator==(const Scene& lhs, const Scene& rhs);  ///< bitwise on every floa
 /// !(lhs == rhs)
 inline bool operator!=(const Scene& lhs, const Scene& rhs) { return !(lhs == rhs); }
 
-/// The largest magnitude a position (x, y) or radius may have. Below it no square of the coverage
-/// test (dx*dx + dy*dy <= r*r, with the pixel centres in [0, 1]) can overflow: an infinite r*r would
-/// cover pixels the circle cannot reach, and the snow sprite's t = d / r would be infinite, which
-/// has no integer ramp index. z and the colours need no bound (they are only blended or clamped).
-constexpr float kMaxCircleExtent = 1e18f;
-
 /// Why `c` is not a valid circle ("radius is negative (-1)"), or an empty string when it is.
 std::string circle_problem(const Circle& c);
+
+/// validate_scene's one-line message for the invalid circle `c` at `index` of `where`.
+std::string invalid_circle_message(const std::string& where, std::size_t index, const Circle& c);
 
 /// Throws InputError naming `where` and the first invalid circle (index in draw order).
 void validate_scene(const Scene& scene, const std::string& where);

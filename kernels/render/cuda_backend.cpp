@@ -17,6 +17,7 @@
 #include "kernels/render/bin.h"
 #include "kernels/render/convert_rgba8.h"
 #include "kernels/render/cull_count.h"
+#include "kernels/render/device_circles.h"
 #include "kernels/render/direct_binning.h"
 #include "kernels/render/emit.h"
 #include "kernels/render/shade.h"
@@ -365,6 +366,49 @@ void add_stages(std::vector<StageTime>& into, const std::vector<StageTime>& stag
     }
 }
 
+// InputError unless `pointer` is memory of `device` that its kernels can read (device or managed).
+void require_device_memory(const void* pointer, int device, const std::string& what) {
+    cudaPointerAttributes attributes{};
+    const cudaError_t result = cudaPointerGetAttributes(&attributes, pointer);
+    if (result == cudaErrorInvalidValue) {
+        cudaGetLastError();  // a pointer CUDA does not know: not sticky, cleared
+        throw InputError(what + ": the pointer is not CUDA device memory");
+    }
+    TS_CUDA_CHECK(result);
+    if (attributes.type != cudaMemoryTypeDevice && attributes.type != cudaMemoryTypeManaged)
+        throw InputError(what + ": the pointer is not CUDA device memory");
+    if (attributes.device != device)
+        throw InputError(what + ": the memory is on CUDA device " + std::to_string(attributes.device) +
+                         ", the cuda backend renders on device " + std::to_string(device));
+}
+
+// The device current now, where the backend's memory and streams are made.
+int current_device() {
+    int device = 0;
+    TS_CUDA_CHECK(cudaGetDevice(&device));
+    return device;
+}
+
+// Makes `device` current while it lives, then the caller's again: a caller (PyTorch, CuPy) may
+// have made another device current since the backend was made.
+class DeviceScope {
+public:
+    explicit DeviceScope(int device) {
+        TS_CUDA_CHECK(cudaGetDevice(&previous_));
+        if (previous_ != device) TS_CUDA_CHECK(cudaSetDevice(device));
+        changed_ = previous_ != device;
+    }
+    ~DeviceScope() {
+        if (changed_) TS_CUDA_CHECK_NOTHROW(cudaSetDevice(previous_));
+    }
+    DeviceScope(const DeviceScope&) = delete;
+    DeviceScope& operator=(const DeviceScope&) = delete;
+
+private:
+    int previous_ = 0;
+    bool changed_ = false;
+};
+
 double milliseconds_since(std::chrono::steady_clock::time_point start) {
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 }
@@ -382,8 +426,10 @@ struct CudaBackend::Frame {
     CompactionBuffers compaction{allocations};
     FrameBuffer<float> image{allocations};
     FrameBuffer<unsigned long long> blends{allocations};
-    MappedPinned<std::uint64_t> host_total;  // the frame's pairs, copied by its emission or compaction
-    std::uint64_t pair_capacity = 0;         // pairs the pair buffers hold (grow-only memory)
+    MappedPinned<std::uint64_t> host_total;                // the frame's pairs, copied by its emission or compaction
+    DeviceBuffer<unsigned long long> first_bad_circle{1};  // render_device_circles' check
+    CudaEvent circles_ready{true};                         // the caller's stream, where device circles come from
+    std::uint64_t pair_capacity = 0;                       // pairs the pair buffers hold (grow-only memory)
     StageTimer timer{stream.get()};
     FrameGraph graph;
     int width = 0, height = 0;
@@ -404,7 +450,8 @@ struct CudaBackend::Frame {
 };
 
 CudaBackend::CudaBackend(Binning binning, std::uint64_t max_bin_bytes)
-    : binning_(binning),
+    : device_(current_device()),
+      binning_(binning),
       bin_budget_(bin_budget(max_bin_bytes)),
       l2_cache_bytes_(std::size_t(current_device_attribute(cudaDevAttrL2CacheSize))),
       order_tiles_shared_max_(order_tiles_shared_limit()),
@@ -727,6 +774,77 @@ RenderStats CudaBackend::render_to_device_rgba8(const Scene& scene, int width, i
                             frame_->stream.get());
     TS_CUDA_CHECK(cudaStreamSynchronize(frame_->stream.get()));
     return stats;
+}
+
+// The frame's circles come straight from the caller's rows into the buffers upload fills (checked on
+// the way), and its image goes out in the caller's layout: the frame between is render_uploaded's.
+DeviceImage CudaBackend::render_device_circles(const DeviceCircleFrame& in, const DeviceImageLayout& layout) {
+    const DeviceScope on_device(device_);
+    Frame& f = *frame_;
+    const cudaStream_t stream = f.stream.get();
+    const std::size_t n = in.circles;
+    if (n > kMaxCircles) throw InputError(in.where + ": the cuda backend renders at most 2^32 - 1 circles per scene");
+    if (layout.channels != 3 && layout.channels != 4)
+        throw InputError("image: " + std::to_string(layout.channels) + " channels, expected 3 or 4");
+    if (in.width < 1 || in.height < 1 || in.width > kMaxImageSide || in.height > kMaxImageSide ||
+        std::int64_t(in.width) * in.height > kMaxImagePixels)
+        throw InputError("image: size " + std::to_string(in.width) + "x" + std::to_string(in.height) +
+                         " is outside the image limits");
+    if (n) require_device_memory(in.rows, device_, in.where);
+    if (layout.out) require_device_memory(layout.out, device_, "out");
+
+    TS_CUDA_CHECK(cudaEventRecord(f.circles_ready.get(), static_cast<cudaStream_t>(in.wait_stream)));
+    TS_CUDA_CHECK(cudaStreamWaitEvent(stream, f.circles_ready.get(), 0));
+    SceneBuffers& s = f.scene;
+    with_out_of_memory_message("allocating the circles", [&] {
+        for (FrameBuffer<float>* field : {&s.x, &s.y, &s.z, &s.radius, &s.r, &s.g, &s.b, &s.a}) field->reserve(n);
+        f.circles.reserve(n);
+    });
+    TS_CUDA_CHECK(cudaMemsetAsync(f.first_bad_circle.data(), 0xff, sizeof(unsigned long long), stream));
+    launch_unpack_circle_rows(
+        in.rows, n,
+        {s.x.data(), s.y.data(), s.z.data(), s.radius.data(), s.r.data(), s.g.data(), s.b.data(), s.a.data()},
+        f.first_bad_circle.data(), stream);
+    unsigned long long first_bad = 0;
+    TS_CUDA_CHECK(
+        cudaMemcpyAsync(&first_bad, f.first_bad_circle.data(), sizeof first_bad, cudaMemcpyDeviceToHost, stream));
+    TS_CUDA_CHECK(cudaStreamSynchronize(stream));
+    if (first_bad != ~0ull) {
+        // The message is the host check's: the bad row comes to the host for circle_problem to read.
+        Circle bad{};
+        static_assert(sizeof(Circle) == 8 * sizeof(float), "a Circle is one row");
+        TS_CUDA_CHECK(cudaMemcpy(&bad, in.rows + first_bad * 8, sizeof bad, cudaMemcpyDeviceToHost));
+        s.circles = 0;  // the buffers hold a partly checked scene: nothing of it is rendered
+        throw InputError(invalid_circle_message(in.where, first_bad, bad));
+    }
+    s.circles = static_cast<std::uint32_t>(n);
+    s.shading = in.shading;
+    s.background = in.background;
+
+    DeviceImage image;
+    image.stats = render_uploaded(in.width, in.height, true, StageTiming::per_stage);
+    image.width = in.width;
+    image.height = in.height;
+    image.channels = layout.channels;
+    image.device = device_;
+    const std::size_t floats = std::size_t(in.width) * in.height * layout.channels;
+    if (layout.out) {
+        image.pixels = std::shared_ptr<float>(std::shared_ptr<float>(), layout.out);  // the caller's: not owned
+    } else {
+        image.pixels = allocate_device_floats(floats);
+    }
+    launch_export_image(f.image.data(), in.width, in.height, layout.channels, layout.top_row_first, image.pixels.get(),
+                        stream);
+    TS_CUDA_CHECK(cudaStreamSynchronize(stream));
+    return image;
+}
+
+std::shared_ptr<float> CudaBackend::allocate_device_floats(std::size_t count) {
+    const DeviceScope on_device(device_);
+    return with_out_of_memory_message("allocating an image", [&] {
+        const auto owner = std::make_shared<DeviceBuffer<float>>(count);
+        return std::shared_ptr<float>(owner, owner->data());
+    });
 }
 
 std::unique_ptr<DeviceBackend> make_cuda_backend(Binning binning, std::uint64_t max_bin_bytes) {

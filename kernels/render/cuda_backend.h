@@ -47,6 +47,9 @@ public:
     RenderStats render_uploaded(int width, int height, bool count_blends,
                                 StageTiming timing = StageTiming::per_stage) override;
     void download(Image& image) override;
+    DeviceImage render_device_circles(const DeviceCircleFrame& frame, const DeviceImageLayout& layout) override;
+    std::shared_ptr<float> allocate_device_floats(std::size_t count) override;
+    int device() const override { return device_; }
     void set_binning(Binning binning) override { binning_ = binning; }
     void set_plan_overrides(const PlanOverrides& overrides) override { overrides_ = overrides; }
     const float* device_image() const;
@@ -65,6 +68,7 @@ private:
     void enqueue_compaction(const FrameParams& frame, const FramePlan& plan, unsigned long long* blends);
     std::uint64_t band_pair_limit() const;  // max_band_pairs of the budget and binning
 
+    int device_;  // the device current at construction
     Binning binning_;
     PlanOverrides overrides_;
     std::uint64_t bin_budget_;

@@ -16,6 +16,7 @@ PYBIND11_MODULE(_tilescan, module) {
     py::register_exception<OutOfMemory>(module, "OutOfMemoryError", PyExc_MemoryError).doc() =
         "Not enough memory for an image or a frame.";
     bind_scenes(module);
+    bind_cuda_images(module);
     bind_renderer(module);
     bind_images(module);
     bind_scan(module);

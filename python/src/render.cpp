@@ -1,7 +1,8 @@
 // Rendering from Python: the Renderer class (a backend and its buffers, kept across calls) and the
 // module's render / render_batch, which keep one Renderer per backend name. Circles are converted
 // and checked while the GIL is held; rendering and the copy into the output array run without it,
-// one frame at a time per Renderer (a backend is not thread-safe).
+// one frame at a time per Renderer (a backend is not thread-safe). Circles in CUDA memory go to the
+// cuda backend where they are (DeviceBackend::render_device_circles) and come back as a CudaImage.
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -18,8 +19,11 @@
 
 #include "bindings.h"
 #include "convert.h"
+#include "cuda_images.h"
+#include "dlpack_arrays.h"
 #include "kernels/scan/scan_cpu.h"  // cpu_parallel_ranges, cpu_scan_default_threads
 #include "renderer/backends.h"
+#include "renderer/device_backend.h"
 #include "renderer/errors.h"
 #include "typed_arrays.h"
 
@@ -33,6 +37,46 @@ struct Frame {
     CircleRows rows;
     std::string where;
 };
+
+// The settings of a call, parsed once for all of its frames.
+struct Settings {
+    int channels = 3;
+    bool upper = true;
+    std::optional<BackgroundParams> background;
+    std::optional<ShadingKind> shading;
+
+    Settings(const py::object& background_object, const py::object& shading_object, const std::string& channels_name,
+             const std::string& origin)
+        : channels(parse_channels(channels_name, "channels")), upper(parse_origin_upper(origin, "origin")) {
+        if (!background_object.is_none()) background = parse_background(background_object, "background");
+        if (!shading_object.is_none()) shading = parse_shading(py::str(shading_object), "shading");
+    }
+};
+
+// A batch's frames in CUDA memory, split from a (B, N, 8) array or one from each (N, 8) item; a
+// batch is all host or all CUDA memory.
+std::vector<CudaArray> cuda_batch(const py::object& scenes, const std::vector<py::object>& items) {
+    std::vector<CudaArray> frames;
+    if (items.empty()) {
+        const CudaArray whole = cuda_circle_array(scenes, true, "scenes");
+        const std::size_t rows = whole.shape[1];
+        for (std::size_t b = 0; b < whole.shape[0]; ++b) {
+            CudaArray frame = whole;
+            frame.data = whole.data + b * rows * 8;
+            frame.shape = {rows, 8};
+            frames.push_back(std::move(frame));
+        }
+        return frames;
+    }
+    for (std::size_t i = 0; i < items.size(); ++i) {
+        const std::string where = "scenes[" + std::to_string(i) + "]";
+        if (!is_cuda_array(items[i]))
+            throw InputError(where +
+                             ": not in CUDA memory while scenes[0] is (a batch is all host or all CUDA memory)");
+        frames.push_back(cuda_circle_array(items[i], false, where));
+    }
+    return frames;
+}
 
 // What renders one frame at a time: a backend, the scene model of array frames (and of overridden
 // scenes), capacity kept across calls, and the float image, reallocated only when the size changes.
@@ -59,15 +103,20 @@ public:
 
     std::string backend() const { return workers_[0].backend->name(); }
 
-    py::array render(const py::object& circles, const py::object& size, const py::object& background,
-                     const py::object& shading, const std::string& channels, const std::string& origin,
-                     const py::object& out) {
-        return run({circles}, false, size, background, shading, channels, origin, out);
+    py::object render(const py::object& circles, const py::object& size, const py::object& background,
+                      const py::object& shading, const std::string& channels, const std::string& origin,
+                      const py::object& out) {
+        const Settings settings(background, shading, channels, origin);
+        if (is_cuda_array(circles))
+            return run_cuda({cuda_circle_array(circles, false, "circles")}, false, size, settings, out);
+        return run({circles}, false, size, settings, out);
     }
 
-    py::array render_batch(const py::object& scenes, const py::object& size, const py::object& background,
-                           const py::object& shading, const std::string& channels, const std::string& origin,
-                           const py::object& out) {
+    py::object render_batch(const py::object& scenes, const py::object& size, const py::object& background,
+                            const py::object& shading, const std::string& channels, const std::string& origin,
+                            const py::object& out) {
+        const Settings settings(background, shading, channels, origin);
+        if (is_cuda_array(scenes)) return run_cuda(cuda_batch(scenes, {}), true, size, settings, out);
         std::vector<py::object> items;
         if (py::isinstance<py::array>(scenes)) {
             const py::array array = py::reinterpret_borrow<py::array>(scenes);
@@ -81,7 +130,9 @@ public:
             throw InputError("scenes: expected a (B, N, 8) array or a sequence of scenes, got " +
                              std::string(py::str(py::type::of(scenes).attr("__name__"))));
         }
-        return run(items, true, size, background, shading, channels, origin, out);
+        if (!items.empty() && is_cuda_array(items[0]))
+            return run_cuda(cuda_batch(scenes, items), true, size, settings, out);
+        return run(items, true, size, settings, out);
     }
 
     py::dict stats() const {
@@ -99,14 +150,11 @@ public:
 
 private:
     py::array run(const std::vector<py::object>& items, bool batch, const py::object& size_object,
-                  const py::object& background_object, const py::object& shading_object,
-                  const std::string& channels_name, const std::string& origin, const py::object& out_object) {
-        const int channels = parse_channels(channels_name, "channels");
-        const bool upper = parse_origin_upper(origin, "origin");
-        std::optional<BackgroundParams> background;
-        if (!background_object.is_none()) background = parse_background(background_object, "background");
-        std::optional<ShadingKind> shading;
-        if (!shading_object.is_none()) shading = parse_shading(py::str(shading_object), "shading");
+                  const Settings& settings, const py::object& out_object) {
+        const int channels = settings.channels;
+        const bool upper = settings.upper;
+        const std::optional<BackgroundParams>& background = settings.background;
+        const std::optional<ShadingKind>& shading = settings.shading;
 
         // Conversions hold new arrays (named columns, lists): `keep` owns them until the frames are done.
         std::vector<py::object> keep;
@@ -161,6 +209,58 @@ private:
         if (failure[first_failure]) std::rethrow_exception(failure[first_failure]);
         last_stats_ = workers_[(frames.size() - 1) % workers].stats;
         return out;
+    }
+
+    // Frames whose circles are in CUDA memory, on the cuda backend's device, into one CudaImage.
+    py::object run_cuda(const std::vector<CudaArray>& arrays, bool batch, const py::object& size_object,
+                        const Settings& settings, const py::object& out_object) {
+        auto* device = dynamic_cast<DeviceBackend*>(workers_[0].backend.get());
+        const std::string first = batch ? "scenes[0]" : "circles";
+        if (!device) {
+            const std::vector<std::string> names = available_backend_names();
+            if (std::find(names.begin(), names.end(), "cuda") == names.end())
+                throw InputError(first +
+                                 ": in CUDA memory, which needs the cuda backend, and this build or machine "
+                                 "has none: copy it to the host first, e.g. tensor.cpu().numpy()");
+            throw InputError(first + ": in CUDA memory, which needs the cuda backend; this Renderer's is '" +
+                             backend() + "' (pass backend=\"cuda\")");
+        }
+        if (!out_object.is_none())
+            throw InputError("out: not taken with circles in CUDA memory (the image comes back as a new CudaImage)");
+        DeviceCircleFrame frame;
+        // Unless named, DeviceCircleFrame's flat shading on white, as host arrays render.
+        if (settings.shading) frame.shading = *settings.shading;
+        if (settings.background) frame.background = *settings.background;
+        for (std::size_t i = 0; i < arrays.size(); ++i) {
+            if (arrays[i].device >= 0 && arrays[i].device != device->device())
+                throw InputError((batch ? "scenes[" + std::to_string(i) + "]" : first) + ": on CUDA device " +
+                                 std::to_string(arrays[i].device) + ", and the cuda backend renders on device " +
+                                 std::to_string(device->device()));
+        }
+        const ImageSize size = frame_size({}, size_object);
+        frame.width = size.width;
+        frame.height = size.height;
+        CudaImage image;
+        image.device = device->device();
+        image.shape = {std::size_t(size.height), std::size_t(size.width), std::size_t(settings.channels)};
+        if (batch) image.shape.insert(image.shape.begin(), arrays.size());
+        const std::size_t frame_floats = std::size_t(size.width) * size.height * settings.channels;
+
+        {
+            py::gil_scoped_release release;
+            std::lock_guard<std::mutex> lock(mutex_);
+            image.pixels = device->allocate_device_floats(std::max<std::size_t>(1, arrays.size() * frame_floats));
+            for (std::size_t i = 0; i < arrays.size(); ++i) {
+                frame.rows = arrays[i].data;
+                frame.circles = arrays[i].shape[0];
+                frame.wait_stream = arrays[i].stream;
+                frame.where = batch ? "scenes[" + std::to_string(i) + "]" : "circles";
+                const DeviceImageLayout layout{settings.channels, settings.upper,
+                                               image.pixels.get() + i * frame_floats};
+                last_stats_ = device->render_device_circles(frame, layout).stats;
+            }
+        }
+        return py::cast(std::move(image));
     }
 
     static void render_frame(Worker& worker, const Frame& frame, const ImageSize& size,
@@ -272,8 +372,8 @@ One frame renders at a time per Renderer; calls from several threads wait their 
              py::arg("origin") = "upper", py::arg("out") = py::none(), "See tilescan.render_batch.");
 
     // The module's two functions: a Renderer's methods on the shared renderer of `backend`.
-    using Method = py::array (Renderer::*)(const py::object&, const py::object&, const py::object&, const py::object&,
-                                           const std::string&, const std::string&, const py::object&);
+    using Method = py::object (Renderer::*)(const py::object&, const py::object&, const py::object&, const py::object&,
+                                            const std::string&, const std::string&, const py::object&);
     const auto def_shared = [&](const char* name, Method method, const char* input, const char* doc) {
         module.def(
             name,
@@ -291,7 +391,9 @@ Renders circles into a new (H, W, 3) or (H, W, 4) float32 array.
 
 circles: an (N, 8) float32 array (x y z radius r g b a per row, the scene format's order, drawn in
   row order), named columns (a dict or a structured array with x y radius r g b a, z optional), a
-  tilescan.Scene, or a host tensor through DLPack.
+  tilescan.Scene, or a host tensor through DLPack. With the cuda backend, an (N, 8) float32
+  C-contiguous tensor in CUDA memory (DLPack or __cuda_array_interface__) is read where it is and
+  the image returned in CUDA memory as a tilescan.CudaImage (out= is not taken then).
 size: an int (square) or (width, height); default: the Scene's own size, else 1024.
 background: "white", "snow-gradient" or (r, g, b); default: the Scene's, else white.
 shading: "flat" or "snow"; default: the Scene's, else flat.
@@ -303,7 +405,8 @@ The bits equal `tilescan render` with the same scene and size, on every backend.
     def_shared("render_batch", &Renderer::render_batch, "scenes", R"doc(
 Renders B scenes in one call into a (B, H, W, 3|4) float32 array, each frame equal to render().
 
-scenes: a (B, N, 8) float32 array or a sequence of anything render() takes (counts may differ).
+scenes: a (B, N, 8) float32 array or a sequence of anything render() takes (counts may differ);
+  a (B, N, 8) tensor in CUDA memory, or a sequence of (N, 8) ones, gives a (B, H, W, 3|4) CudaImage.
 The other arguments are render()'s and apply to every frame.
 )doc");
 }

@@ -13,6 +13,7 @@ import sys
 
 from ._tilescan import (
     BuiltinScene,
+    CudaImage,
     ImageDiff,
     InputError,
     OutOfMemoryError,
@@ -34,12 +35,13 @@ from ._tilescan import (
 )
 
 # Shown as tilescan.Scene, tilescan.InputError... rather than as members of the native module.
-for _name in ("BuiltinScene", "ImageDiff", "InputError", "OutOfMemoryError", "Renderer", "Scene"):
+for _name in ("BuiltinScene", "CudaImage", "ImageDiff", "InputError", "OutOfMemoryError", "Renderer", "Scene"):
     globals()[_name].__module__ = __name__
 del _name
 
 __all__ = [
     "BuiltinScene",
+    "CudaImage",
     "ImageDiff",
     "InputError",
     "OutOfMemoryError",

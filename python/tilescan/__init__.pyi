@@ -10,7 +10,8 @@ from . import scan as scan
 
 FloatArray = npt.NDArray[np.float32]
 #: (N, 8) float32 rows x y z radius r g b a; named columns (a mapping or a structured array);
-#: nested sequences; a DLPack capsule or an object with __dlpack__ on the CPU.
+#: nested sequences; a DLPack capsule or an object with __dlpack__ on the CPU; with the cuda
+#: backend, a CUDA tensor (DLPack or __cuda_array_interface__), whose image is a CudaImage.
 Circles = Union[FloatArray, Mapping[str, Any], Sequence[Sequence[float]], Any]
 #: An int (square) or (width, height).
 Size = Union[int, Tuple[int, int]]
@@ -59,6 +60,22 @@ class Scene:
     background: Union[str, Tuple[float, float, float]]
     size: Union[Tuple[int, int], None]
 
+class CudaImage:
+    """An image in CUDA memory, returned for circles in CUDA memory (DLPack, __cuda_array_interface__)."""
+
+    @property
+    def shape(self) -> Tuple[int, ...]: ...
+    @property
+    def dtype(self) -> str: ...
+    @property
+    def device(self) -> int: ...
+    @property
+    def __cuda_array_interface__(self) -> dict: ...
+    def __dlpack_device__(self) -> Tuple[int, int]: ...
+    def __dlpack__(
+        self, *, stream: Union[int, None] = None, max_version: Union[Tuple[int, int], None] = None,
+        dl_device: Union[Tuple[int, int], None] = None, copy: Union[bool, None] = None) -> Any: ...
+
 class BuiltinScene:
     """A built-in scene by name, at a frame of its animation."""
 
@@ -86,23 +103,28 @@ class Renderer:
     def render(
         self, circles: Union[Circles, Scene], size: Union[Size, None] = None, *,
         background: Union[Background, None] = None, shading: Union[str, None] = None, channels: str = "rgb",
-        origin: str = "upper", out: Union[FloatArray, None] = None) -> FloatArray: ...
+        origin: str = "upper", out: Union[FloatArray, None] = None) -> Union[FloatArray, CudaImage]: ...
     def render_batch(
         self, scenes: Union[FloatArray, Sequence[Union[Circles, Scene]]], size: Union[Size, None] = None, *,
         background: Union[Background, None] = None, shading: Union[str, None] = None, channels: str = "rgb",
-        origin: str = "upper", out: Union[FloatArray, None] = None) -> FloatArray: ...
+        origin: str = "upper", out: Union[FloatArray, None] = None) -> Union[FloatArray, CudaImage]: ...
 
 def render(
     circles: Union[Circles, Scene], size: Union[Size, None] = None, *, background: Union[Background, None] = None,
     shading: Union[str, None] = None, backend: str = "auto", channels: str = "rgb", origin: str = "upper",
-    out: Union[FloatArray, None] = None) -> FloatArray:
-    """Renders circles into a new (H, W, 3|4) float32 array, row 0 at the top (origin="upper")."""
+    out: Union[FloatArray, None] = None) -> Union[FloatArray, CudaImage]:
+    """Renders circles into a new (H, W, 3|4) float32 array, row 0 at the top (origin="upper").
+
+    Circles in CUDA memory render on the cuda backend where they are, into a CudaImage."""
 
 def render_batch(
     scenes: Union[FloatArray, Sequence[Union[Circles, Scene]]], size: Union[Size, None] = None, *,
     background: Union[Background, None] = None, shading: Union[str, None] = None, backend: str = "auto",
-    channels: str = "rgb", origin: str = "upper", out: Union[FloatArray, None] = None) -> FloatArray:
-    """Renders B scenes into a (B, H, W, 3|4) float32 array, each frame equal to render()."""
+    channels: str = "rgb", origin: str = "upper", out: Union[FloatArray, None] = None
+) -> Union[FloatArray, CudaImage]:
+    """Renders B scenes into a (B, H, W, 3|4) float32 array, each frame equal to render().
+
+    A (B, N, 8) CUDA tensor, or a sequence of (N, 8) ones, renders into one (B, H, W, 3|4) CudaImage."""
 
 def builtin_scene_names() -> list[str]: ...
 def builtin_scene(name: str, *, seed: int = 0, frame: int = 0) -> Scene: ...

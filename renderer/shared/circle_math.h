@@ -39,6 +39,21 @@ struct BackgroundParams {
 TS_HD inline int clamp_int(int v, int lo, int hi) { return v < lo ? lo : (v > hi ? hi : v); }
 TS_HD inline float clamp_float(float v, float lo, float hi) { return v < lo ? lo : (v > hi ? hi : v); }
 
+// The largest magnitude a position (x, y) or radius may have. Below it no square of the coverage
+// test (dx*dx + dy*dy <= r*r, with the pixel centres in [0, 1]) can overflow: an infinite r*r would
+// cover pixels the circle cannot reach, and the snow sprite's t = d / r would be infinite, which
+// has no integer ramp index. z and the colours need no bound (they are only blended or clamped).
+constexpr float kMaxCircleExtent = 1e18f;
+
+// Whether a circle meets the rules of scene-format.md: every value finite, |x| and |y| at most
+// kMaxCircleExtent, radius in [0, kMaxCircleExtent], alpha in [0, 1] (every test false for NaN).
+// validate_scene (host) and the device circles' check (kernels/render/device_circles.cu) share it.
+TS_HD inline bool circle_values_valid(float x, float y, float z, float radius, float r, float g, float b, float a) {
+    const bool finite = fabsf(z) < INFINITY && fabsf(r) < INFINITY && fabsf(g) < INFINITY && fabsf(b) < INFINITY;
+    return finite && fabsf(x) <= kMaxCircleExtent && fabsf(y) <= kMaxCircleExtent && radius >= 0.0f &&
+           radius <= kMaxCircleExtent && a >= 0.0f && a <= 1.0f;
+}
+
 // `(int)v` for a pixel coordinate that is then clamped to [0, limit]. The course truncates
 // toward zero; values far outside the image (or beyond int's range) are pinned first so the
 // conversion is always defined and the clamped result is unchanged.

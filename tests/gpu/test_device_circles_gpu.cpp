@@ -1,0 +1,137 @@
+// The cuda backend's entry for circles already in device memory (render_device_circles): the image
+// equals the host path's bit for bit in every layout, a bad circle raises the host's message, and
+// pointers that are not the backend's device memory are refused.
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <cstring>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "device_copies.h"
+#include "kernels/render/cuda_backend.h"
+#include "render_cases.h"
+#include "renderer/errors.h"
+
+using namespace tilescan;
+using namespace tilescan::testing;
+
+namespace {
+
+// The scene's circles as (N, 8) rows, x y z radius r g b a.
+std::vector<float> circle_rows(const Scene& scene) {
+    std::vector<float> rows;
+    for (std::size_t i = 0; i < scene.size(); ++i) {
+        const Circle c = scene.circle(i);
+        rows.insert(rows.end(), {c.x, c.y, c.z, c.radius, c.r, c.g, c.b, c.a});
+    }
+    return rows;
+}
+
+// The host image as render_device_circles lays it out: rows reversed when top_row_first, alpha kept
+// when channels == 4.
+std::vector<float> laid_out(const Image& image, int channels, bool top_row_first) {
+    std::vector<float> out;
+    for (int row = 0; row < image.height; ++row) {
+        const int y = top_row_first ? image.height - 1 - row : row;
+        for (int x = 0; x < image.width; ++x) {
+            const Rgba& p = image.at(x, y);
+            out.insert(out.end(), {p.r, p.g, p.b});
+            if (channels == 4) out.push_back(p.a);
+        }
+    }
+    return out;
+}
+
+bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
+    return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
+}
+
+DeviceCircleFrame frame_of(const Scene& scene, const float* rows, int width, int height) {
+    DeviceCircleFrame frame;
+    frame.rows = rows;
+    frame.circles = scene.size();
+    frame.shading = scene.shading;
+    frame.background = scene.background;
+    frame.width = width;
+    frame.height = height;
+    return frame;
+}
+
+}  // namespace
+
+TEST_CASE("cuda renders circles from device memory like its host path, in every layout",
+          "[gpu][render][device_circles]") {
+    CudaBackend backend;
+    for (const char* name : {"rgb", "snowsingle", "rand10k"}) {
+        const Scene scene = builtin_frame(name);
+        const int width = 203, height = 117;
+        Image expected(width, height);
+        backend.render(scene, expected);
+        const DeviceBuffer<float> rows = upload(circle_rows(scene));
+        const DeviceCircleFrame frame = frame_of(scene, rows.data(), width, height);
+        for (const int channels : {3, 4}) {
+            for (const bool top : {true, false}) {
+                const DeviceImage own = backend.render_device_circles(frame, {channels, top, nullptr});
+                CHECK(own.width == width);
+                CHECK(own.channels == channels);
+                const std::size_t floats = std::size_t(width) * height * channels;
+                CHECK(same_bits(download(own.pixels.get(), floats), laid_out(expected, channels, top)));
+                DeviceBuffer<float> callers(floats);
+                const DeviceImage into = backend.render_device_circles(frame, {channels, top, callers.data()});
+                CHECK(into.pixels.get() == callers.data());
+                CHECK(same_bits(download(callers.data(), floats), laid_out(expected, channels, top)));
+            }
+        }
+    }
+}
+
+TEST_CASE("cuda checks device circles as validate_scene does and goes on rendering", "[gpu][render][device_circles]") {
+    CudaBackend backend;
+    const Scene good = builtin_frame("rand10k");
+    for (const auto& [index, field, value] : std::vector<std::tuple<std::size_t, int, float>>{
+             {5, 3, -1.0f}, {77, 0, NAN}, {9999, 7, 1.5f}, {123, 1, 1e30f}, {0, 4, INFINITY}}) {
+        std::vector<float> rows = circle_rows(good);
+        rows[index * 8 + field] = value;
+        rows[(index == 0 ? 1 : index - 1) * 8 + 3] = -2.0f;  // another bad circle, named only when first
+        Scene bad = good;
+        float* fields[] = {bad.x.data(), bad.y.data(), bad.z.data(), bad.radius.data(),
+                           bad.r.data(), bad.g.data(), bad.b.data(), bad.a.data()};
+        fields[field][index] = value;
+        fields[3][index == 0 ? 1 : index - 1] = -2.0f;
+        std::string host_message;
+        try {
+            validate_scene(bad, "circles");
+        } catch (const InputError& error) {
+            host_message = error.what();
+        }
+        REQUIRE(!host_message.empty());
+        const DeviceBuffer<float> device_rows = upload(rows);
+        try {
+            backend.render_device_circles(frame_of(good, device_rows.data(), 64, 64), {});
+            FAIL("a bad circle was rendered");
+        } catch (const InputError& error) {
+            CHECK(std::string(error.what()) == host_message);
+        }
+    }
+    Image expected(64, 64);
+    backend.render(good, expected);
+    const DeviceBuffer<float> rows = upload(circle_rows(good));
+    const DeviceImage image = backend.render_device_circles(frame_of(good, rows.data(), 64, 64), {4, false, nullptr});
+    CHECK(same_bits(download(image.pixels.get(), std::size_t(64) * 64 * 4), laid_out(expected, 4, false)));
+}
+
+TEST_CASE("cuda refuses device circles and images that are not its device memory", "[gpu][render][device_circles]") {
+    CudaBackend backend;
+    const Scene scene = builtin_frame("rgb");
+    const std::vector<float> host_rows = circle_rows(scene);
+    CHECK_THROWS_WITH(backend.render_device_circles(frame_of(scene, host_rows.data(), 16, 16), {}),
+                      Catch::Contains("circles: the pointer is not CUDA device memory"));
+    const DeviceBuffer<float> rows = upload(host_rows);
+    std::vector<float> host_image(16 * 16 * 4);
+    CHECK_THROWS_WITH(backend.render_device_circles(frame_of(scene, rows.data(), 16, 16), {4, true, host_image.data()}),
+                      Catch::Contains("out: the pointer is not CUDA device memory"));
+    CHECK_THROWS_AS(backend.render_device_circles(frame_of(scene, rows.data(), 0, 16), {}), InputError);
+    CHECK_THROWS_AS(backend.render_device_circles(frame_of(scene, rows.data(), 16, 16), {5, true, nullptr}),
+                    InputError);
+}

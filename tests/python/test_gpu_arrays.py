@@ -1,0 +1,340 @@
+"""Circles in CUDA memory (DLPack, __cuda_array_interface__) rendered where they are, the image
+returned in CUDA memory (docs/python.md, "GPU arrays").
+
+The protocol checks run everywhere on objects that only describe CUDA memory (nothing reads it
+before the checks pass). The GPU cases need a CUDA device, the cuda backend and torch or CuPy; they
+skip, saying which is missing, elsewhere."""
+
+import ctypes
+import gc
+
+import numpy as np
+import pytest
+import tilescan
+from conftest import assert_bits_equal, random_circles
+
+CUDA_BACKEND = tilescan.Renderer("auto").backend == "cuda"
+
+# ---------------------------------------------------------------------------------------------
+# Objects that describe CUDA memory without any: the checks refuse them before reading.
+
+
+def interface(shape=(4, 8), typestr="<f4", strides=None, version=3, **extra):
+    """An object with only a __cuda_array_interface__ (its pointer is never read)."""
+    description = {"shape": shape, "typestr": typestr, "data": (0, False), "version": version,
+                   "strides": strides}
+    description.update(extra)
+    return type("FakeCudaArray", (), {"__cuda_array_interface__": description})()
+
+
+class DLDevice(ctypes.Structure):
+    _fields_ = [("device_type", ctypes.c_int), ("device_id", ctypes.c_int)]
+
+
+class DLDataType(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16)]
+
+
+class DLTensor(ctypes.Structure):
+    _fields_ = [("data", ctypes.c_void_p), ("device", DLDevice), ("ndim", ctypes.c_int), ("dtype", DLDataType),
+                ("shape", ctypes.POINTER(ctypes.c_int64)), ("strides", ctypes.POINTER(ctypes.c_int64)),
+                ("byte_offset", ctypes.c_uint64)]
+
+
+class DLManagedTensor(ctypes.Structure):
+    _fields_ = [("dl_tensor", DLTensor), ("manager_ctx", ctypes.c_void_p), ("deleter", ctypes.c_void_p)]
+
+
+CAPSULE_NAME = ctypes.create_string_buffer(b"dltensor")  # a capsule keeps the pointer: it must live on
+_capsule_new = ctypes.pythonapi.PyCapsule_New
+_capsule_new.restype = ctypes.py_object
+_capsule_new.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p]
+_capsule_name = ctypes.pythonapi.PyCapsule_GetName
+_capsule_name.restype = ctypes.c_char_p
+_capsule_name.argtypes = [ctypes.py_object]
+
+
+class FakeCudaTensor:
+    """A DLPack producer on device type 2 (kDLCUDA) whose tensor has no memory behind it."""
+
+    def __init__(self, shape=(4, 8), code=2, bits=32, strides=None, device_type=2):
+        self.shape = (ctypes.c_int64 * len(shape))(*shape)
+        self.strides = (ctypes.c_int64 * len(strides))(*strides) if strides else None
+        self.managed = DLManagedTensor()
+        tensor = self.managed.dl_tensor
+        tensor.device = DLDevice(device_type, 0)
+        tensor.ndim = len(shape)
+        tensor.dtype = DLDataType(code, bits, 1)
+        tensor.shape = self.shape
+        tensor.strides = self.strides
+        self.capsules = []
+
+    def __dlpack_device__(self):
+        return (self.managed.dl_tensor.device.device_type, 0)
+
+    def __dlpack__(self, stream=None):
+        assert stream == 1, "CUDA tensors are asked for on the legacy default stream"
+        capsule = _capsule_new(ctypes.addressof(self.managed), ctypes.addressof(CAPSULE_NAME), None)
+        self.capsules.append(capsule)
+        return capsule
+
+
+@pytest.mark.parametrize("make", [lambda **k: interface(**k), lambda **k: FakeCudaTensor(**k)],
+                         ids=["interface", "dlpack"])
+def test_cuda_circles_with_the_wrong_layout_are_refused(make):
+    with pytest.raises(ValueError, match=r"circles: expected an \(N, 8\) array .*got shape \(4, 7\)"):
+        tilescan.render(make(shape=(4, 7)), 8)
+    with pytest.raises(ValueError, match=r"circles: expected an \(N, 8\) array .*got shape \(2, 4, 8\)"):
+        tilescan.render(make(shape=(2, 4, 8)), 8)
+    with pytest.raises(ValueError, match=r"scenes: expected a \(B, N, 8\) CUDA array of circles, got shape \(4, 8\)"):
+        tilescan.render_batch(make(shape=(4, 8)), 8)
+
+
+def test_cuda_circles_of_another_dtype_are_refused():
+    with pytest.raises(ValueError, match=r"circles: dtype '<f8', expected float32"):
+        tilescan.render(interface(typestr="<f8"), 8)
+    with pytest.raises(ValueError, match=r"circles: dtype float64, expected float32"):
+        tilescan.render(FakeCudaTensor(bits=64), 8)
+    with pytest.raises(ValueError, match=r"circles: dtype int32, expected float32"):
+        tilescan.render(FakeCudaTensor(code=0), 8)
+    with pytest.raises(ValueError, match=r"circles: dtype \(DLPack code 5, 16 bits, 1 lanes\), expected float32"):
+        tilescan.render(FakeCudaTensor(code=5, bits=16), 8)  # kDLComplex
+
+
+def test_cuda_circles_not_c_contiguous_are_refused():
+    with pytest.raises(ValueError, match=r"circles: the CUDA array is not C-contiguous"):
+        tilescan.render(interface(strides=(4, 16)), 8)  # column-major, in bytes
+    with pytest.raises(ValueError, match=r"circles: the CUDA array is not C-contiguous"):
+        tilescan.render(interface(strides=(64, 4)), 8)  # every other row
+    with pytest.raises(ValueError, match=r"circles: the CUDA array is not C-contiguous"):
+        tilescan.render(FakeCudaTensor(strides=(1, 4)), 8)  # column-major, in elements
+
+
+def test_a_refused_dlpack_capsule_stays_its_producers():
+    tensor = FakeCudaTensor(shape=(4, 7))
+    with pytest.raises(ValueError):
+        tilescan.render(tensor, 8)
+    assert _capsule_name(tensor.capsules[0]) == b"dltensor"
+
+
+def test_malformed_interfaces_are_refused():
+    with pytest.raises(ValueError, match=r"circles: __cuda_array_interface__ version 1, expected 2 or 3"):
+        tilescan.render(interface(version=1), 8)
+    with pytest.raises(ValueError, match=r"circles: a masked CUDA array"):
+        tilescan.render(interface(mask=interface()), 8)
+    with pytest.raises(ValueError, match=r"circles: __cuda_array_interface__ stream 0"):
+        tilescan.render(interface(stream=0), 8)
+    with pytest.raises(ValueError, match=r"circles: a malformed __cuda_array_interface__"):
+        tilescan.render(interface(shape="four"), 8)
+    with pytest.raises(ValueError, match=r"circles: __cuda_array_interface__ strides and shape differ"):
+        tilescan.render(interface(strides=(32,)), 8)
+
+
+def test_a_batch_is_all_host_or_all_cuda_memory():
+    with pytest.raises(ValueError, match=r"scenes\[1\]: not in CUDA memory while scenes\[0\] is"):
+        tilescan.render_batch([interface(), random_circles(4)], 8)
+
+
+@pytest.mark.parametrize("circles", [interface(), interface(strides=(32, 4), version=2), FakeCudaTensor()],
+                         ids=["interface v3", "interface v2", "dlpack"])
+def test_well_formed_cuda_circles_reach_the_cuda_backend(circles):
+    """Without the cuda backend they are refused for that; with it, for their null pointer."""
+    if CUDA_BACKEND:
+        single, batch = r"circles: the pointer is not CUDA device memory", r"scenes\[0\]: the pointer is not"
+    else:
+        single = (r"circles: in CUDA memory, which needs the cuda backend, and this build or machine has none: "
+                  r"copy it to the host first")
+        batch = r"scenes\[0\]: in CUDA memory, which needs the cuda backend"
+    with pytest.raises(ValueError, match=single):
+        tilescan.render(circles, 8)
+    with pytest.raises(ValueError, match=batch):
+        tilescan.render_batch([circles], 8)
+
+
+def test_the_cuda_image_type_is_made_only_by_renders():
+    assert tilescan.CudaImage.__doc__
+    with pytest.raises(TypeError):
+        tilescan.CudaImage()
+
+
+# ---------------------------------------------------------------------------------------------
+# On a GPU: torch or CuPy tensors in and out.
+
+
+def _torch():
+    torch = pytest.importorskip("torch", reason="the GPU cases need torch (or CuPy)")
+    if not torch.cuda.is_available():
+        pytest.skip("torch sees no CUDA device")
+    return torch
+
+
+def _cupy():
+    cupy = pytest.importorskip("cupy", reason="the GPU cases need CuPy (or torch)")
+    try:
+        cupy.cuda.runtime.getDeviceCount()
+    except Exception as error:  # CuPy raises its own CUDARuntimeError without a device
+        pytest.skip(f"CuPy sees no CUDA device ({error})")
+    return cupy
+
+
+class Torch:
+    def __init__(self):
+        self.lib = _torch()
+
+    def device(self, array):
+        return self.lib.from_numpy(np.ascontiguousarray(array)).cuda()
+
+    def host(self, image):
+        return self.lib.from_dlpack(image).cpu().numpy()
+
+    def host_through_interface(self, image):
+        return self.lib.as_tensor(image, device="cuda").cpu().numpy()
+
+    def transposed(self, array):
+        return self.device(np.ascontiguousarray(array.T)).t()
+
+
+class CuPy:
+    def __init__(self):
+        self.lib = _cupy()
+
+    def device(self, array):
+        return self.lib.asarray(np.ascontiguousarray(array))
+
+    def host(self, image):
+        return self.lib.asnumpy(self.lib.from_dlpack(image))
+
+    def host_through_interface(self, image):
+        return self.lib.asnumpy(self.lib.asarray(image))
+
+    def transposed(self, array):
+        return self.device(np.ascontiguousarray(array.T)).T
+
+
+@pytest.fixture(params=["torch", "cupy"])
+def gpu(request):
+    if not CUDA_BACKEND:
+        pytest.skip("no cuda backend here (a build without CUDA, or no device); the GPU cases also need torch or CuPy")
+    return Torch() if request.param == "torch" else CuPy()
+
+
+class InterfaceOnly:
+    """A tensor seen through __cuda_array_interface__ alone (torch and CuPy also speak DLPack)."""
+
+    def __init__(self, tensor):
+        self.tensor = tensor
+        self.__cuda_array_interface__ = tensor.__cuda_array_interface__
+
+
+@pytest.mark.parametrize("protocol", ["dlpack", "interface"])
+@pytest.mark.parametrize("channels", ["rgb", "rgba"])
+@pytest.mark.parametrize("origin", ["upper", "lower"])
+def test_device_circles_give_the_host_image_bit_for_bit(gpu, protocol, channels, origin):
+    circles = random_circles(3000, seed=3)
+    tensor = gpu.device(circles)
+    source = tensor if protocol == "dlpack" else InterfaceOnly(tensor)
+    image = tilescan.render(source, (67, 45), backend="cuda", channels=channels, origin=origin)
+    assert isinstance(image, tilescan.CudaImage)
+    assert image.shape == (45, 67, len(channels)) and image.dtype == "float32"
+    for backend in ("ref", "cuda"):
+        expected = tilescan.render(circles, (67, 45), backend=backend, channels=channels, origin=origin)
+        assert_bits_equal(gpu.host(image), expected, f"{backend}, read through DLPack")
+        assert_bits_equal(gpu.host_through_interface(image), expected, f"{backend}, read through the interface")
+
+
+@pytest.mark.parametrize("shading, background", [("snow", "snow-gradient"), ("flat", (0.1, 0.2, 0.3))])
+def test_device_circles_take_the_shading_and_background(gpu, shading, background):
+    circles = random_circles(500, seed=4)
+    image = tilescan.render(gpu.device(circles), 64, backend="cuda", shading=shading, background=background)
+    expected = tilescan.render(circles, 64, backend="ref", shading=shading, background=background)
+    assert_bits_equal(gpu.host(image), expected, shading)
+
+
+def test_no_device_circles_give_the_background(gpu):
+    empty = np.zeros((0, 8), np.float32)
+    assert_bits_equal(gpu.host(tilescan.render(gpu.device(empty), 16, backend="cuda")),
+                      tilescan.render(empty, 16, backend="ref"))
+
+
+def test_device_batches_equal_host_batches(gpu):
+    scenes = np.stack([random_circles(700, seed=s) for s in range(3)])
+    expected = tilescan.render_batch(scenes, (40, 30), backend="ref", channels="rgba")
+    whole = tilescan.render_batch(gpu.device(scenes), (40, 30), backend="cuda", channels="rgba")
+    assert whole.shape == (3, 30, 40, 4)
+    assert_bits_equal(gpu.host(whole), expected, "(B, N, 8) tensor")
+    listed = tilescan.render_batch([gpu.device(s) for s in scenes], (40, 30), backend="cuda", channels="rgba")
+    assert_bits_equal(gpu.host(listed), expected, "list of tensors")
+
+
+def test_a_bad_device_circle_raises_the_host_message(gpu):
+    renderer = tilescan.Renderer("cuda")
+    for row, column, value in [(5, 3, -1.0), (7, 0, np.nan), (2, 7, 1.5), (9, 1, 1e30), (0, 4, np.inf)]:
+        circles = random_circles(20, seed=5)
+        circles[row, column] = value
+        circles[row + 3, 3] = -2.0  # a later bad circle: the first is named
+        with pytest.raises(ValueError) as host:
+            renderer.render(circles, 16)
+        with pytest.raises(ValueError) as device:
+            renderer.render(gpu.device(circles), 16)
+        assert str(device.value) == str(host.value)
+        assert str(device.value).startswith(f"circles: circle {row}: ")
+    scenes = np.stack([random_circles(20, seed=6)] * 3)
+    scenes[1, 11, 7] = -0.5
+    with pytest.raises(ValueError, match=r"^scenes\[1\]: circle 11: alpha -0.5 is outside \[0, 1\]$"):
+        renderer.render_batch(gpu.device(scenes), 16)
+    good = random_circles(20, seed=7)  # the renderer goes on after a refusal
+    assert_bits_equal(gpu.host(renderer.render(gpu.device(good), 16)), tilescan.render(good, 16, backend="ref"))
+
+
+def test_wrong_device_tensors_are_refused(gpu):
+    circles = random_circles(6)
+    with pytest.raises(ValueError, match=r"circles: dtype .*, expected float32"):
+        tilescan.render(gpu.device(circles.astype(np.float64)), 8, backend="cuda")
+    with pytest.raises(ValueError, match=r"circles: expected an \(N, 8\) array .*got shape \(6, 7\)"):
+        tilescan.render(gpu.device(circles[:, :7]), 8, backend="cuda")
+    with pytest.raises(ValueError, match=r"circles: the CUDA array is not C-contiguous"):
+        tilescan.render(gpu.transposed(circles), 8, backend="cuda")
+    with pytest.raises(ValueError, match=r"circles: in CUDA memory, which needs the cuda backend; this Renderer's "
+                                         r"is 'cpu'"):
+        tilescan.render(gpu.device(circles), 8, backend="cpu")
+    with pytest.raises(ValueError, match=r"out: not taken with circles in CUDA memory"):
+        tilescan.render(gpu.device(circles), 8, backend="cuda", out=np.zeros((8, 8, 3), np.float32))
+
+
+def test_tensors_on_another_device_are_refused(gpu):
+    circles = random_circles(4)
+    if isinstance(gpu, Torch):
+        if gpu.lib.cuda.device_count() < 2:
+            pytest.skip("one CUDA device: no other device to refuse")
+        tensor = gpu.lib.from_numpy(circles).to("cuda:1")
+    else:
+        if gpu.lib.cuda.runtime.getDeviceCount() < 2:
+            pytest.skip("one CUDA device: no other device to refuse")
+        with gpu.lib.cuda.Device(1):
+            tensor = gpu.lib.asarray(circles)
+    with pytest.raises(ValueError, match=r"circles: on CUDA device 1, and the cuda backend renders on device 0"):
+        tilescan.Renderer("cuda").render(tensor, 8)
+    with pytest.raises(ValueError, match=r"circles: the memory is on CUDA device 1, the cuda backend renders on "
+                                         r"device 0"):
+        tilescan.Renderer("cuda").render(InterfaceOnly(tensor), 8)
+
+
+def test_the_image_outlives_its_cuda_image(gpu):
+    circles = random_circles(100, seed=8)
+    tensor = gpu.lib.from_dlpack(tilescan.render(gpu.device(circles), 32, backend="cuda"))
+    gc.collect()
+    tilescan.render(gpu.device(random_circles(100, seed=9)), 32, backend="cuda")  # reuses the renderer's buffers
+    host = tensor.cpu().numpy() if isinstance(gpu, Torch) else gpu.lib.asnumpy(tensor)
+    assert_bits_equal(host, tilescan.render(circles, 32, backend="ref"))
+
+
+def test_an_unconsumed_capsule_frees_its_image(gpu):
+    image = tilescan.render(gpu.device(random_circles(10)), 8, backend="cuda")
+    for _ in range(3):
+        image.__dlpack__()  # dropped unconsumed: its destructor frees its share
+    with pytest.raises(BufferError):
+        image.__dlpack__(copy=True)
+    with pytest.raises(BufferError):
+        image.__dlpack__(dl_device=(1, 0))
+    assert image.__dlpack_device__() == (2, image.device)
+    assert image.__cuda_array_interface__["typestr"] == "<f4"
