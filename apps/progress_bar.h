@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <condition_variable>
 #include <cstdio>
 #include <memory>
@@ -57,7 +58,7 @@ public:
     // which this clock's thread draws; empty where nothing is drawn. It may outlive the clock.
     ProgressCallback progress() const {
         if (!thread_.joinable()) return {};
-        return [percent = percent_](double fraction) { percent->store(static_cast<int>(fraction * 100)); };
+        return [percent = percent_](double fraction) { percent->store(static_cast<int>(std::lround(fraction * 100))); };
     }
     ~ElapsedClock() {
         if (!thread_.joinable()) return;

@@ -74,6 +74,7 @@ public:
     void set_progress(ProgressCallback progress) { progress_ = std::move(progress); }
 
 protected:
+    /// What set_progress() set, for the backends' render().
     const ProgressCallback& progress() const { return progress_; }
 
 private:
