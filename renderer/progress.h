@@ -21,6 +21,7 @@ using ProgressCallback = std::function<void(double fraction)>;
 /// advance() is thread-safe; without a callback it does nothing.
 class ProgressSteps {
 public:
+    /// `callback` (which must outlive this object; empty: no reports) hears of `total` units.
     ProgressSteps(const ProgressCallback& callback, std::uint64_t total) : callback_(callback), total_(total) {}
     /// Adds `units` of work done: a percent step crossed calls the callback.
     void advance(std::uint64_t units) {
