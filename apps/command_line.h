@@ -50,10 +50,10 @@ std::int64_t parse_integer(const std::string& text, const std::string& what, std
 double parse_real(const std::string& text, const std::string& what);
 
 // The help of --max-bin-memory, the same for every command that takes it: what the budget covers,
-// and how it differs from the stats' work memory (docs/cli.md).
+// and which of the stats' memory columns it bounds (docs/cli.md).
 constexpr const char* kMaxBinMemoryHelp =
     "budget of the (tile, circle) pair buffers, e.g. 512M or 2G (default: half the free memory); "
-    "render --stats' work MiB also counts the per-circle records";
+    "render --stats shows them as pair MiB, and the per-circle and per-tile arrays apart as circle+tile MiB";
 
 // A byte count, "1048576" or with a binary suffix: "64K", "64M", "2G", "1T" (also "64MiB", "64MB"),
 // from 1 byte to 2^60; `what` names the option in errors ("--max-bin-memory").

@@ -1,15 +1,21 @@
 // Progress on stderr, drawn only when stderr is a terminal (so logs and pipes stay clean) and not
-// silenced by --quiet: a bar for a frame sequence, and a running clock for one long render.
+// silenced by --quiet: a bar for a frame sequence, and a running clock with the fraction done for
+// one long render.
 #pragma once
 
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
+#include <cmath>
 #include <condition_variable>
 #include <cstdio>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
+
+#include "renderer/progress.h"
 
 namespace tilescan {
 
@@ -40,12 +46,19 @@ private:
 };
 
 // While it lives, and once a second has passed, shows "`what` ... N s" on stderr, updated each
-// second, and erases it at the end: a render of minutes (16384x16384 on ref) is never silent.
+// second, and erases it at the end: a render of minutes (16384x16384 on ref) is never silent. With
+// the fraction done that progress() hears of: "`what` ... NN %, N s".
 class ElapsedClock {
 public:
     ElapsedClock(std::string what, bool quiet) : what_(std::move(what)) {
         if (quiet || !isatty(STDERR_FILENO)) return;
         thread_ = std::thread([this] { run(); });
+    }
+    // What a backend reports its progress to (Backend::set_progress): it only stores the percent,
+    // which this clock's thread draws; empty where nothing is drawn. It may outlive the clock.
+    ProgressCallback progress() const {
+        if (!thread_.joinable()) return {};
+        return [percent = percent_](double fraction) { percent->store(static_cast<int>(std::lround(fraction * 100))); };
     }
     ~ElapsedClock() {
         if (!thread_.joinable()) return;
@@ -65,13 +78,18 @@ private:
         std::unique_lock<std::mutex> lock(mutex_);
         for (long seconds = 1;; ++seconds) {
             if (wake_.wait_for(lock, std::chrono::seconds(1), [this] { return done_; })) return;
-            std::fprintf(stderr, "\r%s ... %ld s", what_.c_str(), seconds);
+            const int percent = percent_->load();
+            if (percent >= 0)
+                std::fprintf(stderr, "\r%s ... %d %%, %ld s", what_.c_str(), percent, seconds);
+            else
+                std::fprintf(stderr, "\r%s ... %ld s", what_.c_str(), seconds);
             std::fflush(stderr);
             shown_ = true;
         }
     }
 
     std::string what_;
+    std::shared_ptr<std::atomic<int>> percent_ = std::make_shared<std::atomic<int>>(-1);  // -1: none heard
     std::mutex mutex_;
     std::condition_variable wake_;
     bool done_ = false;

@@ -127,11 +127,13 @@ bool is_raw_f32(const std::string& path) {
     return name.size() >= 4 && name.compare(name.size() - 4, 4, ".f32") == 0;
 }
 
-// One frame of a run; a single frame that takes long shows a running clock (a sequence has its bar).
+// One frame of a run; a single frame that takes long shows a running clock and the fraction done
+// (a sequence has its bar).
 RenderStats render_frame(Backend& backend, const Scene& scene, Image& image, const RenderRequest& request) {
     const ElapsedClock clock(
         "rendering " + std::to_string(image.width) + "x" + std::to_string(image.height) + " on " + backend.name(),
         request.quiet || request.frames > 1);
+    backend.set_progress(clock.progress());
     return backend.render(scene, image);
 }
 
@@ -192,7 +194,8 @@ void print_stats_table(const SceneSource& source, const std::string& backend, co
     // A header row before the first frame and before any frame whose stages differ from the last
     // one's: the cuda backend's scan binning may change path between frames of an animation.
     const auto print_header = [](const std::vector<StageTime>& stages) {
-        std::printf("%-6s %10s %14s %12s %10s %6s %5s", "frame", "ms", "blends", "pairs", "work MiB", "bands", "busy");
+        std::printf("%-6s %10s %14s %12s %10s %15s %6s %5s", "frame", "ms", "blends", "pairs", "pair MiB",
+                    "circle+tile MiB", "bands", "busy");
         for (const StageTime& stage : stages) std::printf(" %10s", stage.name.c_str());
         std::printf("\n");
     };
@@ -206,8 +209,9 @@ void print_stats_table(const SceneSource& source, const std::string& backend, co
         const RenderStats& s = record.stats;
         if (i == 0 || !same_names(s.stages, records[i - 1].stats.stages)) print_header(s.stages);
         const std::string blends = s.counted_blends ? std::to_string(s.blends) : "-";
-        std::printf("%-6ld %10.3f %14s %12llu %10.1f %6u %5u", record.frame, s.total_ms, blends.c_str(),
-                    static_cast<unsigned long long>(s.pairs), s.bin_bytes / 1048576.0, s.bands, s.busy_tiles);
+        std::printf("%-6ld %10.3f %14s %12llu %10.3f %15.3f %6u %5u", record.frame, s.total_ms, blends.c_str(),
+                    static_cast<unsigned long long>(s.pairs), s.pair_bytes / 1048576.0, s.circle_tile_bytes / 1048576.0,
+                    s.bands, s.busy_tiles);
         for (const StageTime& stage : s.stages) std::printf(" %10.3f", stage.ms);
         std::printf("\n");
     }
@@ -232,7 +236,8 @@ void print_stats_json(const SceneSource& source, const std::string& backend, con
         json << (i ? "," : "") << "{\"frame\":" << records[i].frame << ",\"file\":\"" << json_escape(records[i].path)
              << "\",\"ms\":" << records[i].stats.total_ms
              << ",\"blends\":" << (records[i].stats.counted_blends ? std::to_string(records[i].stats.blends) : "null")
-             << ",\"pairs\":" << records[i].stats.pairs << ",\"work_bytes\":" << records[i].stats.bin_bytes
+             << ",\"pairs\":" << records[i].stats.pairs << ",\"pair_bytes\":" << records[i].stats.pair_bytes
+             << ",\"circle_tile_bytes\":" << records[i].stats.circle_tile_bytes
              << ",\"bands\":" << records[i].stats.bands << ",\"busy_tiles\":" << records[i].stats.busy_tiles
              << ",\"stages\":{";
         for (std::size_t k = 0; k < records[i].stats.stages.size(); ++k)

@@ -9,9 +9,11 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "renderer/image.h"
+#include "renderer/progress.h"
 #include "renderer/scene.h"
 
 namespace tilescan {
@@ -30,8 +32,15 @@ struct RenderStats {
     std::uint64_t blends = 0;     ///< pixel-circle coverings, when counted (see counted_blends)
     bool counted_blends = false;  ///< the viewer's device path does not count them
     std::uint64_t pairs = 0;      ///< (tile, circle) pairs binned; 0 for `ref`
-    std::uint64_t bin_bytes = 0;  ///< memory the binning stages used
-    std::uint32_t bands = 0;      ///< tile-row bands the frame was binned in (tile_bands.h); 0 for `ref`
+    /// memory of the pair buffers (the pairs, their binning's lists and temporary storage): what
+    /// the bin-memory budget bounds (`cpu`: never more than it; `cuda`: each path's buffers, grown
+    /// by the frames that took it and kept, add up); 0 for `ref`
+    std::uint64_t pair_bytes = 0;
+    /// memory of the per-circle records and per-tile arrays the stages hold besides the pair
+    /// buffers (not the scene or the image): it grows with the circles and the tiles, and the
+    /// budget does not bound it; 0 for `ref`
+    std::uint64_t circle_tile_bytes = 0;
+    std::uint32_t bands = 0;  ///< tile-row bands the frame was binned in (tile_bands.h); 0 for `ref`
     /// tiles the `cuda` backend shaded apart, a warp per pixel (tile_is_busy; from the frame after
     /// one that met busy tiles on)
     std::uint32_t busy_tiles = 0;
@@ -57,6 +66,19 @@ public:
     virtual bool renders_on_device() const { return false; }
     /// See renders_on_device(). The base version throws std::logic_error.
     virtual RenderStats render_to_device_rgba8(const Scene& scene, int width, int height, void* device_rgba8);
+
+    /// Progress of each later render(), for long frames: `ref` and `cpu` call `progress` as
+    /// ProgressCallback says (`ref` per circles drawn, weighted by their boxes; `cpu` per stage and
+    /// per shaded tile, weighted by the pairs), `cuda` does not call it. An empty one (the default)
+    /// turns the reports off.
+    void set_progress(ProgressCallback progress) { progress_ = std::move(progress); }
+
+protected:
+    /// What set_progress() set, for the backends' render().
+    const ProgressCallback& progress() const { return progress_; }
+
+private:
+    ProgressCallback progress_;
 };
 
 /// The channels of a frame its caller reads. PNG, PPM, PFM and the window show no alpha, and for

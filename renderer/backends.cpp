@@ -22,7 +22,7 @@ public:
     RenderStats render(const Scene& scene, Image& image) override {
         const auto start = std::chrono::steady_clock::now();
         RenderStats stats;
-        stats.blends = render_reference(scene, image);
+        stats.blends = render_reference(scene, image, progress());
         stats.counted_blends = true;
         stats.total_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
         return stats;

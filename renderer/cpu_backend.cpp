@@ -617,8 +617,10 @@ void CpuBackend::count_pairs(const Frame& frame, int first_row, int end_row, boo
 }
 
 // Stages 3-6 for the tile rows [first_row, end_row), whose pairs count_pairs has just counted.
-// Returns the blends.
-std::uint64_t CpuBackend::bin_and_shade_band(const Frame& frame, int first_row, int end_row, Image& image) {
+// Returns the blends. Tells `progress` of the band's pairs once emitted and once binned, and of
+// each tile shaded.
+std::uint64_t CpuBackend::bin_and_shade_band(const Frame& frame, int first_row, int end_row, Image& image,
+                                             ProgressSteps& progress) {
     const FrameGeometry& g = frame.geometry;
     const std::size_t circles = frame.scene.size();
     const std::uint32_t band_tiles = static_cast<std::uint32_t>(end_row - first_row) * g.grid.tiles_x;
@@ -654,11 +656,13 @@ std::uint64_t CpuBackend::bin_and_shade_band(const Frame& frame, int first_row, 
         }
     });
     frame.clock.mark("emit");
+    progress.advance(pairs);
     // 5. bin
     tile_offsets_.resize(band_tiles + 1);
     cpu_ordered_binning(pair_tiles_.data(), pair_circles_.data(), pairs, band_tiles, tile_circles_.data(),
                         tile_offsets_.data(), threads_);
     frame.clock.mark("bin");
+    progress.advance(pairs);
     // 6. shade (each tile also clears its pixels): tiles are handed out one at a time, since their
     // costs differ by orders of magnitude.
     const auto shade_tile_of_scene =
@@ -674,6 +678,7 @@ std::uint64_t CpuBackend::bin_and_shade_band(const Frame& frame, int first_row, 
             const std::uint64_t begin = tile_offsets_[t];
             my_blends += shade_tile_of_scene(context, {tile_circles_.data() + begin, tile_offsets_[t + 1] - begin},
                                              t % g.grid.tiles_x, first_row + t / g.grid.tiles_x, tail);
+            progress.advance(1 + tile_offsets_[t + 1] - begin);
         }
         blends += my_blends;
     });
@@ -692,19 +697,29 @@ RenderStats CpuBackend::render(const Scene& scene, Image& image) {
     count_pairs(frame, 0, tile_rows, true);
     const std::vector<TileBand> bands = plan_tile_bands(row_pairs_, kCpuBytesPerPair, bin_budget_);
 
+    // Progress in units of work: a circle counted, a pair emitted, a pair binned, a pair or a tile shaded.
     RenderStats stats;
+    for (const TileBand& band : bands) stats.pairs += band.pairs;
+    const std::uint64_t counts = scene.size() * (bands.size() > 1 ? 1 + bands.size() : 1);
+    ProgressSteps progress_steps(progress(),
+                                 counts + 3 * stats.pairs + std::uint64_t(frame.geometry.grid.tiles_x) * tile_rows);
+    progress_steps.advance(scene.size());
     for (const TileBand& band : bands) {
-        if (bands.size() > 1) count_pairs(frame, band.first_row, band.end_row, false);
-        stats.blends += bin_and_shade_band(frame, band.first_row, band.end_row, image);
-        stats.pairs += band.pairs;
+        if (bands.size() > 1) {
+            count_pairs(frame, band.first_row, band.end_row, false);
+            progress_steps.advance(scene.size());
+        }
+        stats.blends += bin_and_shade_band(frame, band.first_row, band.end_row, image, progress_steps);
     }
+    progress_steps.finish();
     // Frames without alpha do not test every listed circle, so they count the blends performed.
     stats.counted_blends = channels_ == FrameChannels::rgba;
     stats.bands = static_cast<std::uint32_t>(bands.size());
-    stats.bin_bytes =
+    stats.pair_bytes =
+        (pair_tiles_.capacity() + pair_circles_.capacity() + tile_circles_.capacity()) * sizeof(std::uint32_t);
+    stats.circle_tile_bytes =
         shade_records_.capacity() * sizeof(CpuShadeRecord) + tile_masks_.capacity() * sizeof(std::uint16_t) +
-        (pair_counts_.capacity() + pair_tiles_.capacity() + pair_circles_.capacity() + tile_circles_.capacity()) *
-            sizeof(std::uint32_t) +
+        pair_counts_.capacity() * sizeof(std::uint32_t) +
         (pair_offsets_.capacity() + tile_offsets_.capacity() + row_pairs_.capacity()) * sizeof(std::uint64_t);
     stats.stages = clock.stages();
     for (const StageTime& stage : stats.stages) stats.total_ms += stage.ms;

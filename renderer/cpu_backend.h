@@ -26,8 +26,8 @@
 namespace tilescan {
 
 // Bin memory per (tile, circle) pair: its tile and its circle in circle order, its circle in tile
-// order. The budget bounds these buffers; per-circle (kCpuBytesPerCircle) and per-tile (8 bytes)
-// arrays come on top.
+// order. The budget bounds these buffers (RenderStats::pair_bytes); per-circle (kCpuBytesPerCircle)
+// and per-tile arrays come on top (RenderStats::circle_tile_bytes).
 constexpr std::uint64_t kCpuBytesPerPair = 3 * sizeof(std::uint32_t);
 
 // What the shading reads of a circle, in one 32-byte record written by the count stage: a tile's
@@ -57,7 +57,8 @@ public:
 private:
     struct Frame;
     void count_pairs(const Frame& frame, int first_row, int end_row, bool first_of_frame);
-    std::uint64_t bin_and_shade_band(const Frame& frame, int first_row, int end_row, Image& image);
+    std::uint64_t bin_and_shade_band(const Frame& frame, int first_row, int end_row, Image& image,
+                                     ProgressSteps& progress);
 
     unsigned threads_;
     std::uint64_t bin_budget_;

@@ -40,20 +40,42 @@ std::uint64_t draw_circle(const Scene& scene, std::size_t i, int width, int heig
     return blends;
 }
 
-}  // namespace
+// What drawing circle i costs, for progress: the pixels of its box inside `window`, and one for
+// the circle itself (scenes of many tiny circles spend their time there).
+std::uint64_t circle_work(const Scene& scene, std::size_t i, int width, int height, const PixelBox& window) {
+    const PixelBox box = circle_pixel_box(scene.x[i], scene.y[i], scene.radius[i], width, height);
+    const int columns = std::min(box.x1, window.x1) - std::max(box.x0, window.x0);
+    const int rows = std::min(box.y1, window.y1) - std::max(box.y0, window.y0);
+    return 1 + (columns > 0 && rows > 0 ? std::uint64_t(columns) * std::uint64_t(rows) : 0);
+}
 
-std::uint64_t render_reference_window(const Scene& scene, int width, int height, const PixelBox& window, Image& crop) {
+std::uint64_t render_window(const Scene& scene, int width, int height, const PixelBox& window, Image& crop,
+                            const ProgressCallback& progress) {
     for (int row = window.y0; row < window.y1; ++row) {
         const Rgba value = background_pixel(scene.background, row, height);
         for (int column = window.x0; column < window.x1; ++column) crop.at(column - window.x0, row - window.y0) = value;
     }
+    std::uint64_t work = 0;
+    if (progress)
+        for (std::size_t i = 0; i < scene.size(); ++i) work += circle_work(scene, i, width, height, window);
+    ProgressSteps steps(progress, work);
     std::uint64_t blends = 0;
-    for (std::size_t i = 0; i < scene.size(); ++i) blends += draw_circle(scene, i, width, height, window, crop);
+    for (std::size_t i = 0; i < scene.size(); ++i) {
+        blends += draw_circle(scene, i, width, height, window, crop);
+        if (progress) steps.advance(circle_work(scene, i, width, height, window));
+    }
+    steps.finish();
     return blends;
 }
 
-std::uint64_t render_reference(const Scene& scene, Image& image) {
-    return render_reference_window(scene, image.width, image.height, {0, image.width, 0, image.height}, image);
+}  // namespace
+
+std::uint64_t render_reference_window(const Scene& scene, int width, int height, const PixelBox& window, Image& crop) {
+    return render_window(scene, width, height, window, crop, {});
+}
+
+std::uint64_t render_reference(const Scene& scene, Image& image, const ProgressCallback& progress) {
+    return render_window(scene, image.width, image.height, {0, image.width, 0, image.height}, image, progress);
 }
 
 }  // namespace tilescan

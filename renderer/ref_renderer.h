@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "renderer/image.h"
+#include "renderer/progress.h"
 #include "renderer/scene.h"
 
 namespace tilescan {
@@ -16,7 +17,8 @@ namespace tilescan {
 void clear_image(const BackgroundParams& background, Image& image);
 
 /// Clears `image` and draws every circle of `scene` into it. Returns the number of blends.
-std::uint64_t render_reference(const Scene& scene, Image& image);
+/// `progress` (ProgressCallback) hears of the circles drawn, each weighted by its pixel box.
+std::uint64_t render_reference(const Scene& scene, Image& image, const ProgressCallback& progress = {});
 
 /// The pixels inside `window` of the width x height image render_reference would draw, into `crop`
 /// (already sized to the window; crop pixel (0, 0) is image pixel (window.x0, window.y0)): the same

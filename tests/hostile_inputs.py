@@ -8,10 +8,12 @@ and checks the contract of apps/main.cpp: the exit status; for bad input exactly
 "tilescan: error: ...", naming what it expects; and no file left behind (a refused run writes
 nothing, an interrupted one leaves no temporary). Endless inputs (/dev/zero, a pipe of `yes`)
 must be refused within the limits, which is what bounds the reader's memory. Last, what is drawn
-on a terminal (a pseudo-terminal as stderr): the progress bar and the running clock.
+on a terminal (a pseudo-terminal as stderr): the progress bar, and the fraction done with the
+running clock.
 """
 import os
 import pty
+import re
 import resource
 import signal
 import subprocess
@@ -264,7 +266,8 @@ for signal_number in (signal.SIGINT, signal.SIGTERM):
 
 # ---------------------------------------------------------------------------------------------
 # On a terminal: the bar of a sequence ends its line before the summary; a single render that takes
-# more than a second shows a running clock, erased at the end.
+# more than a second shows the fraction done and a running clock, erased at the end; --quiet
+# draws nothing.
 
 
 def run_on_terminal(name, arguments):
@@ -297,9 +300,14 @@ check("terminal-frames", not terminal.endswith("\r\n\r\n"), f"an empty line at t
 print(f"{'FAILED' if any(f.startswith('terminal-frames:') for f in failures) else 'ok'}  terminal-frames")
 # About two seconds of ref rendering on one core; the clock appears after the first.
 terminal = run_on_terminal("terminal-clock", ["render", "rand10k", "--backend", "ref", "--size", "2048", "-o", "r.png"])
-check("terminal-clock", "\rrendering 2048x2048 on ref ... 1 s" in terminal, f"stderr: {terminal!r}")
+check("terminal-clock", re.search(r"\rrendering 2048x2048 on ref \.\.\. \d+ %, 1 s", terminal) is not None,
+      f"stderr: {terminal!r}")
 check("terminal-clock", "\r\x1b[Kwrote r.png" in terminal, f"stderr: {terminal!r}")
 print(f"{'FAILED' if any(f.startswith('terminal-clock:') for f in failures) else 'ok'}  terminal-clock")
+terminal = run_on_terminal("terminal-quiet",
+                           ["render", "rand10k", "--backend", "ref", "--size", "2048", "-q", "-o", "r.png"])
+check("terminal-quiet", terminal == "", f"stderr: {terminal!r}")
+print(f"{'FAILED' if any(f.startswith('terminal-quiet:') for f in failures) else 'ok'}  terminal-quiet")
 
 print(f"{case_count - len({f.split(':')[0] for f in failures})} of {case_count} hostile cases passed")
 for failure in failures:

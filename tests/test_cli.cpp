@@ -2,6 +2,7 @@
 // codes, and every class of bad input giving one line naming what and where, exit code 2, and no
 // output file left behind.
 #include <catch2/catch.hpp>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <limits>
@@ -357,7 +358,7 @@ TEST_CASE("scenegen writes only scene file names; idle options are refused", "[c
     CHECK(std::distance(std::filesystem::directory_iterator(dir), std::filesystem::directory_iterator()) == 1);
 }
 
-TEST_CASE("messages: line numbers, plurals, the stats' work memory named apart from the budget", "[cli]") {
+TEST_CASE("messages: line numbers, plurals, BOM and CRLF", "[cli]") {
     const std::string dir = scratch_dir("cli_messages");
     write_text(dir + "/short.scene", "circlescene 1\ncount 3\n0.5 0.5 0 0.25 1 0 0 0.5\n");
     check_rejected("render " + dir + "/short.scene -o " + dir + "/x.png",
@@ -368,9 +369,46 @@ TEST_CASE("messages: line numbers, plurals, the stats' work memory named apart f
     const CommandResult one = run_cli("render " + dir + "/one.scene --size 16 -o " + dir + "/one.png");
     CHECK(one.exit_code == 0);
     CHECK(one.output.find(", 1 circle)") != std::string::npos);
-    const CommandResult stats = run_cli("render rgb --backend cpu --size 32 --stats -q -o " + dir + "/s.png");
-    CHECK(stats.output.find("work MiB") != std::string::npos);
-    CHECK(run_cli("render --help").output.find("work MiB also counts the per-circle records") != std::string::npos);
+}
+
+namespace {
+
+// The whole number after "KEY": in one --json output.
+std::uint64_t json_number(const std::string& json, const std::string& key) {
+    const std::size_t at = json.find("\"" + key + "\":");
+    if (at == std::string::npos) return std::numeric_limits<std::uint64_t>::max();
+    return std::stoull(json.substr(at + key.size() + 3));
+}
+
+}  // namespace
+
+TEST_CASE("the stats' pair buffers stay within --max-bin-memory; circle and tile arrays apart", "[cli]") {
+    const std::string dir = scratch_dir("cli_memory_stats");
+    const std::string render =
+        "render rand10k --backend cpu --size 160x96 --max-bin-memory 64K -q -o " + dir + "/r.png";
+    const CommandResult json = run_cli(render + " --json");
+    INFO(json.output);
+    REQUIRE(json.exit_code == 0);
+    CHECK(json_number(json.output, "bands") > 1);
+    CHECK(json_number(json.output, "pair_bytes") > 0);
+    CHECK(json_number(json.output, "pair_bytes") <= 65536);
+    CHECK(json_number(json.output, "circle_tile_bytes") > 65536);  // 10,000 circles' records, beyond the budget
+    CHECK(json.output.find("work_bytes") == std::string::npos);
+    const CommandResult table = run_cli(render + " --stats");
+    CHECK(table.output.find(" pair MiB circle+tile MiB ") != std::string::npos);
+    CHECK(run_cli("render --help").output.find("render --stats shows them as pair MiB") != std::string::npos);
+}
+
+TEST_CASE("a long render draws no progress when stderr is not a terminal", "[cli][slow]") {
+    // Serial and seconds long, so that on a terminal the fraction done and the clock would show
+    // (tests/hostile_inputs.py checks that on a pseudo-terminal).
+    const std::string dir = scratch_dir("cli_progress");
+    const CommandResult piped = run_cli("render rand100k --backend ref --size 768 -o " + dir + "/r.png");
+    INFO(piped.output);
+    CHECK(piped.exit_code == 0);
+    CHECK(piped.output.rfind("wrote ", 0) == 0);  // the summary alone: no clock, no percent, no '\r'
+    CHECK(piped.output.find('\n') == piped.output.size() - 1);
+    CHECK(piped.output.find('\r') == std::string::npos);
 }
 
 TEST_CASE("--version, a scene on standard input, an image on standard output", "[cli]") {

@@ -133,6 +133,7 @@ void check_banded(const Scene& scene, int width, int height, const std::string& 
         INFO(name << " " << width << "x" << height << ", budget " << backend.bin_budget() << ", " << stats.bands
                   << " bands");
         CHECK(stats.pairs == total);
+        CHECK(stats.pair_bytes <= backend.bin_budget());
         CHECK(images_match(expected, actual, 0.0f, "cpu_banded_" + name));
     }
 }
@@ -188,6 +189,10 @@ TEST_CASE("cpu bands really split the frame, and a budget below one row is refus
     const RenderStats stats = tight.render(scene, image);
     CHECK(stats.bands >= 8);  // 16 tile rows of similar weight, one or two per band
     CHECK(stats.pairs == unlimited.render(scene, image).pairs);
+    // The budget bounds the pair buffers; the per-circle arrays are reported apart, beyond it.
+    CHECK(stats.pair_bytes <= smallest);
+    CHECK(stats.circle_tile_bytes >= scene.size() * kCpuBytesPerCircle);
+    CHECK(stats.circle_tile_bytes > smallest);
     CpuBackend too_small(0, smallest - 1);
     CHECK_THROWS_AS(too_small.render(scene, image), InputError);
 }

@@ -107,9 +107,11 @@ Scene edge_column_circles(std::size_t circles, int width) {
 
 void print_limit_stats(const RenderStats& stats, double seconds) {
     std::printf(
-        "pairs %llu (2^31 = %llu, 2^32 = %llu), bands %u, busy tiles %u, blends %llu, bin memory %.2f GiB, %.1f s;",
+        "pairs %llu (2^31 = %llu, 2^32 = %llu), bands %u, busy tiles %u, blends %llu, pair buffers %.2f GiB, "
+        "circle and tile arrays %.2f GiB, %.1f s;",
         static_cast<unsigned long long>(stats.pairs), 1ull << 31, 1ull << 32, stats.bands, stats.busy_tiles,
-        static_cast<unsigned long long>(stats.blends), stats.bin_bytes / 1073741824.0, seconds);
+        static_cast<unsigned long long>(stats.blends), stats.pair_bytes / 1073741824.0,
+        stats.circle_tile_bytes / 1073741824.0, seconds);
     for (const StageTime& stage : stats.stages) std::printf(" %s %.3f s", stage.name.c_str(), stage.ms / 1000);
     std::printf("\n");
 }

@@ -228,7 +228,10 @@ struct CircleBuffers {
     }
     CircleRecords records() { return {shading_records.data(), box.data()}; }
     BigCircles big(std::uint32_t circles) { return {big_circles.data(), big_count.data(), circles}; }
-    std::uint64_t bin_bytes() const { return pair_counts.bytes() + tile_masks.bytes() + big_first_slots.bytes(); }
+    std::uint64_t circle_bytes() const {
+        return shading_records.bytes() + box.bytes() + pair_counts.bytes() + tile_masks.bytes() + big_circles.bytes() +
+               big_count.bytes() + big_first_slots.bytes();
+    }
 };
 
 // The tile lists and what builds them (reserved per pass, grow-only).
@@ -259,10 +262,14 @@ struct TileListBuffers {
     FrameBuffer<unsigned long long> row_pairs;  // [tiles_y], for the band planner
     FrameBuffer<std::uint32_t> tile_order;      // the shading grid's, longest list first
 
-    std::uint64_t bin_bytes() const {
+    // What the bin-memory budget bounds (binning_bytes, and the direct binning's temporary storage).
+    std::uint64_t pair_bytes() const {
         return pair_tiles.bytes() + pair_circles.bytes() + packed_pairs.bytes() + tile_circles.bytes() +
-               tile_offsets.bytes() + sort_keys.bytes() + sorted_keys.bytes() + temp.bytes() + scan_workspace.bytes() +
-               row_pairs.bytes() + tile_order.bytes();
+               sort_keys.bytes() + sorted_keys.bytes() + temp.bytes();
+    }
+    std::uint64_t circle_tile_bytes() const {
+        return pair_total.bytes() + tile_offsets.bytes() + scan_workspace.bytes() + row_pairs.bytes() +
+               tile_order.bytes();
     }
 };
 
@@ -289,7 +296,7 @@ struct BusyTileBranch {
         busy.joined = joined.get();
         return busy;
     }
-    std::uint64_t bin_bytes() const { return tiles.bytes() + count.bytes(); }
+    std::uint64_t tile_bytes() const { return tiles.bytes() + count.bytes(); }
 };
 
 // Tile compaction's totals and two-level compaction's region lists.
@@ -302,7 +309,7 @@ struct CompactionBuffers {
     FrameBuffer<unsigned long long> tallies;  // [2]: CompactionTotals' pairs, finished blocks
     FrameBuffer<std::uint32_t> region_ids, region_counts;
 
-    std::uint64_t bin_bytes() const { return region_ids.bytes() + region_counts.bytes(); }
+    std::uint64_t region_bytes() const { return region_ids.bytes() + region_counts.bytes(); }  // within the budget
 };
 
 // --max-bin-memory, or half of the device memory free when the backend starts (tile_bands.h).
@@ -444,8 +451,9 @@ struct CudaBackend::Frame {
     CompactionTotals compaction_totals() {
         return {compaction.tallies.data(), compaction.tallies.data() + 1, host_total.device()};
     }
-    std::uint64_t bin_bytes() const {
-        return circles.bin_bytes() + lists.bin_bytes() + busy.bin_bytes() + compaction.bin_bytes();
+    std::uint64_t pair_bytes() const { return lists.pair_bytes() + compaction.region_bytes(); }
+    std::uint64_t circle_tile_bytes() const {
+        return circles.circle_bytes() + lists.circle_tile_bytes() + busy.tile_bytes() + compaction.tallies.bytes();
     }
 };
 
@@ -742,7 +750,8 @@ RenderStats CudaBackend::render_uploaded(int width, int height, bool count_blend
         stats.blends = total;
         stats.counted_blends = true;
     }
-    stats.bin_bytes = f.bin_bytes();
+    stats.pair_bytes = f.pair_bytes();
+    stats.circle_tile_bytes = f.circle_tile_bytes();
     return stats;
 }
 
