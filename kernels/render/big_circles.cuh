@@ -1,6 +1,6 @@
-// Device code shared by the count and emit stages (cull_count.cu, emit.cu): their block size,
-// and the big circles, whose tile rectangles are too large for one thread, which both stages take
-// a warp or a block per circle with the same tile tests.
+// Device code shared by the count and emit stages (cull_count.cu, emit.cu): the big circles,
+// whose tile rectangles are too large for one thread, which both stages take a warp or a block per
+// circle with the same tile tests.
 //
 // Included only by this folder's .cu files; its definitions have internal linkage, as they had
 // when the binning kernels were one file.
@@ -11,14 +11,11 @@
 #include <algorithm>
 
 #include "kernels/render/circle_records.cuh"
+#include "kernels/render/stage_threads.cuh"
 
 namespace tilescan {
 
 namespace {
-
-constexpr int kThreads = 256;
-
-unsigned blocks_for(std::size_t n) { return static_cast<unsigned>((n + kThreads - 1) / kThreads); }
 
 // Circles of large tile rectangles would serialize the count and emit stages on their threads:
 // those of more than kSmallRectTiles tiles (all others fit a tile mask: kMaskedRectTiles) are

@@ -6,14 +6,11 @@
 #include "kernels/primitives/lower_bound.cuh"
 #include "kernels/render/bin.h"
 #include "kernels/render/frame_plan.h"
+#include "kernels/render/stage_threads.cuh"
 
 namespace tilescan {
 
 namespace {
-
-constexpr int kThreads = 256;
-
-unsigned blocks_for(std::size_t n) { return static_cast<unsigned>((n + kThreads - 1) / kThreads); }
 
 __global__ void split_keys_kernel(const std::uint64_t* __restrict__ sorted_keys, std::size_t pairs,
                                   std::uint32_t* __restrict__ tile_circles) {

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def cli():
     path = os.environ.get("TILESCAN_CLI")
     if not path or not os.path.exists(path):
