@@ -3,8 +3,10 @@
 // binning and its two peers (sort: 64-bit keys through cub::DeviceRadixSort; naive: every tile
 // tests every circle), their ratios (end to end and for the binning stages alone), the stage
 // breakdown (from as many frames again, timed per stage), the blend rate, the cpu and ref times
-// (fewer repetitions), and a bit-exactness check of every timed image against ref. The table goes
-// to stdout and, as Markdown and CSV, to --out.
+// (fewer repetitions), and a bit-exactness check of every timed image against ref. Beside the
+// frame as the plan takes it, the scan binning's frame with exact early termination's tail walk
+// (flat scenes), RGB and RGBA, and the blends it performs next to those covering the pixels. The
+// table goes to stdout and, as Markdown and CSV, to --out.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -84,6 +86,7 @@ struct Timing {
     // have neither (0; "–" in the table, -1 in the csv).
     double binning_ms = 0;
     double shade_ms = 0;
+    std::uint64_t blends = 0;  // blends performed in one more frame, counted (the tail walk's rows)
     bool exact = false;
     bool ran = false;
 };
@@ -97,7 +100,8 @@ struct SceneResult {
     double ref_ms = 0, cpu_ms = 0;
     bool cpu_exact = false;
     Timing scan, sort, naive;
-    std::string stages;  // scan binning's median stage times
+    Timing tails, tails_rgba;  // the scan binning with the tail walk, RGB and RGBA frames (flat scenes)
+    std::string stages;        // scan binning's median stage times
 };
 
 #if defined(TILESCAN_HAVE_CUDA_BACKEND)
@@ -116,9 +120,11 @@ std::string stage_summary(const std::vector<std::vector<StageTime>>& runs) {
 // `binning`'s frames, twice: timed whole (no event inside the frame: the frame time), then timed
 // stage by stage (the breakdown, shading and binning times; the events between stages cost a few
 // microseconds, which matter for the small scenes). The last image of each run is checked.
+// RGB frames are compared in their colours alone: their alpha is not computed (FrameChannels).
 Timing time_cuda(DeviceBackend& backend, Binning binning, const BenchCase& c, const Image& oracle, int repeats,
-                 std::string* stages) {
+                 std::string* stages, FrameChannels channels = FrameChannels::rgba) {
     backend.set_binning(binning);
+    backend.set_channels(channels);
     Timing t;
     t.ran = true;
     t.exact = true;
@@ -128,6 +134,8 @@ Timing time_cuda(DeviceBackend& backend, Binning binning, const BenchCase& c, co
         for (int k = 0; k < repeats; ++k) runs.push_back(backend.render_uploaded(c.size, c.size, false, timing));
         Image image(c.size, c.size);
         backend.download(image);
+        if (channels == FrameChannels::rgb)
+            for (std::size_t k = 0; k < image.pixels.size(); ++k) image.pixels[k].a = oracle.pixels[k].a;
         t.exact = t.exact && compare_images(oracle, image, 0.0f).differing_pixels == 0;
         return runs;
     };
@@ -190,6 +198,16 @@ SceneResult run_case(const BenchCase& c, const BenchSettings& settings) {
         // The naive peer costs O(tiles x circles): a few frames suffice where it takes long.
         if (static_cast<double>(scene.size()) * (c.size / 16) * (c.size / 16) < 2e10)
             result.naive = time_cuda(*backend, Binning::naive, c, oracle, std::max(3, repeats / 4), nullptr);
+        // The tail walk takes flat circles only (the frame plan's shading_walks_tails).
+        if (scene.shading == kShadingFlat) {
+            PlanOverrides tails = settings.overrides;
+            tails.tail_walk = true;
+            backend->set_plan_overrides(tails);
+            result.tails = time_cuda(*backend, Binning::scan, c, oracle, repeats, nullptr, FrameChannels::rgb);
+            result.tails.blends = backend->render_uploaded(c.size, c.size, true).blends;
+            result.tails_rgba = time_cuda(*backend, Binning::scan, c, oracle, repeats, nullptr, FrameChannels::rgba);
+            backend->set_plan_overrides(settings.overrides);
+        }
     }
 #endif
     return result;
@@ -210,8 +228,9 @@ std::string table(const std::vector<SceneResult>& results) {
     md << "| scene | size | circles | pairs | busy tiles | blends | scan ms | sort ms | naive ms | sort/scan | "
           "naive/scan "
           "| binning sort/scan | Gblends/s (shade) | cpu ms | ref ms | exact (scan, sort, naive, cpu) | scan stages "
-          "(ms) | scan ms, stages timed |\n";
-    md << "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+          "(ms) | scan ms, stages timed | tails ms (RGB) | shade full/tails | tails ms (RGBA) | tail blends | "
+          "exact (tails RGB, RGBA) |\n";
+    md << "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
     for (const SceneResult& r : results) {
         const auto exact = [](const Timing& t) { return !t.ran ? "–" : t.exact ? "yes" : "NO"; };
         md << "| " << r.bench_case.scene << " | " << r.bench_case.size << " | " << r.circles << " | " << r.pairs
@@ -224,7 +243,14 @@ std::string table(const std::vector<SceneResult>& results) {
            << " | " << (r.cpu_ms > 0 ? cell(r.cpu_ms, "%.1f") : "–") << " | " << cell(r.ref_ms, "%.1f") << " | "
            << exact(r.scan) << ", " << exact(r.sort) << ", " << exact(r.naive) << ", "
            << (r.cpu_ms > 0 ? (r.cpu_exact ? "yes" : "NO") : "–") << " | " << r.stages << " | "
-           << (r.scan.ran ? cell(r.scan.staged_frame_ms) : "–") << " |\n";
+           << (r.scan.ran ? cell(r.scan.staged_frame_ms) : "–") << " | " << (r.tails.ran ? cell(r.tails.frame_ms) : "–")
+           << " | "
+           << (r.tails.ran && r.tails.shade_ms > 0 && r.scan.shade_ms > 0
+                   ? cell(r.scan.shade_ms / r.tails.shade_ms, "%.2fx")
+                   : "–")
+           << " | " << (r.tails_rgba.ran ? cell(r.tails_rgba.frame_ms) : "–") << " | "
+           << (r.tails.ran ? std::to_string(r.tails.blends) : "–") << " | " << exact(r.tails) << ", "
+           << exact(r.tails_rgba) << " |\n";
     }
     return md.str();
 }
@@ -233,7 +259,8 @@ std::string table(const std::vector<SceneResult>& results) {
 std::string csv(const std::vector<SceneResult>& results) {
     std::ostringstream text;
     text << "scene,size,circles,pairs,blends,scan_ms,scan_binning_ms,scan_shade_ms,sort_ms,sort_binning_ms,naive_ms,"
-            "cpu_ms,ref_ms,exact_scan,exact_sort,exact_naive,exact_cpu,scan_staged_ms\n";
+            "cpu_ms,ref_ms,exact_scan,exact_sort,exact_naive,exact_cpu,scan_staged_ms,tails_ms,tails_shade_ms,"
+            "tails_rgba_ms,tail_blends,exact_tails,exact_tails_rgba\n";
     const auto ms = [](const Timing& t, double value) { return t.ran ? value : -1.0; };
     const auto stage_ms = [](const Timing& t, double value) { return t.ran && t.shade_ms > 0 ? value : -1.0; };
     const auto exact = [](bool ran, bool ok) { return ran ? (ok ? "1" : "0") : "-1"; };
@@ -244,7 +271,11 @@ std::string csv(const std::vector<SceneResult>& results) {
              << stage_ms(r.sort, r.sort.binning_ms) << "," << ms(r.naive, r.naive.frame_ms) << ","
              << (r.cpu_ms > 0 ? r.cpu_ms : -1.0) << "," << r.ref_ms << "," << exact(r.scan.ran, r.scan.exact) << ","
              << exact(r.sort.ran, r.sort.exact) << "," << exact(r.naive.ran, r.naive.exact) << ","
-             << exact(r.cpu_ms > 0, r.cpu_exact) << "," << ms(r.scan, r.scan.staged_frame_ms) << "\n";
+             << exact(r.cpu_ms > 0, r.cpu_exact) << "," << ms(r.scan, r.scan.staged_frame_ms) << ","
+             << ms(r.tails, r.tails.frame_ms) << "," << stage_ms(r.tails, r.tails.shade_ms) << ","
+             << ms(r.tails_rgba, r.tails_rgba.frame_ms) << ","
+             << (r.tails.ran ? static_cast<long long>(r.tails.blends) : -1LL) << ","
+             << exact(r.tails.ran, r.tails.exact) << "," << exact(r.tails_rgba.ran, r.tails_rgba.exact) << "\n";
     }
     return text.str();
 }
@@ -277,7 +308,9 @@ std::string header(const std::string& commit, const BenchSettings& settings) {
          << "), the frame timed whole by CUDA events around it; the stage columns from as many frames again with "
             "events around every stage (the last column: those frames' time); circles already on the device; "
          << (settings.quick ? "--quick: no cpu timing" : "cpu = median of 3 renders on all cores")
-         << "; ref = one render on one core; every timed image compared with ref bit for bit"
+         << "; ref = one render on one core; every timed image compared with ref bit for bit (RGB frames in "
+            "their colours); tails = the scan binning with exact early termination's tail walk forced (flat "
+            "scenes), tail blends = the blends one such RGB frame performs (blends: those covering the pixels)"
          << (overrides.shade_pixels
                  ? "; shading forced to " + std::to_string(overrides.shade_pixels) + " pixels a thread (--shade-pixels)"
                  : std::string())
@@ -342,7 +375,8 @@ int run_bench_command(const std::vector<std::string>& arguments) {
         results.push_back(run_case(c, settings));
         const SceneResult& r = results.back();
         all_exact &= (!r.scan.ran || r.scan.exact) && (!r.sort.ran || r.sort.exact) &&
-                     (!r.naive.ran || r.naive.exact) && (r.cpu_ms == 0 || r.cpu_exact);
+                     (!r.naive.ran || r.naive.exact) && (r.cpu_ms == 0 || r.cpu_exact) &&
+                     (!r.tails.ran || r.tails.exact) && (!r.tails_rgba.ran || r.tails_rgba.exact);
     }
     const std::string markdown = table(results);
     std::cout << markdown;

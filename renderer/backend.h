@@ -82,8 +82,9 @@ private:
 };
 
 /// The channels of a frame its caller reads. PNG, PPM, PFM and the window show no alpha, and for
-/// `rgb` frames a backend may skip the alpha sum and leave alpha NaN (the `cpu` backend does);
-/// `rgba` frames (.f32, library callers by default) have all four channels exact.
+/// `rgb` frames a backend may skip the alpha sum and leave alpha NaN (`cpu` does, and `cuda` where
+/// it takes the tail walk of exact early termination); `rgba` frames (.f32, library callers by
+/// default) have all four channels exact.
 enum class FrameChannels { rgba, rgb };
 
 }  // namespace tilescan

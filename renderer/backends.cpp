@@ -45,7 +45,9 @@ bool cuda_backend_available() {
 
 std::unique_ptr<Backend> cuda_backend(const BackendOptions& options) {
 #if defined(TILESCAN_HAVE_CUDA_BACKEND)
-    return make_cuda_backend(parse_binning(options.binning), options.max_bin_bytes);
+    std::unique_ptr<DeviceBackend> backend = make_cuda_backend(parse_binning(options.binning), options.max_bin_bytes);
+    backend->set_channels(options.channels);
+    return backend;
 #else
     (void)options;
     throw std::logic_error("no cuda backend in this build");

@@ -20,7 +20,7 @@ struct BackendOptions {
     std::string binning = "scan";     ///< cuda: scan (ours) | sort | naive (the peers: Binning)
     unsigned threads = 0;             ///< cpu: worker threads, 0 = all cores
     std::uint64_t max_bin_bytes = 0;  ///< cpu, cuda: bin-memory budget, 0 = default_bin_budget (tile_bands.h)
-    FrameChannels channels = FrameChannels::rgba;  ///< cpu: the channels the frames need
+    FrameChannels channels = FrameChannels::rgba;  ///< cpu, cuda: the channels the frames need
 };
 
 /// The bin-memory budget (--max-bin-memory): a tile backend whose frame has more (tile, circle)

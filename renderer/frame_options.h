@@ -43,6 +43,9 @@ struct PlanOverrides {
     int shade_pixels = 0;
     /// Whether binned frames' tile blocks recompute the circles' boxes instead of reading them.
     std::optional<bool> boxes_from_geometry;
+    /// Whether binned frames of flat circles try exact early termination's tail walk
+    /// (docs/renderer.md, "Exact early termination") before the full walk.
+    std::optional<bool> tail_walk;
 };
 
 /// Overrides that force the tile-list strategy alone.

@@ -4,7 +4,11 @@
 #pragma once
 
 #include <algorithm>
+#include <catch2/catch.hpp>
+#include <cfloat>
 #include <cmath>
+#include <cstdint>
+#include <random>
 #include <string>
 #include <utility>
 #include <vector>
@@ -182,6 +186,104 @@ inline bool renders_like_ref(Backend& backend, const Scene& scene, int width, in
     Image actual(width, height);
     backend.render(scene, actual);
     return images_match(expected, actual, 0.0f, backend.name() + "_" + name);
+}
+
+// Random circles over a width x height frame: radii from `radius_lo` to `radius_hi` pixels.
+inline Scene random_scene(std::uint32_t seed, std::size_t circles, int width, float radius_lo, float radius_hi,
+                          float colour_lo, float colour_hi, float alpha_lo, float alpha_hi) {
+    std::mt19937 random(seed);
+    std::uniform_real_distribution<float> unit(0.0f, 1.0f), colour(colour_lo, colour_hi), alpha(alpha_lo, alpha_hi),
+        radius(radius_lo / width, radius_hi / width);
+    Scene scene;
+    for (std::size_t k = 0; k < circles; ++k)
+        scene.push_back({unit(random), unit(random), unit(random), radius(random), colour(random), colour(random),
+                         colour(random), alpha(random)});
+    return scene;
+}
+
+// The scenes made to break exact early termination's rule (renderer/shared/early_termination.h),
+// each at an odd size: alphas 0 and 1, tiny alphas, colours outside [0, 1], near and at the
+// overflow bound, tiny colours, pixels covered once, tails closing at an opaque circle or falling
+// behind, snow.
+inline std::vector<AdversarialScene> rule_breaking_scenes() {
+    std::vector<AdversarialScene> scenes;
+    const auto add = [&](const std::string& name, Scene scene, int w, int h) {
+        scenes.push_back({name, std::move(scene), w, h});
+    };
+    add("typical", random_scene(1, 3000, 97, 8, 40, 0.0f, 1.0f, 0.5f, 0.5f), 97, 83);
+    add("alpha_0", random_scene(2, 2000, 97, 8, 40, 0.0f, 1.0f, 0.0f, 0.0f), 97, 83);
+    add("alpha_1", random_scene(3, 2000, 97, 8, 40, 0.0f, 1.0f, 1.0f, 1.0f), 97, 83);
+    add(
+        "alpha_0_or_1",
+        [] {
+            Scene s = random_scene(4, 3000, 97, 8, 40, 0.0f, 1.0f, 0.0f, 1.0f);
+            for (std::size_t k = 0; k < s.size(); ++k) s.a[k] = float(k % 2);
+            return s;
+        }(),
+        97, 83);
+    add("tiny_alphas", random_scene(5, 4000, 97, 20, 60, 0.0f, 1.0f, 0.001f, 0.03f), 97, 83);
+    add("colours_outside_0_1", random_scene(6, 3000, 97, 8, 40, -3.0f, 5.0f, 0.1f, 0.9f), 97, 83);
+    add("colours_large", random_scene(7, 3000, 97, 8, 40, -1e37f, 1e37f, 0.2f, 0.8f), 97, 83);
+    add("colours_below_overflow", random_scene(8, 3000, 97, 8, 40, -3.2e38f, 3.2e38f, 0.2f, 0.8f), 97, 83);
+    add(
+        "colours_at_overflow",
+        [] {  // the rule does not cover it: the full walk
+            Scene s = random_scene(8, 3000, 97, 8, 40, -3.2e38f, 3.2e38f, 0.2f, 0.8f);
+            s.g[100] = FLT_MAX;
+            return s;
+        }(),
+        97, 83);
+    add("colours_tiny", random_scene(9, 3000, 97, 8, 40, 0.0f, 1e-30f, 0.3f, 0.7f), 97, 83);
+    add(
+        "solid_background_dark",
+        [] {
+            Scene s = random_scene(10, 3000, 97, 8, 40, 0.0f, 0.01f, 0.5f, 0.5f);
+            s.background = {kBackgroundSolid, 0.0f, 0.001f, 0.0f};
+            return s;
+        }(),
+        97, 83);
+    // Every pixel covered once or not at all: the tails are the whole list.
+    add(
+        "covered_once",
+        [] {
+            Scene s;
+            for (int k = 0; k < 40; ++k)
+                s.push_back({(k % 8 + 0.5f) / 8, (k / 8 + 0.5f) / 5, 0, 0.04f, 0.1f * (k % 10), 0.5f, 0.2f, 0.7f});
+            return s;
+        }(),
+        101, 67);
+    // Lists of 1000 circles covering every pixel: one whose tails all close at an opaque circle a
+    // fifth of the list back (the faint circles after it shrink the brackets fast enough to pass
+    // the checkpoint, too slowly to close before it), and one whose faint tails fall behind at the
+    // checkpoint and take the full walk.
+    for (const auto& [name, faint_alpha] : {std::pair{"closes_at_opaque", 0.11f}, {"falls_behind", 0.01f}}) {
+        Scene s = random_scene(11, 1000, 64, 100, 100, 0.0f, 1.0f, 0.5f, 0.5f);
+        s.a[800] = 1.0f;
+        for (std::size_t k = 801; k < s.size(); ++k) s.a[k] = faint_alpha;
+        add(name, s, 64, 48);
+    }
+    Scene snow = random_scene(12, 3000, 97, 4, 30, 1.0f, 1.0f, 1.0f, 1.0f);
+    snow.shading = kShadingSnow;
+    snow.background = {kBackgroundSnowGradient, 1.f, 1.f, 1.f};
+    add("snow", snow, 97, 83);
+    return scenes;
+}
+
+// `backend`'s frame of `channels` equal to ref's: all four channels of RGBA frames; the colours of
+// RGB frames, whose alpha a backend may leave NaN (alpha_nan: must, everywhere).
+inline bool renders_channels_like_ref(Backend& backend, FrameChannels channels, bool alpha_nan, const Scene& scene,
+                                      int width, int height, const std::string& name) {
+    Image expected(width, height), actual(width, height);
+    render_reference(scene, expected);
+    backend.render(scene, actual);
+    const std::string prefix = backend.name() + (channels == FrameChannels::rgba ? "_rgba_" : "_rgb_");
+    if (channels == FrameChannels::rgba) return images_match(expected, actual, 0.0f, prefix + name);
+    bool alpha_skipped = true;
+    for (const Rgba& p : actual.pixels) alpha_skipped = alpha_skipped && std::isnan(p.a);
+    for (std::size_t k = 0; k < actual.pixels.size(); ++k) actual.pixels[k].a = expected.pixels[k].a;
+    const bool rgb_equal = images_match(expected, actual, 0.0f, prefix + name);
+    UNSCOPED_INFO(name << ": alpha left NaN " << alpha_skipped);
+    return rgb_equal && (alpha_skipped || !alpha_nan);
 }
 
 }  // namespace tilescan::testing

@@ -211,7 +211,7 @@ TEST_CASE("frame plan: the scan binning's compactions", "[frame_plan]") {
     // A compacted frame reads the boxes the cull stores, in tile order, with no busy branch.
     FrameFacts busy = frame_facts(10, 0);
     busy.busy_tiles_apart = true;
-    const FramePlan compacted = plan_frame(busy, {std::nullopt, 0, true});
+    const FramePlan compacted = plan_frame(busy, {std::nullopt, 0, true, std::nullopt});
     CHECK_FALSE(compacted.binned());
     CHECK_FALSE(compacted.boxes_from_geometry);
     CHECK_FALSE(compacted.order_tiles);
@@ -270,7 +270,7 @@ TEST_CASE("frame plan: a binned pass's shading choices and overrides", "[frame_p
     CHECK(plan.boxes_from_geometry);
     CHECK(plan.order_tiles == (kWidePixels != kNarrowPixels));  // enough pairs a tile for the wide layout
     CHECK(plan.busy_tiles_apart);
-    plan = plan_frame(facts, {std::nullopt, kNarrowPixels, false});
+    plan = plan_frame(facts, {std::nullopt, kNarrowPixels, false, std::nullopt});
     CHECK(plan.shade_pixels == kNarrowPixels);
     CHECK_FALSE(plan.boxes_from_geometry);
     // A band's tiles, not the frame's, count for the tile order.
@@ -282,4 +282,24 @@ TEST_CASE("frame plan: a binned pass's shading choices and overrides", "[frame_p
     CHECK(plan_frame(band).order_tiles);
     band.pair_capacity -= 1;
     CHECK_FALSE(plan_frame(band).order_tiles);
+}
+
+TEST_CASE("frame plan: the tail walk, for binned frames of flat circles", "[frame_plan]") {
+    CHECK(shading_walks_tails(kShadingFlat, std::nullopt) == kTailWalkByDefault);
+    CHECK(shading_walks_tails(kShadingFlat, true));
+    CHECK_FALSE(shading_walks_tails(kShadingFlat, false));
+    CHECK_FALSE(shading_walks_tails(kShadingSnow, true));  // snow's brackets do not close
+    PlanOverrides tails;
+    tails.tail_walk = true;
+    FrameFacts flat = frame_facts(kBinnedCircles, 40 * kBinnedCircles);
+    CHECK(plan_frame(flat, tails).tail_walk);
+    flat.binning = Binning::sort;  // the peer shades as ours does
+    CHECK(plan_frame(flat, tails).tail_walk);
+    flat.binning = Binning::naive;  // its compaction kernel walks every list whole
+    CHECK_FALSE(plan_frame(flat, tails).tail_walk);
+    FrameFacts snow = frame_facts(kBinnedCircles, 40 * kBinnedCircles);
+    snow.shading = kShadingSnow;
+    CHECK_FALSE(plan_frame(snow, tails).tail_walk);
+    CHECK_FALSE(plan_frame(frame_facts(10, 100), tails).binned());  // compacted: the full walk
+    CHECK_FALSE(plan_frame(frame_facts(10, 100), tails).tail_walk);
 }

@@ -15,6 +15,7 @@
 #include "kernels/primitives/ordered_binning.h"
 #include "kernels/primitives/radix_sort.h"
 #include "kernels/render/bin.h"
+#include "kernels/render/blend_range.h"
 #include "kernels/render/convert_rgba8.h"
 #include "kernels/render/cull_count.h"
 #include "kernels/render/device_circles.h"
@@ -120,6 +121,7 @@ using FrameBuffer = Tracked<DeviceBuffer<T>>;
 struct FrameGraphKey {
     Binning binning;
     FramePlan plan;
+    FrameChannels channels;
     StageTiming timing;
     int width, height, band_first_row, band_end_row;
     ShadingKind shading;
@@ -131,9 +133,9 @@ struct FrameGraphKey {
 
     auto tied() const {
         return std::tie(binning, plan.tile_lists, plan.shade_pixels, plan.boxes_from_geometry, plan.order_tiles,
-                        plan.busy_tiles_apart, timing, width, height, band_first_row, band_end_row, shading,
-                        background.kind, background.r, background.g, background.b, capacity, circles, blends,
-                        allocations);
+                        plan.busy_tiles_apart, plan.tail_walk, timing, channels, width, height, band_first_row,
+                        band_end_row, shading, background.kind, background.r, background.g, background.b, capacity,
+                        circles, blends, allocations);
     }
     bool operator==(const FrameGraphKey& o) const { return tied() == o.tied(); }
 };
@@ -433,6 +435,7 @@ struct CudaBackend::Frame {
     CompactionBuffers compaction{allocations};
     FrameBuffer<float> image{allocations};
     FrameBuffer<unsigned long long> blends{allocations};
+    DeviceBuffer<DeviceBlendRange> blend_range{1};         // the scene's colours, for the tail walk's brackets
     MappedPinned<std::uint64_t> host_total;                // the frame's pairs, copied by its emission or compaction
     DeviceBuffer<unsigned long long> first_bad_circle{1};  // render_device_circles' check
     CudaEvent circles_ready{true};                         // the caller's stream, where device circles come from
@@ -440,6 +443,7 @@ struct CudaBackend::Frame {
     StageTimer timer{stream.get()};
     FrameGraph graph;
     int width = 0, height = 0;
+    FrameChannels channels = FrameChannels::rgba;  // the frame's: RGB frames' tail walk skips alpha
 
     Frame() { blends.reserve(1); }
 
@@ -486,6 +490,7 @@ void CudaBackend::upload(const Scene& scene) {
     f.scene.circles = static_cast<std::uint32_t>(n);
     f.scene.shading = scene.shading;
     f.scene.background = scene.background;
+    launch_blend_range(f.scene.device_circles(), f.blend_range.data(), f.stream.get());
 }
 
 std::uint64_t CudaBackend::band_pair_limit() const {
@@ -649,10 +654,11 @@ void CudaBackend::enqueue_pass(const FrameParams& frame, const FramePlan& plan, 
     const std::uint32_t band_tiles = band_tile_count(frame);
     const std::uint32_t circle_id_mask =
         plan.tile_lists == TileListStrategy::packed_pairs ? packed_circle_id_mask(band_tiles) : ~std::uint32_t(0);
+    const TailWalk tails{plan.tail_walk ? f.blend_range.data() : nullptr, f.channels == FrameChannels::rgba};
     launch_shade_tiles(frame, f.circles.records(), f.lists.tile_offsets.data(), f.lists.tile_circles.data(),
                        circle_id_mask, plan.order_tiles ? f.lists.tile_order.data() : nullptr,
-                       f.busy.on(plan.busy_tiles_apart), plan.shade_pixels, plan.boxes_from_geometry, f.image.data(),
-                       blends, f.stream.get());
+                       f.busy.on(plan.busy_tiles_apart), plan.shade_pixels, plan.boxes_from_geometry, tails,
+                       f.image.data(), blends, f.stream.get());
     f.timer.end_frame("shade");
 }
 
@@ -664,10 +670,20 @@ RenderStats CudaBackend::run_pass(const FrameParams& frame, const FramePlan& pla
     reserve_pass(frame, plan, capacity);
     // A compacted pass bakes in no capacity (its kernels take none).
     const std::uint64_t baked_capacity = plan.binned() ? capacity : 0;
-    const FrameGraphKey key{
-        binning_,           plan,          timing,           frame.width,    frame.height,    frame.band_first_row,
-        frame.band_end_row, frame.shading, frame.background, baked_capacity, f.scene.circles, blends,
-        f.allocations};
+    const FrameGraphKey key{binning_,
+                            plan,
+                            f.channels,
+                            timing,
+                            frame.width,
+                            frame.height,
+                            frame.band_first_row,
+                            frame.band_end_row,
+                            frame.shading,
+                            frame.background,
+                            baked_capacity,
+                            f.scene.circles,
+                            blends,
+                            f.allocations};
     if (plan.binned()) f.busy.host_seen.host() = 0;  // before the launch, so the frame's kernels see it
     f.graph.run(f.stream.get(), key, [&] { enqueue_pass(frame, plan, capacity, blends, timing); });
     RenderStats stats;
@@ -711,7 +727,13 @@ RenderStats CudaBackend::run_bands(const FrameParams& frame, unsigned long long*
 }
 
 RenderStats CudaBackend::render_uploaded(int width, int height, bool count_blends, StageTiming timing) {
+    return render_frame(width, height, count_blends, timing, channels_);
+}
+
+RenderStats CudaBackend::render_frame(int width, int height, bool count_blends, StageTiming timing,
+                                      FrameChannels channels) {
     Frame& f = *frame_;
+    f.channels = channels;
     const FrameParams frame = frame_params(width, height, f.scene.shading, f.scene.background);
     const std::size_t pixels = std::size_t(width) * height;
     with_out_of_memory_message("allocating the image", [&] { f.image.reserve(pixels * 4); });
@@ -829,9 +851,11 @@ DeviceImage CudaBackend::render_device_circles(const DeviceCircleFrame& in, cons
     s.circles = static_cast<std::uint32_t>(n);
     s.shading = in.shading;
     s.background = in.background;
+    launch_blend_range(s.device_circles(), f.blend_range.data(), stream);
 
     DeviceImage image;
-    image.stats = render_uploaded(in.width, in.height, true, StageTiming::per_stage);
+    image.stats = render_frame(in.width, in.height, true, StageTiming::per_stage,
+                               layout.channels == 4 ? FrameChannels::rgba : FrameChannels::rgb);
     image.width = in.width;
     image.height = in.height;
     image.channels = layout.channels;

@@ -52,11 +52,13 @@ public:
     int device() const override { return device_; }
     void set_binning(Binning binning) override { binning_ = binning; }
     void set_plan_overrides(const PlanOverrides& overrides) override { overrides_ = overrides; }
+    void set_channels(FrameChannels channels) override { channels_ = channels; }
     const float* device_image() const;
 
 private:
     struct Frame;
     FrameFacts facts(const FrameParams& frame, std::uint64_t capacity, bool first_pass) const;
+    RenderStats render_frame(int width, int height, bool count_blends, StageTiming timing, FrameChannels channels);
     RenderStats run_pass(const FrameParams& frame, const FramePlan& plan, std::uint64_t capacity,
                          unsigned long long* blends, StageTiming timing);
     RenderStats run_bands(const FrameParams& frame, unsigned long long* blends, StageTiming timing);
@@ -71,6 +73,7 @@ private:
     int device_;  // the device current at construction
     Binning binning_;
     PlanOverrides overrides_;
+    FrameChannels channels_ = FrameChannels::rgba;
     std::uint64_t bin_budget_;
     std::size_t l2_cache_bytes_;
     std::size_t order_tiles_shared_max_;

@@ -73,7 +73,12 @@ FramePlan plan_frame(const FrameFacts& facts, const PlanOverrides& overrides) {
     plan.order_tiles = shading_orders_tiles(facts.shading, plan.shade_pixels, facts.pair_capacity, band_tiles,
                                             facts.order_tiles_shared_max);
     plan.busy_tiles_apart = facts.busy_tiles_apart;
+    plan.tail_walk = shading_walks_tails(facts.shading, overrides.tail_walk);
     return plan;
+}
+
+bool shading_walks_tails(ShadingKind shading, std::optional<bool> forced) {
+    return shading == kShadingFlat && forced.value_or(kTailWalkByDefault);
 }
 
 bool tile_compaction_fits(std::uint32_t circles) { return circles <= kTileCompactionMaxCircles; }

@@ -9,7 +9,8 @@
 //                 compactions, which skip binning (plan_frame)
 //   shading       pixels a thread (shade_pixels_per_thread), boxes read or recomputed
 //                 (shading_recomputes_boxes), tiles longest list first (shading_orders_tiles),
-//                 busy tiles on a branch of their own (next_busy_tiles_apart)
+//                 busy tiles on a branch of their own (next_busy_tiles_apart), the tail walk of
+//                 exact early termination (shading_walks_tails)
 //   capacity      the pair buffers' size from frame to frame, and when a frame runs again or in
 //                 bands of tile rows (after_binned_pass, renderer/tile_bands.h)
 // Each tuned constant says in one line why it exists; docs/tuning.md keeps the measurements.
@@ -17,6 +18,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 
 #include "kernels/primitives/bin_bits.h"
 #include "kernels/render/frame_params.h"
@@ -53,6 +55,7 @@ struct FramePlan {
     bool boxes_from_geometry = false;  // tile blocks recompute each circle's box instead of reading it
     bool order_tiles = false;          // the shading grid takes tiles longest list first
     bool busy_tiles_apart = false;     // busy tiles listed and shaded on a branch of their own
+    bool tail_walk = false;            // tile blocks try exact early termination's tail walk first
     // Whether the pass bins (cull, count, tile lists, shade) rather than compacting per tile.
     bool binned() const {
         return tile_lists != TileListStrategy::tile_compaction && tile_lists != TileListStrategy::region_compaction;
@@ -153,6 +156,14 @@ bool shading_orders_tiles(ShadingKind shading, int pixels_per_thread, std::uint6
 // met one (`seen`), off after a frame whose busy branch listed none, so that frames without busy
 // tiles pay nothing for the branch.
 bool next_busy_tiles_apart(bool apart, std::uint32_t busy_listed, bool seen);
+
+// Whether binned frames' tile blocks try exact early termination's tail walk before the full walk
+// (kernels/render/tail_walk.cuh): for flat circles, since snow's faint flakes close no bracket
+// within the lists they make (docs/tuning.md, "cpu backend"). `forced`: PlanOverrides::tail_walk.
+// Taken where asked until the GPU's measurement of both walks sets the default (docs/renderer.md,
+// "Exact early termination").
+constexpr bool kTailWalkByDefault = false;
+bool shading_walks_tails(ShadingKind shading, std::optional<bool> forced);
 
 // ---- Capacity and bands ----
 

@@ -8,6 +8,7 @@
 #include "kernels/programmatic_launch.cuh"
 #include "kernels/render/busy_tiles.h"
 #include "kernels/render/shade.h"
+#include "kernels/render/tail_walk.cuh"
 #include "kernels/render/tile_shading.cuh"
 
 namespace tilescan {
@@ -19,12 +20,18 @@ namespace {
 // suffices and the loads' latency hides behind the blending. Frames that do not count their blends
 // (kCountBlends false, `blends` null: every timed frame) leave the counting out of the loop. With
 // kBoxFromGeometry the block reads one record a circle instead of two (shading_recomputes_boxes).
-template <ShadingKind kShading, int kPixels, bool kCountBlends, bool kBoxFromGeometry>
-__global__ void __launch_bounds__(TileLayout<kPixels>::kThreads, shade_blocks_per_sm<kShading, kPixels>())
+// With a tail walk (kWalk, flat circles) each tile tries it first (tail_walk.cuh) and takes the
+// full walk below only where it does not prove the tile.
+template <ShadingKind kShading, ShadeWalk kWalk, int kPixels, bool kCountBlends, bool kBoxFromGeometry>
+__global__ void __launch_bounds__(TileLayout<kPixels>::kThreads, kWalk == ShadeWalk::full
+                                                                     ? shade_blocks_per_sm<kShading, kPixels>()
+                                                                     : tail_walk_blocks_per_sm<kPixels>())
     shade_tiles_kernel(FrameParams f, CircleRecords records, const std::uint64_t* __restrict__ tile_offsets,
                        const std::uint32_t* __restrict__ tile_circles, std::uint32_t circle_id_mask,
-                       const std::uint32_t* __restrict__ tile_order, BusyTilesOnDevice busy, float* __restrict__ image,
+                       const std::uint32_t* __restrict__ tile_order, BusyTilesOnDevice busy,
+                       const DeviceBlendRange* __restrict__ blend_range, float* __restrict__ image,
                        unsigned long long* blends) {
+    static_assert(kWalk == ShadeWalk::full || kShading == kShadingFlat, "the tail walk is of flat circles");
     constexpr int kBatch = TileLayout<kPixels>::kBatch;
     __shared__ StagedCircles<kPixels> staged[2];
     wait_for_prior_grid();  // the ordered binning's lists
@@ -37,13 +44,21 @@ __global__ void __launch_bounds__(TileLayout<kPixels>::kThreads, shade_blocks_pe
     }
     const std::uint32_t tile = band_first_tile(f) + band_tile;
     const TilePixels<kPixels> p = tile_pixels<kPixels>(f, tile);
+    std::uint32_t my_blends = 0;
+    if constexpr (kWalk != ShadeWalk::full) {
+        if (shade_tile_tail<kWalk == ShadeWalk::tails_rgba, kBoxFromGeometry>(staged, f, records, tile_circles,
+                                                                              circle_id_mask, begin, end, tile, p,
+                                                                              *blend_range, image, my_blends)) {
+            if constexpr (kCountBlends) add_blends(blends, my_blends);
+            return;
+        }
+    }
     Rgba pixels[kPixels];
     clear_pixels(f, p, pixels);
     const auto batch_size = [&](std::uint64_t first) { return end - first < kBatch ? int(end - first) : kBatch; };
     CircleInFlight next{};
     if (begin + threadIdx.x < end)
         next = fetch_circle<kBoxFromGeometry>(records, tile_circles[begin + threadIdx.x] & circle_id_mask);
-    std::uint32_t my_blends = 0;
     int buffer = 0;
     for (std::uint64_t batch = begin; batch < end; batch += kBatch, buffer ^= 1) {
         const int count = batch_size(batch);
@@ -54,22 +69,31 @@ __global__ void __launch_bounds__(TileLayout<kPixels>::kThreads, shade_blocks_pe
         if (following < end) next = fetch_circle<kBoxFromGeometry>(records, tile_circles[following] & circle_id_mask);
         my_blends += blend_staged<kShading>(staged[buffer], count, p, pixels);
     }
+    if constexpr (kWalk == ShadeWalk::tails_rgb)
+        for (Rgba& pixel : pixels) pixel.a = kNoAlpha;
     write_pixels(image, f, p, pixels);
     if constexpr (kCountBlends) add_blends(blends, my_blends);
 }
 
-// The main grid's kernel for a layout, a shading kind, whether the frame counts blends and whether
-// it recomputes the boxes.
-template <int kPixels>
-auto shade_tiles_kernel_for(ShadingKind shading, bool count_blends, bool boxes_from_geometry) {
-    return dispatch_flag(shading == kShadingSnow, [&](auto snow) {
-        constexpr ShadingKind kShading = decltype(snow)::value ? kShadingSnow : kShadingFlat;
-        return dispatch_flag(count_blends, [&](auto count) {
-            return dispatch_flag(boxes_from_geometry, [&](auto boxes) {
-                return shade_tiles_kernel<kShading, kPixels, decltype(count)::value, decltype(boxes)::value>;
-            });
+// The main grid's kernel for a layout, a walk (full, or tails of flat circles), whether the frame
+// counts blends and whether it recomputes the boxes.
+template <int kPixels, ShadingKind kShading, ShadeWalk kWalk>
+auto shade_tiles_kernel_for(bool count_blends, bool boxes_from_geometry) {
+    return dispatch_flag(count_blends, [&](auto count) {
+        return dispatch_flag(boxes_from_geometry, [&](auto boxes) {
+            return shade_tiles_kernel<kShading, kWalk, kPixels, decltype(count)::value, decltype(boxes)::value>;
         });
     });
+}
+template <int kPixels>
+auto shade_tiles_kernel_for(ShadingKind shading, const TailWalk& tails, bool count_blends, bool boxes_from_geometry) {
+    if (shading == kShadingSnow)
+        return shade_tiles_kernel_for<kPixels, kShadingSnow, ShadeWalk::full>(count_blends, boxes_from_geometry);
+    if (tails.range == nullptr)
+        return shade_tiles_kernel_for<kPixels, kShadingFlat, ShadeWalk::full>(count_blends, boxes_from_geometry);
+    if (tails.alpha)
+        return shade_tiles_kernel_for<kPixels, kShadingFlat, ShadeWalk::tails_rgba>(count_blends, boxes_from_geometry);
+    return shade_tiles_kernel_for<kPixels, kShadingFlat, ShadeWalk::tails_rgb>(count_blends, boxes_from_geometry);
 }
 
 constexpr int kOrderThreads = 1024;  // order_tiles_longest_first_kernel's one block
@@ -126,9 +150,11 @@ std::size_t order_tiles_shared_limit() {
 // keeps the priority: FrameGraph instantiates with cudaGraphInstantiateFlagUseNodePriority).
 void launch_shade_tiles(const FrameParams& frame, const CircleRecords& records, const std::uint64_t* tile_offsets,
                         const std::uint32_t* tile_circles, std::uint32_t circle_id_mask, std::uint32_t* tile_order,
-                        const BusyTiles& busy, int pixels_per_thread, bool boxes_from_geometry, float* image,
-                        unsigned long long* blends, cudaStream_t stream) {
+                        const BusyTiles& busy, int pixels_per_thread, bool boxes_from_geometry, const TailWalk& tails,
+                        float* image, unsigned long long* blends, cudaStream_t stream) {
     check_pixels_per_thread("launch_shade_tiles", pixels_per_thread);
+    if (tails.range != nullptr && frame.shading != kShadingFlat)
+        throw std::invalid_argument("launch_shade_tiles: the tail walk is of flat circles");
     const bool apart = busy.on_device.shade_apart;
     if (apart) {
         TS_CUDA_CHECK(cudaEventRecord(busy.forked, stream));
@@ -148,13 +174,13 @@ void launch_shade_tiles(const FrameParams& frame, const CircleRecords& records, 
     }
     const auto shade = [&](auto kernel, int threads) {
         launch_after_prior_grid(kernel, band_tile_count(frame), unsigned(threads), stream, frame, records, tile_offsets,
-                                tile_circles, circle_id_mask, tile_order, busy.on_device, image, blends);
+                                tile_circles, circle_id_mask, tile_order, busy.on_device, tails.range, image, blends);
     };
     if (pixels_per_thread == kWidePixels)
-        shade(shade_tiles_kernel_for<kWidePixels>(frame.shading, blends != nullptr, boxes_from_geometry),
+        shade(shade_tiles_kernel_for<kWidePixels>(frame.shading, tails, blends != nullptr, boxes_from_geometry),
               TileLayout<kWidePixels>::kThreads);
     else
-        shade(shade_tiles_kernel_for<kNarrowPixels>(frame.shading, blends != nullptr, boxes_from_geometry),
+        shade(shade_tiles_kernel_for<kNarrowPixels>(frame.shading, tails, blends != nullptr, boxes_from_geometry),
               TileLayout<kNarrowPixels>::kThreads);
     if (apart) TS_CUDA_CHECK(cudaStreamWaitEvent(stream, busy.joined, 0));
 }

@@ -41,7 +41,7 @@ void check_all_binnings(const Scene& scene, int width, int height, const std::st
             for (const int pixels : {2, 4}) {
                 CudaBackend backend(binning);
                 const bool boxes_from_geometry = (pixels == 2) == (binning == Binning::scan);
-                backend.set_plan_overrides({path, pixels, boxes_from_geometry});
+                backend.set_plan_overrides({path, pixels, boxes_from_geometry, std::nullopt});
                 Image actual(width, height);
                 backend.render(scene, actual);
                 const std::string variant =

@@ -1,0 +1,52 @@
+// The scene's colour range on the device, for exact early termination's brackets
+// (renderer/shared/early_termination.h): found where the circles are, once a scene is uploaded,
+// and read by the shading kernels, so that neither the upload nor a frame waits for the host.
+// Every launcher is asynchronous on `stream` and checks its launch.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <cstring>
+
+#include "kernels/render/frame_params.h"
+#include "renderer/shared/early_termination.h"
+
+namespace tilescan {
+
+// A BlendRange of flat circles as integer keys that order like the floats they encode (-0 below
+// +0; order_key), so that blocks merge their ranges with integer atomics.
+struct DeviceBlendRange {
+    std::int32_t lo[3], hi[3], max_alpha;
+    std::uint32_t bounded;  // 1 while every circle is covered by the proof
+};
+
+// Signed integers ordered as the floats whose bits they carry, for every float but NaN.
+TS_HD inline std::int32_t order_key(float v) {
+    std::int32_t bits;
+    memcpy(&bits, &v, sizeof bits);
+    return bits >= 0 ? bits : bits ^ 0x7fffffff;
+}
+TS_HD inline float from_order_key(std::int32_t key) {
+    const std::int32_t bits = key >= 0 ? key : key ^ 0x7fffffff;
+    float v;
+    memcpy(&v, &bits, sizeof v);
+    return v;
+}
+
+TS_HD inline BlendRange blend_range_of(const DeviceBlendRange& keys) {
+    BlendRange range;
+    for (int c = 0; c < 3; ++c) {
+        range.lo[c] = from_order_key(keys.lo[c]);
+        range.hi[c] = from_order_key(keys.hi[c]);
+    }
+    range.max_alpha = from_order_key(keys.max_alpha);
+    range.bounded = keys.bounded != 0;
+    return range;
+}
+
+// *range = the BlendRange of the scene's flat circles (include_flat_circle over every circle; no
+// background: the shading adds its tile's).
+void launch_blend_range(const DeviceCircles& circles, DeviceBlendRange* range, cudaStream_t stream);
+
+}  // namespace tilescan
