@@ -47,6 +47,12 @@ struct RenderStats {
     std::vector<StageTime> stages;  ///< in pipeline order (summed over bands); empty for `ref`
 };
 
+/// The channels of a frame its caller reads. PNG, PPM, PFM and the window show no alpha, and for
+/// `rgb` frames a backend may skip the alpha sum and leave alpha NaN (`cpu` does, and `cuda` where
+/// it takes the tail walk of exact early termination); `rgba` frames (.f32, library callers by
+/// default) have all four channels exact.
+enum class FrameChannels { rgba, rgb };
+
 /// A renderer: `ref`, `cpu` or `cuda`, all producing the same bits. Not thread-safe: a backend
 /// reuses its buffers from frame to frame, so one object renders one frame at a time.
 class Backend {
@@ -58,6 +64,9 @@ public:
     /// the background, then every circle in draw order. Synchronous (the image is complete on
     /// return). Circles are not validated here (validate_scene).
     virtual RenderStats render(const Scene& scene, Image& image) = 0;
+    /// The channels the next frames need (BackendOptions::channels at construction): `cpu` and
+    /// `cuda` may skip the alpha sum of `rgb` frames; `ref` computes all four always.
+    virtual void set_channels(FrameChannels channels) { (void)channels; }
 
     /// Backends whose image lives in device memory (cuda) can also hand it over without a trip
     /// through host memory: render, then convert to 8-bit RGBA (the to_8bit rule of image_io.h,
@@ -80,11 +89,5 @@ protected:
 private:
     ProgressCallback progress_;
 };
-
-/// The channels of a frame its caller reads. PNG, PPM, PFM and the window show no alpha, and for
-/// `rgb` frames a backend may skip the alpha sum and leave alpha NaN (`cpu` does, and `cuda` where
-/// it takes the tail walk of exact early termination); `rgba` frames (.f32, library callers by
-/// default) have all four channels exact.
-enum class FrameChannels { rgba, rgb };
 
 }  // namespace tilescan

@@ -52,6 +52,7 @@ public:
                         FrameChannels channels = FrameChannels::rgba);
     std::string name() const override { return "cpu"; }
     RenderStats render(const Scene& scene, Image& image) override;
+    void set_channels(FrameChannels channels) override { channels_ = channels; }
     std::uint64_t bin_budget() const { return bin_budget_; }
 
 private:

@@ -87,9 +87,6 @@ public:
     /// For tests and tuning: the next frames' plan overrides; a default PlanOverrides restores the
     /// plan's own choices.
     virtual void set_plan_overrides(const PlanOverrides& overrides) = 0;
-    /// The channels the next frames need (render_device_circles takes its layout's instead): RGB
-    /// frames may leave alpha NaN (FrameChannels).
-    virtual void set_channels(FrameChannels channels) = 0;
 };
 
 /// The `cuda` backend, binning with `binning` within a bin-memory budget of max_bin_bytes (0: half

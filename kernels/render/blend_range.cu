@@ -25,7 +25,8 @@ __global__ void clear_blend_range_kernel(DeviceBlendRange* range) {
 
 __global__ void __launch_bounds__(kRangeThreads) blend_range_kernel(DeviceCircles circles, DeviceBlendRange* range) {
     BlendRange mine = empty_blend_range();
-    for (std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < circles.count; i += gridDim.x * blockDim.x)
+    const std::uint64_t stride = std::uint64_t(gridDim.x) * blockDim.x;  // 64-bit: no wrap near 2^32 circles
+    for (std::uint64_t i = std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < circles.count; i += stride)
         include_flat_circle(mine, circles.r[i], circles.g[i], circles.b[i], circles.a[i]);
     std::int32_t lo[3], hi[3], max_alpha = order_key(mine.max_alpha);
     for (int c = 0; c < 3; ++c) {

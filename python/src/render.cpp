@@ -184,6 +184,9 @@ private:
         std::lock_guard<std::mutex> lock(mutex_);
         const std::size_t workers = std::min<std::size_t>(batch_threads_, frames.size());
         while (workers_.size() < workers) workers_.push_back(Worker{make_backend(backend_name_, options_), {}, {}, {}});
+        // RGB frames let the backends skip the alpha sum (FrameChannels): exact early termination's gain.
+        for (Worker& worker : workers_)
+            worker.backend->set_channels(channels == 4 ? FrameChannels::rgba : FrameChannels::rgb);
         // Worker w renders frames w, w + workers, ...; each stops at its first failure, and the
         // failure of the lowest frame is raised, as a serial loop would raise it.
         std::vector<std::size_t> failed_frame(workers, frames.size());
