@@ -222,7 +222,8 @@ __device__ __forceinline__ std::uint32_t bits_from(std::uint64_t round_first, st
 }
 
 // The forward blend of both ends from the tail's start (RGBA frames: from the list's start, the
-// circles before each warp's tail adding alpha alone), double-buffered as the full walk is. Writes
+// circles before each warp's tail adding alpha alone), double-buffered as the full walk is, the
+// block's start being the first circle of the batch find_tail staged last. Writes
 // the tile and returns true where every pixel's ends meet; otherwise writes nothing.
 template <bool kAlpha, bool kBoxFromGeometry, int kPixels>
 __device__ __forceinline__ bool blend_tail(StagedCircles<kPixels> (&staged)[2], const FrameParams& f,
@@ -242,17 +243,20 @@ __device__ __forceinline__ bool blend_tail(StagedCircles<kPixels> (&staged)[2], 
         alpha[j] = background_pixel(f.background, p.row[j], f.height).a;
     }
     const std::uint64_t from = kAlpha ? begin : start.block;
-    const auto batch_size = [&](std::uint64_t first) { return end - first < kBatch ? int(end - first) : kBatch; };
+    // The batches end where find_tail's did (end - k kBatch), so an RGB frame's first batch is
+    // find_tail's last, still in staged[0]: staged again, it would be read from memory twice.
+    const bool first_staged = !kAlpha;
     CircleInFlight next{};
-    if (from + threadIdx.x < end)
+    if (!first_staged && from + threadIdx.x < end)
         next = fetch_circle<kBoxFromGeometry>(records, tile_circles[from + threadIdx.x] & circle_id_mask);
     int buffer = 0;
-    for (std::uint64_t batch = from; batch < end; batch += kBatch, buffer ^= 1) {
-        const int count = batch_size(batch);
-        if (int(threadIdx.x) < count)
+    for (std::uint64_t batch = from; batch < end; buffer ^= 1) {
+        const std::uint64_t batch_end = end - (end - batch - 1) / kBatch * kBatch;
+        const int count = int(batch_end - batch);
+        if (!(first_staged && batch == from) && int(threadIdx.x) < count)
             stage_circle<kShadingFlat, kBoxFromGeometry>(staged[buffer], threadIdx.x, next, tile, f);
         __syncthreads();
-        const std::uint64_t following = batch + kBatch + threadIdx.x;
+        const std::uint64_t following = batch_end + threadIdx.x;
         if (following < end) next = fetch_circle<kBoxFromGeometry>(records, tile_circles[following] & circle_id_mask);
         for (int first = 0; first < count; first += 32) {
             const std::uint32_t in_tail = bits_from(batch + std::uint64_t(first), start.warp);
@@ -262,6 +266,7 @@ __device__ __forceinline__ bool blend_tail(StagedCircles<kPixels> (&staged)[2], 
                           ? blend_round_ends<kAlpha, true>(staged[buffer], first, round, in_tail, p, lo, hi, alpha)
                           : blend_round_ends<kAlpha, false>(staged[buffer], first, round, in_tail, p, lo, hi, alpha);
         }
+        batch = batch_end;
     }
     bool met = true;
 #pragma unroll
