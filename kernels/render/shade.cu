@@ -8,20 +8,13 @@
 #include "kernels/programmatic_launch.cuh"
 #include "kernels/render/busy_tiles.h"
 #include "kernels/render/shade.h"
-#include "kernels/render/tail_walk.cuh"
-#include "kernels/render/tile_shading.cuh"
+#include "kernels/render/shade_tile.cuh"
 
 namespace tilescan {
 
 namespace {
 
-// Batches are double-buffered: while the block blends batch b from shared memory, each thread's
-// records of batch b + 1 are already on their way from global memory, so one barrier per batch
-// suffices and the loads' latency hides behind the blending. Frames that do not count their blends
-// (kCountBlends false, `blends` null: every timed frame) leave the counting out of the loop. With
-// kBoxFromGeometry the block reads one record a circle instead of two (shading_recomputes_boxes).
-// With a tail walk (kWalk, flat circles) each tile tries it first (tail_walk.cuh) and takes the
-// full walk below only where it does not prove the tile.
+// One block per tile of the band, its shared memory the two batches' staging (shade_band_tile).
 template <ShadingKind kShading, ShadeWalk kWalk, int kPixels, bool kCountBlends, bool kBoxFromGeometry>
 __global__ void __launch_bounds__(TileLayout<kPixels>::kThreads, kWalk == ShadeWalk::full
                                                                      ? shade_blocks_per_sm<kShading, kPixels>()
@@ -31,48 +24,12 @@ __global__ void __launch_bounds__(TileLayout<kPixels>::kThreads, kWalk == ShadeW
                        const std::uint32_t* __restrict__ tile_order, BusyTilesOnDevice busy,
                        const DeviceBlendRange* __restrict__ blend_range, float* __restrict__ image,
                        unsigned long long* blends) {
-    static_assert(kWalk == ShadeWalk::full || kShading == kShadingFlat, "the tail walk is of flat circles");
-    constexpr int kBatch = TileLayout<kPixels>::kBatch;
     __shared__ StagedCircles<kPixels> staged[2];
     wait_for_prior_grid();  // the ordered binning's lists
     const std::uint32_t band_tile = tile_order != nullptr ? tile_order[blockIdx.x] : blockIdx.x;
-    const std::uint64_t begin = tile_offsets[band_tile];
-    const std::uint64_t end = tile_offsets[band_tile + 1];
-    if (tile_is_busy(end - begin, tile_offsets[gridDim.x], gridDim.x)) {
-        if (busy.shade_apart) return;  // shade_busy_tiles_kernel's
-        if (threadIdx.x == 0) *busy.host_seen = 1;
-    }
-    const std::uint32_t tile = band_first_tile(f) + band_tile;
-    const TilePixels<kPixels> p = tile_pixels<kPixels>(f, tile);
-    std::uint32_t my_blends = 0;
-    if constexpr (kWalk != ShadeWalk::full) {
-        if (shade_tile_tail<kWalk == ShadeWalk::tails_rgba, kBoxFromGeometry>(staged, f, records, tile_circles,
-                                                                              circle_id_mask, begin, end, tile, p,
-                                                                              *blend_range, image, my_blends)) {
-            if constexpr (kCountBlends) add_blends(blends, my_blends);
-            return;
-        }
-    }
-    Rgba pixels[kPixels];
-    clear_pixels(f, p, pixels);
-    const auto batch_size = [&](std::uint64_t first) { return end - first < kBatch ? int(end - first) : kBatch; };
-    CircleInFlight next{};
-    if (begin + threadIdx.x < end)
-        next = fetch_circle<kBoxFromGeometry>(records, tile_circles[begin + threadIdx.x] & circle_id_mask);
-    int buffer = 0;
-    for (std::uint64_t batch = begin; batch < end; batch += kBatch, buffer ^= 1) {
-        const int count = batch_size(batch);
-        if (int(threadIdx.x) < count)
-            stage_circle<kShading, kBoxFromGeometry>(staged[buffer], threadIdx.x, next, tile, f);
-        __syncthreads();
-        const std::uint64_t following = batch + kBatch + threadIdx.x;
-        if (following < end) next = fetch_circle<kBoxFromGeometry>(records, tile_circles[following] & circle_id_mask);
-        my_blends += blend_staged<kShading>(staged[buffer], count, p, pixels);
-    }
-    if constexpr (kWalk == ShadeWalk::tails_rgb)
-        for (Rgba& pixel : pixels) pixel.a = kNoAlpha;
-    write_pixels(image, f, p, pixels);
-    if constexpr (kCountBlends) add_blends(blends, my_blends);
+    shade_band_tile<kShading, kWalk, kCountBlends, kBoxFromGeometry>(staged, f, records, tile_offsets, tile_circles,
+                                                                     circle_id_mask, band_tile, gridDim.x, busy,
+                                                                     blend_range, image, blends);
 }
 
 // The main grid's kernel for a layout, a walk (full, or tails of flat circles), whether the frame

@@ -60,25 +60,27 @@ struct TailStart {
     bool found;
 };
 
-// Flat circle k's 1 - alpha into the products of the thread's pixels it covers (whole: all of
-// them), with blend_circle's coverage rule.
-template <bool kBoxTest, int kPixels>
-__device__ __forceinline__ void shrink_by_circle(const StagedCircles<kPixels>& staged, int k, bool whole,
-                                                 const TilePixels<kPixels>& p, float (&shrink)[kPixels]) {
-    const float factor = 1.0f - staged.paint[k].a;
-    if (whole) {
-#pragma unroll
-        for (int j = 0; j < kPixels; ++j) shrink[j] *= factor;
-        return;
-    }
+// Calls visit(j) for each pixel j of the thread's that staged circle k covers (whole: every one),
+// by blend_circle's rule: the centre covered, and inside the circle's box where kBoxTest.
+template <bool kBoxTest, int kPixels, typename Visit>
+__device__ __forceinline__ void for_each_covered_pixel(const StagedCircles<kPixels>& staged, int k, bool whole,
+                                                       const TilePixels<kPixels>& p, Visit visit) {
     const std::uint32_t mask = kBoxTest ? staged.box_mask[k] & p.warp_mask : 0u;
     const CircleGeometry g = staged.geometry[k];
     const bool in_box_column = !kBoxTest || ((mask >> p.local_x) & 1u);
 #pragma unroll
     for (int j = 0; j < kPixels; ++j) {
         const bool in_box = !kBoxTest || (in_box_column && ((mask >> (16 + p.local_y[j])) & 1u));
-        if (covers_squared(squared_distance(g.x, g.y, p.px, p.py[j]), g.squared_radius) && in_box) shrink[j] *= factor;
+        if (whole || (covers_squared(squared_distance(g.x, g.y, p.px, p.py[j]), g.squared_radius) && in_box)) visit(j);
     }
+}
+
+// Flat circle k's 1 - alpha into the products of the thread's pixels it covers.
+template <bool kBoxTest, int kPixels>
+__device__ __forceinline__ void shrink_by_circle(const StagedCircles<kPixels>& staged, int k, bool whole,
+                                                 const TilePixels<kPixels>& p, float (&shrink)[kPixels]) {
+    const float factor = 1.0f - staged.paint[k].a;
+    for_each_covered_pixel<kBoxTest>(staged, k, whole, p, [&](int j) { shrink[j] *= factor; });
 }
 
 // A round's meeting circles into the products, from the round's last circle back.
@@ -152,8 +154,8 @@ __device__ __forceinline__ TailStart find_tail(StagedCircles<kPixels>& staged, c
     return {begin, begin, false};
 }
 
-// Flat circle k into both ends of the thread's pixels it covers (whole: all of them), and into
-// their alpha sums in RGBA frames; returns the blends.
+// Flat circle k into both ends of the thread's pixels it covers, and into their alpha sums in
+// RGBA frames; returns the blends.
 template <bool kAlpha, bool kBoxTest, int kPixels>
 __device__ __forceinline__ std::uint32_t blend_circle_ends(const StagedCircles<kPixels>& staged, int k, bool whole,
                                                            const TilePixels<kPixels>& p, float (&lo)[3][kPixels],
@@ -161,20 +163,13 @@ __device__ __forceinline__ std::uint32_t blend_circle_ends(const StagedCircles<k
     const CirclePaint paint = staged.paint[k];
     const float factor = 1.0f - paint.a;
     const float colour[3] = {paint.r, paint.g, paint.b};
-    const std::uint32_t mask = kBoxTest ? staged.box_mask[k] & p.warp_mask : 0u;
-    const CircleGeometry g = staged.geometry[k];
-    const bool in_box_column = !kBoxTest || ((mask >> p.local_x) & 1u);
     std::uint32_t blends = 0;
+    for_each_covered_pixel<kBoxTest>(staged, k, whole, p, [&](int j) {
 #pragma unroll
-    for (int j = 0; j < kPixels; ++j) {
-        const bool in_box = !kBoxTest || (in_box_column && ((mask >> (16 + p.local_y[j])) & 1u));
-        if (whole || (covers_squared(squared_distance(g.x, g.y, p.px, p.py[j]), g.squared_radius) && in_box)) {
-#pragma unroll
-            for (int c = 0; c < 3; ++c) blend_ends(colour[c], factor, lo[c][j], hi[c][j]);
-            if (kAlpha) alpha[j] += paint.a;
-            ++blends;
-        }
-    }
+        for (int c = 0; c < 3; ++c) blend_ends(colour[c], factor, lo[c][j], hi[c][j]);
+        if (kAlpha) alpha[j] += paint.a;
+        ++blends;
+    });
     return blends;
 }
 
@@ -183,15 +178,7 @@ template <bool kBoxTest, int kPixels>
 __device__ __forceinline__ void add_circle_alpha(const StagedCircles<kPixels>& staged, int k, bool whole,
                                                  const TilePixels<kPixels>& p, float (&alpha)[kPixels]) {
     const float a = staged.paint[k].a;
-    const std::uint32_t mask = kBoxTest ? staged.box_mask[k] & p.warp_mask : 0u;
-    const CircleGeometry g = staged.geometry[k];
-    const bool in_box_column = !kBoxTest || ((mask >> p.local_x) & 1u);
-#pragma unroll
-    for (int j = 0; j < kPixels; ++j) {
-        const bool in_box = !kBoxTest || (in_box_column && ((mask >> (16 + p.local_y[j])) & 1u));
-        if (whole || (covers_squared(squared_distance(g.x, g.y, p.px, p.py[j]), g.squared_radius) && in_box))
-            alpha[j] += a;
-    }
+    for_each_covered_pixel<kBoxTest>(staged, k, whole, p, [&](int j) { alpha[j] += a; });
 }
 
 // A round of staged circles, the first round_first of the list: those before the warp's tail

@@ -1,0 +1,54 @@
+// A stand-in for the CUDA runtime header, first on the include path of the test that runs the
+// shading kernels' device code on the CPU (tests/emulated/test_shading_emulated.cpp): the
+// qualifiers vanish, the vector types are plain structs, and the built-in variables and
+// intrinsics a tile block uses are the emulated threads' of simt.h. Only what the shading's
+// headers need is here, in namespace tilescan (where the device code finds it), so that nothing
+// of it meets the real runtime's names elsewhere in the test program.
+#pragma once
+
+#include <cstdint>
+
+#define __host__
+#define __device__
+#define __global__
+#define __forceinline__ inline
+#define __launch_bounds__(...)
+
+namespace tilescan {
+
+struct float4 {
+    float x, y, z, w;
+};
+inline float4 make_float4(float x, float y, float z, float w) { return {x, y, z, w}; }
+
+struct dim3 {
+    unsigned x = 1, y = 1, z = 1;
+};
+
+// Host-side handles the headers name in launcher declarations; never used by the test.
+using cudaStream_t = struct CUstream_st*;
+using cudaEvent_t = struct CUevent_st*;
+
+// The running emulated thread's index and its block's (tests/simt.cpp sets them at every switch).
+extern dim3 threadIdx, blockIdx, blockDim, gridDim;
+
+void __syncthreads();
+int __syncthreads_and(int predicate);
+int __syncthreads_or(int predicate);
+unsigned __ballot_sync(unsigned mask, int predicate);
+int __all_sync(unsigned mask, int predicate);
+int __any_sync(unsigned mask, int predicate);
+
+inline int __clz(unsigned x) { return x == 0 ? 32 : __builtin_clz(x); }
+inline int __ffs(unsigned x) { return __builtin_ffs(int(x)); }
+inline int __popc(unsigned x) { return __builtin_popcount(x); }
+
+// One emulated thread runs at a time, so an atomic is a plain read-modify-write.
+template <typename T>
+T atomicAdd(T* address, T value) {
+    const T old = *address;
+    *address = old + value;
+    return old;
+}
+
+}  // namespace tilescan

@@ -1,0 +1,24 @@
+// Stands in for the scan library's device header (kernels/scan/scan_device.cuh) under the emulated
+// CUDA of tests/emulated/simt.h: the shading's headers take only warp_reduce from it, which the emulator
+// answers as one collective of the warp.
+#pragma once
+
+#include <cstdint>
+
+#include "kernels/scan/scan_ops.h"
+
+namespace tilescan {
+
+namespace simt {
+// The sum of the 64-bit values of the calling warp's 32 lanes, to every lane.
+std::uint64_t warp_sum(std::uint64_t value);
+}  // namespace simt
+
+// Lane 0 gets the warp's sum: the only operator the shading reduces with.
+template <typename T, typename Op>
+T warp_reduce(T value, Op, int) {
+    static_assert(std::is_same<Op, Sum<T>>::value, "the emulated warp reduces sums");
+    return T(simt::warp_sum(std::uint64_t(value)));
+}
+
+}  // namespace tilescan

@@ -1,0 +1,210 @@
+// The fibers behind simt.h: stacks set up by ucontext, switched by _setjmp/_longjmp (which,
+// unlike swapcontext, make no system call to save the signal mask, most of the cost otherwise), a
+// round-robin scheduler that resumes a fiber only when the collective it waits at is complete, and
+// the collectives' results.
+#include "simt.h"
+
+#include <setjmp.h>
+#include <ucontext.h>
+
+#include <cstdint>
+#include <exception>
+#include <memory>
+#include <vector>
+
+#include "cuda_runtime.h"
+
+namespace tilescan {
+dim3 threadIdx, blockIdx, blockDim, gridDim;
+}  // namespace tilescan
+
+namespace tilescan::simt {
+
+namespace {
+
+constexpr std::size_t kStackBytes = std::size_t(64) << 10;
+
+enum class Op { none, barrier, barrier_and, barrier_or, ballot, warp_sum };
+
+// The threads that meet at one kind of collective: the whole block, or one warp.
+struct Group {
+    unsigned expected = 0, arrived = 0;
+    std::uint64_t generation = 0;
+    Op op = Op::none;
+    std::vector<std::uint64_t> values;  // by member
+    std::uint64_t result = 0;           // for every member, once the generation has moved on
+};
+
+struct Fiber {
+    ucontext_t context{};   // its first start
+    jmp_buf resume_at;      // where it waits, once started
+    char* stack = nullptr;  // one of stack_pool's
+    bool started = false, done = false;
+    Group* waiting = nullptr;
+    std::uint64_t waiting_generation = 0;
+};
+
+struct Block {
+    jmp_buf scheduler;
+    std::vector<Fiber> fibers;
+    Group block;
+    std::vector<Group> warps;
+    const std::function<void()>* thread = nullptr;
+    unsigned current = 0;
+    std::exception_ptr failure;  // thrown in a fiber, rethrown by run_block
+};
+
+Block* running = nullptr;
+
+void fiber_main() {
+    try {
+        (*running->thread)();
+    } catch (...) {
+        running->failure = std::current_exception();
+    }
+    running->fibers[running->current].done = true;
+    _longjmp(running->scheduler, 1);
+}
+
+// The calling thread's arrival at `group`'s collective `op` with `value`; returns the collective's
+// result once every member has arrived.
+std::uint64_t arrive(Group& group, unsigned member, Op op, std::uint64_t value) {
+    if (group.arrived == 0) {
+        group.op = op;
+    } else if (group.op != op) {
+        throw Divergence("threads of one group at different collectives");
+    }
+    group.values[member] = value;
+    if (++group.arrived == group.expected) {
+        std::uint64_t result = 0;
+        switch (op) {
+            case Op::barrier_and:
+                result = 1;
+                for (std::uint64_t v : group.values) result = result && v;
+                break;
+            case Op::barrier_or:
+                for (std::uint64_t v : group.values) result = result || v;
+                break;
+            case Op::ballot:
+                for (unsigned lane = 0; lane < group.expected; ++lane)
+                    result |= std::uint64_t(group.values[lane] != 0) << lane;
+                break;
+            case Op::warp_sum:
+                for (std::uint64_t v : group.values) result += v;
+                break;
+            default:
+                break;
+        }
+        group.result = result;
+        group.arrived = 0;
+        ++group.generation;
+        return result;
+    }
+    Fiber& self = running->fibers[running->current];
+    self.waiting = &group;
+    self.waiting_generation = group.generation;
+    if (_setjmp(self.resume_at) == 0) _longjmp(running->scheduler, 1);
+    return group.result;
+}
+
+// The fibers' stacks, kept from block to block: allocating (and touching) them anew for every
+// block would cost more than the blocks' work.
+std::vector<std::unique_ptr<char[]>> stack_pool;
+
+// A fiber that will run fiber_main on stack `index` of the pool. Apart from run_block, whose
+// locals getcontext (which returns twice) would otherwise put at risk.
+void prepare_fiber(Fiber& f, std::size_t index) {
+    while (stack_pool.size() <= index) stack_pool.emplace_back(new char[kStackBytes]);
+    f.stack = stack_pool[index].get();
+    getcontext(&f.context);
+    f.context.uc_stack.ss_sp = f.stack;
+    f.context.uc_stack.ss_size = kStackBytes;
+    f.context.uc_link = nullptr;  // fiber_main never returns: it jumps back to the scheduler
+    makecontext(&f.context, fiber_main, 0);
+}
+
+// Runs fiber f until it waits at a collective or returns. Apart from run_block for the same reason.
+[[gnu::noinline]] void resume(Block& b, Fiber& f) {
+    if (_setjmp(b.scheduler) != 0) return;
+    if (f.started) _longjmp(f.resume_at, 1);
+    f.started = true;
+    setcontext(&f.context);
+}
+
+Block& block_of_caller() {
+    if (running == nullptr) throw std::logic_error("an emulated CUDA intrinsic outside simt::run_block");
+    return *running;
+}
+
+std::uint64_t block_collective(Op op, std::uint64_t value) {
+    Block& b = block_of_caller();
+    return arrive(b.block, b.current, op, value);
+}
+
+std::uint64_t warp_collective(unsigned mask, Op op, std::uint64_t value) {
+    if (mask != 0xffffffffu) throw Divergence("a warp collective with a partial mask");
+    Block& b = block_of_caller();
+    return arrive(b.warps[b.current / 32], b.current % 32, op, value);
+}
+
+}  // namespace
+
+void run_block(unsigned block, unsigned blocks, unsigned threads, const std::function<void()>& thread) {
+    if (threads == 0 || threads % 32 != 0) throw std::invalid_argument("simt::run_block: threads must be whole warps");
+    Block b;
+    b.thread = &thread;
+    b.block.expected = threads;
+    b.block.values.assign(threads, 0);
+    b.warps.resize(threads / 32);
+    for (Group& warp : b.warps) {
+        warp.expected = 32;
+        warp.values.assign(32, 0);
+    }
+    b.fibers.resize(threads);
+    for (unsigned t = 0; t < threads; ++t) prepare_fiber(b.fibers[t], t);
+    blockIdx.x = block;
+    gridDim.x = blocks;
+    blockDim.x = threads;
+    running = &b;
+    unsigned finished = 0;
+    while (finished < threads) {
+        bool progressed = false;
+        for (unsigned t = 0; t < threads; ++t) {
+            Fiber& f = b.fibers[t];
+            if (f.done || (f.waiting != nullptr && f.waiting->generation == f.waiting_generation)) continue;
+            f.waiting = nullptr;
+            b.current = t;
+            threadIdx.x = t;
+            resume(b, f);
+            progressed = true;
+            if (b.failure) {
+                running = nullptr;
+                std::rethrow_exception(b.failure);
+            }
+            if (f.done) ++finished;
+        }
+        if (!progressed) {
+            running = nullptr;
+            throw Divergence("block " + std::to_string(block) + ": " + std::to_string(threads - finished) +
+                             " threads wait at a barrier the others never reach");
+        }
+    }
+    running = nullptr;
+}
+
+std::uint64_t warp_sum(std::uint64_t value) { return warp_collective(0xffffffffu, Op::warp_sum, value); }
+
+}  // namespace tilescan::simt
+
+namespace tilescan {
+
+void __syncthreads() { simt::block_collective(simt::Op::barrier, 0); }
+int __syncthreads_and(int predicate) { return int(simt::block_collective(simt::Op::barrier_and, predicate != 0)); }
+int __syncthreads_or(int predicate) { return int(simt::block_collective(simt::Op::barrier_or, predicate != 0)); }
+unsigned __ballot_sync(unsigned mask, int predicate) {
+    return unsigned(simt::warp_collective(mask, simt::Op::ballot, predicate != 0));
+}
+int __all_sync(unsigned mask, int predicate) { return __ballot_sync(mask, predicate) == 0xffffffffu; }
+int __any_sync(unsigned mask, int predicate) { return __ballot_sync(mask, predicate) != 0; }
+
+}  // namespace tilescan

@@ -1,0 +1,199 @@
+// The cuda backend's shading of a tile (kernels/render/shade_tile.cuh: the full walk, and exact
+// early termination's tail walk) run on the CPU, its device code compiled as host C++ under
+// emulated CUDA threads (simt.h), against `ref` bit for bit. The tile lists, records and colour
+// range are built on the host by the same shared functions the GPU's cull and binning stages call
+// (renderer/shared, circle_records.cuh), so this checks the shading kernels' own logic, barriers
+// and warp votes included, on every machine; the GPU tests check the real thing.
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "kernels/render/shade_tile.cuh"
+#include "render_cases.h"
+#include "simt.h"
+
+using namespace tilescan;
+using namespace tilescan::testing;
+
+namespace {
+
+// What the cull and binning stages hand the shading: records, tile lists in draw order, the
+// scene's colour range.
+struct BinnedFrame {
+    FrameParams frame;
+    std::vector<CircleShadingRecord> shading;
+    std::vector<CircleBox> box;
+    std::vector<std::uint64_t> tile_offsets;
+    std::vector<std::uint32_t> tile_circles;
+    DeviceBlendRange range;
+};
+
+BinnedFrame bin_on_host(const Scene& scene, int width, int height) {
+    BinnedFrame b;
+    const TileGrid grid = tile_grid(width, height);
+    b.frame = {width, height,      1.0f / float(width), 1.0f / float(height), grid, scene.shading, scene.background,
+               0,     grid.tiles_y};
+    const FrameParams& f = b.frame;
+    std::vector<std::vector<std::uint32_t>> lists(std::size_t(grid.tiles_x) * grid.tiles_y);
+    BlendRange range = empty_blend_range();
+    for (std::size_t i = 0; i < scene.size(); ++i) {
+        const CircleFootprint c = circle_footprint(scene.x[i], scene.y[i], scene.radius[i], width, height);
+        const PremultipliedColour colour = premultiply(scene.r[i], scene.g[i], scene.b[i], scene.a[i]);
+        const CirclePaint paint = scene.shading == kShadingSnow
+                                      ? CirclePaint{snow_max_alpha(scene.z[i]), 0.0f, 0.0f, 0.0f}
+                                      : CirclePaint{colour.r, colour.g, colour.b, colour.alpha};
+        b.shading.push_back({geometry_record(c, scene.radius[i], f), paint});
+        b.box.push_back(pack_box(c.box));
+        include_flat_circle(range, scene.r[i], scene.g[i], scene.b[i], scene.a[i]);
+        if (box_is_empty(c.box)) continue;
+        for_each_touched_tile(
+            c, nearest_centre_of(c, f), band_tile_rect(c.box, f), f.inverse_width, f.inverse_height,
+            [&](int tx, int ty) { lists[std::size_t(ty) * grid.tiles_x + tx].push_back(std::uint32_t(i)); });
+    }
+    b.tile_offsets.push_back(0);
+    for (const std::vector<std::uint32_t>& list : lists) {
+        b.tile_circles.insert(b.tile_circles.end(), list.begin(), list.end());
+        b.tile_offsets.push_back(b.tile_circles.size());
+    }
+    for (int c = 0; c < 3; ++c) {
+        b.range.lo[c] = order_key(range.lo[c]);
+        b.range.hi[c] = order_key(range.hi[c]);
+    }
+    b.range.max_alpha = order_key(range.max_alpha);
+    b.range.bounded = range.bounded;
+    return b;
+}
+
+// The frame shaded block by block, as shade_tiles_kernel's grid would (blocks in tile order);
+// returns the blends it counted.
+template <ShadingKind kShading, ShadeWalk kWalk, int kPixels, bool kBoxFromGeometry>
+std::uint64_t shade_emulated(BinnedFrame& b, Image& image) {
+    const std::uint32_t tiles = std::uint32_t(b.tile_offsets.size() - 1);
+    std::uint32_t seen = 0;
+    const BusyTilesOnDevice busy{false, nullptr, nullptr, nullptr, &seen};
+    const CircleRecords records{b.shading.data(), b.box.data()};
+    unsigned long long blends = 0;
+    for (std::uint32_t tile = 0; tile < tiles; ++tile) {
+        StagedCircles<kPixels> staged[2];  // the block's shared memory
+        simt::run_block(tile, tiles, TileLayout<kPixels>::kThreads, [&] {
+            shade_band_tile<kShading, kWalk, true, kBoxFromGeometry>(
+                staged, b.frame, records, b.tile_offsets.data(), b.tile_circles.data(), ~std::uint32_t(0), tile, tiles,
+                busy, &b.range, reinterpret_cast<float*>(image.data()), &blends);
+        });
+    }
+    return blends;
+}
+
+// Every layout and box source of a walk; with `tails`, RGB frames (alpha NaN) and RGBA frames.
+struct Shaded {
+    Image image;
+    std::uint64_t blends;
+    std::string variant;
+    bool rgb_only;
+};
+
+template <ShadingKind kShading>
+std::vector<Shaded> shade_every_way(BinnedFrame& b, bool tails) {
+    std::vector<Shaded> out;
+    const int w = b.frame.width, h = b.frame.height;
+    const auto add = [&](auto shade, const std::string& variant, bool rgb_only) {
+        Image image(w, h);
+        const std::uint64_t blends = shade(image);
+        out.push_back({std::move(image), blends, variant, rgb_only});
+    };
+    if (!tails) {
+        add([&](Image& i) { return shade_emulated<kShading, ShadeWalk::full, 2, false>(b, i); }, "full_2px", false);
+        add([&](Image& i) { return shade_emulated<kShading, ShadeWalk::full, 4, true>(b, i); }, "full_4px_boxes",
+            false);
+        return out;
+    }
+    if constexpr (kShading == kShadingFlat) {
+        add([&](Image& i) { return shade_emulated<kShading, ShadeWalk::tails_rgb, 2, false>(b, i); }, "tails_rgb_2px",
+            true);
+        add([&](Image& i) { return shade_emulated<kShading, ShadeWalk::tails_rgb, 4, true>(b, i); },
+            "tails_rgb_4px_boxes", true);
+        add([&](Image& i) { return shade_emulated<kShading, ShadeWalk::tails_rgba, 2, true>(b, i); },
+            "tails_rgba_2px_boxes", false);
+        add([&](Image& i) { return shade_emulated<kShading, ShadeWalk::tails_rgba, 4, false>(b, i); }, "tails_rgba_4px",
+            false);
+    }
+    return out;
+}
+
+// Shades `scene` every way and checks each image against ref's: all channels, or for RGB frames
+// the colours and an alpha left NaN. Returns the blends of each way, by variant.
+std::vector<std::pair<std::string, std::uint64_t>> check_shading(const Scene& scene, int width, int height,
+                                                                 const std::string& name, bool tails) {
+    Image expected(width, height);
+    render_reference(scene, expected);
+    BinnedFrame b = bin_on_host(scene, width, height);
+    std::vector<Shaded> shaded = scene.shading == kShadingSnow ? shade_every_way<kShadingSnow>(b, tails)
+                                                               : shade_every_way<kShadingFlat>(b, tails);
+    std::vector<std::pair<std::string, std::uint64_t>> blends;
+    for (Shaded& s : shaded) {
+        bool alpha_nan = true;
+        if (s.rgb_only)
+            for (std::size_t k = 0; k < s.image.pixels.size(); ++k) {
+                alpha_nan = alpha_nan && std::isnan(s.image.pixels[k].a);
+                s.image.pixels[k].a = expected.pixels[k].a;
+            }
+        INFO(name << " " << s.variant << ": alpha left NaN " << alpha_nan);
+        CHECK(images_match(expected, s.image, 0.0f, "emulated_cuda_" + s.variant + "_" + name));
+        CHECK(alpha_nan);
+        blends.push_back({s.variant, s.blends});
+    }
+    return blends;
+}
+
+}  // namespace
+
+TEST_CASE("emulated cuda shading: the full walk renders like ref", "[emulated][render]") {
+    for (const AdversarialScene& a : adversarial_scenes()) check_shading(a.scene, a.width, a.height, a.name, false);
+    for (const std::string name : {"rgb", "pattern", "snowsingle", "rand10k"})
+        check_shading(builtin_frame(name), 61, 47, name, false);
+}
+
+TEST_CASE("emulated cuda shading: the tail walk renders scenes made to break the rule like ref",
+          "[emulated][render][early_termination]") {
+    for (const AdversarialScene& a : rule_breaking_scenes()) check_shading(a.scene, a.width, a.height, a.name, true);
+    for (const AdversarialScene& a : adversarial_scenes()) check_shading(a.scene, a.width, a.height, a.name, true);
+}
+
+TEST_CASE("emulated cuda shading: the tail walk renders the built-in scenes like ref",
+          "[emulated][render][early_termination]") {
+    for (const std::string& name : builtin_scene_names()) {
+        const Scene scene = builtin_frame(name);
+        if (scene.shading == kShadingSnow) continue;  // the frame plan gives snow the full walk
+        for (const auto& [w, h] : {std::pair{1, 1}, {61, 47}})
+            check_shading(scene, w, h, name + "_" + std::to_string(w) + "x" + std::to_string(h), true);
+    }
+}
+
+// The tail walk must end early where the rule allows: lists of hundreds of circles of alpha 0.5
+// covering every pixel close within a few dozen, and a tile whose tail does not close blends as
+// the full walk does.
+TEST_CASE("emulated cuda shading: the tail walk blends fewer circles than cover the pixels",
+          "[emulated][render][early_termination]") {
+    const Scene dense = random_scene(21, 3000, 64, 30, 60, 0.0f, 1.0f, 0.5f, 0.5f);
+    const auto full = check_shading(dense, 64, 48, "dense", false);
+    const auto tail = check_shading(dense, 64, 48, "dense", true);
+    INFO("full walk " << full[0].second << " blends, tail walk (RGB) " << tail[0].second);
+    CHECK(tail[0].second * 5 < full[0].second);
+    const Scene faint = random_scene(5, 4000, 97, 20, 60, 0.0f, 1.0f, 0.001f, 0.03f);
+    const auto faint_full = check_shading(faint, 97, 83, "faint", false);
+    const auto faint_tail = check_shading(faint, 97, 83, "faint", true);
+    CHECK(faint_tail[0].second == faint_full[0].second);
+}
+
+// A barrier some of the block's threads never reach is an error, not a hang.
+TEST_CASE("emulated cuda threads: a divergent barrier is reported", "[emulated]") {
+    CHECK_THROWS_AS(simt::run_block(0, 1, 64,
+                                    [] {
+                                        if (threadIdx.x < 32) __syncthreads();
+                                    }),
+                    simt::Divergence);
+    int votes = 0;
+    simt::run_block(0, 1, 64, [&] { votes += __syncthreads_or(threadIdx.x == 63); });
+    CHECK(votes == 64);
+}
