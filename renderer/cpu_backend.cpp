@@ -155,6 +155,19 @@ inline CircleColumns circle_columns(const float* px, int first, int last, float 
     return columns;
 }
 
+// The same by testing inward from the box's ends, for boxes of at most kScannedRunColumns columns:
+// tiny circles (micro2M) test a pixel or two a row this way, fewer than the lanes' fixed work.
+constexpr int kScannedRunColumns = 4;
+
+PixelRun scanned_run(int first, int last, const float* px, float py, const CircleFootprint& c) {
+    const auto covered = [&](int lx) {
+        return covers_squared(squared_distance(c.x, c.y, px[lx], py), c.squared_radius);
+    };
+    while (first < last && !covered(first)) ++first;
+    while (last > first && !covered(last - 1)) --last;
+    return {first, last};
+}
+
 // The covered run of the row whose centre's squared offset from the circle's is row_offset: the
 // sum and the comparison of covers_squared(squared_distance(...)), lane by lane.
 inline PixelRun covered_run(const CircleColumns& columns, float row_offset, float squared_radius) {
@@ -226,38 +239,42 @@ TileView tile_view(int tx, int ty, const FrameGeometry& g) {
 }
 
 // Calls visit(base, run, py) for the tile's pixels [base + run.first, base + run.last) whose
-// centres the circle covers, one tile row at a time (row centre py), in the rows (local index) that
-// `wanted` accepts; returns how many. A flat circle that covers every pixel centre of the tile,
-// inside its box, is visited once over all the tile's rows with no row's run to find (the columns
-// past the image's edge too, which are never written out) where all rows are wanted: snow's
-// visitors use py, so flakes always go row by row.
+// centres the circle covers (none, for some rows of the circle's box: a branch to skip those
+// mispredicts where the full walk gains nothing by it), one tile row at a time (row centre py), in the rows (local
+// index) that `wanted` accepts; returns how many. A flat circle that covers every pixel centre of the tile, inside its
+// box, is visited once over all the tile's rows with no row's run to find (the columns past the image's edge too, which
+// are never written out) where all rows are wanted: snow's visitors use py, so flakes always go row by row.
 template <ShadingKind kShading, typename Visit, typename Wanted>
 std::uint32_t visit_covered_pixels(const TileView& t, const CircleFootprint& c, const FrameGeometry& g, Visit visit,
-                                   bool all_wanted, Wanted wanted) {
+                                   bool all_wanted, Wanted wanted, int scanned_columns = kScannedRunColumns) {
     if constexpr (kShading == kShadingFlat) {
         if (all_wanted && box_holds(c.box, t.box) && covers_whole_block(c.x, c.y, c.squared_radius, t.centres)) {
             visit(0, PixelRun{0, (t.box.y1 - t.box.y0) * kTileSize}, 0.0f);
             return t.pixels;
         }
     }
-    const CircleColumns columns =
-        circle_columns(t.px, std::max(t.box.x0, c.box.x0) - t.box.x0, std::min(t.box.x1, c.box.x1) - t.box.x0, c.x);
+    const int first = std::max(t.box.x0, c.box.x0) - t.box.x0, last = std::min(t.box.x1, c.box.x1) - t.box.x0;
+    const bool scanned = last - first <= scanned_columns;
+    CircleColumns columns;
+    if (!scanned) columns = circle_columns(t.px, first, last, c.x);
     std::uint32_t covered = 0;
     for (int row = std::max(t.box.y0, c.box.y0); row < std::min(t.box.y1, c.box.y1); ++row) {
         if (!wanted(row - t.box.y0)) continue;
         const float py = pixel_center(row, g.inverse_height);
-        const PixelRun run = covered_run(columns, squared_offset(py, c.y), c.squared_radius);
-        if (run.first == run.last) continue;
+        const PixelRun run = scanned ? scanned_run(first, last, t.px, py, c)
+                                     : covered_run(columns, squared_offset(py, c.y), c.squared_radius);
         visit((row - t.box.y0) * kTileSize, run, py);
         covered += std::uint32_t(run.last - run.first);
     }
     return covered;
 }
 
-// The same over every row.
+// The same over every row, for the full walk, whose runs are scanned: in its loop, which blends
+// one end of each channel, the lanes' fixed work did not pay (docs/tuning.md, "cpu backend").
 template <ShadingKind kShading, typename Visit>
 std::uint32_t visit_covered_pixels(const TileView& t, const CircleFootprint& c, const FrameGeometry& g, Visit visit) {
-    return visit_covered_pixels<kShading>(t, c, g, visit, true, [](int) { return true; });
+    return visit_covered_pixels<kShading>(
+        t, c, g, visit, true, [](int) { return true; }, kTileSize);
 }
 
 // What the shading of a frame's tiles shares.
@@ -532,6 +549,7 @@ std::uint64_t shade_tile(const ShadeContext& s, const TileList& list, int tx, in
         const CircleFootprint c = record_footprint(record, g);
         const float flat_factor = 1.0f - record.paint.alpha;
         const auto walk_back = [&](int base, PixelRun run, float py) {
+            if (run.first == run.last) return;
             // Written in place: a temporary's three 2-byte stores, copied out as wider loads,
             // stalled on store forwarding.
             TailRun& kept = tail.runs.emplace_back();
