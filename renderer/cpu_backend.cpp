@@ -5,10 +5,10 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <mutex>
 #include <new>
-#include <numeric>
 #include <string>
 
 #include "kernels/primitives/ordered_binning_cpu.h"
@@ -112,19 +112,74 @@ struct TilePlanes {
 // The pixels [first, last) of a tile row whose centres the circle covers: one run, because the
 // coverage test is monotone in the distance from the centre's column, each of its roundings being
 // monotone (px - x, its square, the sum with the row's square, the comparison), and the pixel
-// centres increase along the row. So the run's ends are found by testing inward from the row's
-// ends, and the run's pixels blend with no test, in loops the compiler vectorizes.
+// centres increase along the row. So the run's pixels blend with no test, in loops the compiler
+// vectorizes.
 struct PixelRun {
     int first, last;
 };
 
-PixelRun covered_run(int first, int last, const float* px, float py, const CircleFootprint& c) {
+// Four lanes of floats or of 32-bit masks (GCC's and Clang's vector extensions, lowered to whatever
+// the target offers): the run search below must stay in vector registers, which the loops over
+// arrays it was first written as did not once inlined (the compiler turned them into scalar code).
+typedef float FloatLanes __attribute__((vector_size(16)));
+typedef std::int32_t MaskLanes __attribute__((vector_size(16)));
+constexpr int kLaneGroups = kTileSize / 4;
+
+// What every row's run of a circle over a tile shares: each column's squared offset from the
+// centre (squared_distance's first term, the same for every row) and, among the columns of the
+// circle's box [first, last), those left of the centre and the others, as all-ones lanes. The
+// uncovered columns of a row are a prefix of the left ones and a suffix of the others (the test is
+// monotone in the offset's magnitude), so counting them finds the run's ends with no branch,
+// however far they lie from the box's edges.
+struct CircleColumns {
+    FloatLanes squared_offset[kLaneGroups];
+    MaskLanes left[kLaneGroups], right[kLaneGroups];
+    int first, last;
+};
+
+inline CircleColumns circle_columns(const float* px, int first, int last, float x) {
+    CircleColumns columns;
+    for (int q = 0; q < kLaneGroups; ++q) {
+        const MaskLanes lx = MaskLanes{0, 1, 2, 3} + 4 * q;
+        FloatLanes centre;
+        std::memcpy(&centre, px + 4 * q, sizeof centre);
+        const FloatLanes offset = centre - x;  // squared_offset's rounding, lane by lane
+        columns.squared_offset[q] = offset * offset;
+        const MaskLanes in_box = (lx >= first) & (lx < last);
+        const MaskLanes left = offset < 0.0f;
+        columns.left[q] = in_box & left;
+        columns.right[q] = in_box & ~left;
+    }
+    columns.first = first;
+    columns.last = last;
+    return columns;
+}
+
+// The same by testing inward from the box's ends, for boxes of at most kScannedRunColumns columns:
+// tiny circles (micro2M) test a pixel or two a row this way, fewer than the lanes' fixed work.
+constexpr int kScannedRunColumns = 4;
+
+PixelRun scanned_run(int first, int last, const float* px, float py, const CircleFootprint& c) {
     const auto covered = [&](int lx) {
         return covers_squared(squared_distance(c.x, c.y, px[lx], py), c.squared_radius);
     };
     while (first < last && !covered(first)) ++first;
     while (last > first && !covered(last - 1)) --last;
     return {first, last};
+}
+
+// The covered run of the row whose centre's squared offset from the circle's is row_offset: the
+// sum and the comparison of covers_squared(squared_distance(...)), lane by lane.
+inline PixelRun covered_run(const CircleColumns& columns, float row_offset, float squared_radius) {
+    MaskLanes uncovered_left = {0, 0, 0, 0}, uncovered_right = {0, 0, 0, 0};
+    for (int q = 0; q < kLaneGroups; ++q) {
+        const MaskLanes uncovered = ~(columns.squared_offset[q] + row_offset <= squared_radius);
+        uncovered_left += uncovered & columns.left[q];
+        uncovered_right += uncovered & columns.right[q];
+    }
+    // The lanes are -1 where counted.
+    return {columns.first - (uncovered_left[0] + uncovered_left[1] + uncovered_left[2] + uncovered_left[3]),
+            columns.last + (uncovered_right[0] + uncovered_right[1] + uncovered_right[2] + uncovered_right[3])};
 }
 
 // Flat shading of one circle over the tile's pixels [base + run.first, base + run.last): those of one
@@ -184,38 +239,42 @@ TileView tile_view(int tx, int ty, const FrameGeometry& g) {
 }
 
 // Calls visit(base, run, py) for the tile's pixels [base + run.first, base + run.last) whose
-// centres the circle covers, one tile row at a time (row centre py), in the rows (local index) that
-// `wanted` accepts; returns how many. A flat circle that covers every pixel centre of the tile,
-// inside its box, is visited once over all the tile's rows with no row's run to find (the columns
-// past the image's edge too, which are never written out) where all rows are wanted: snow's
-// visitors use py, so flakes always go row by row.
+// centres the circle covers (none, for some rows of the circle's box: a branch to skip those
+// mispredicts where the full walk gains nothing by it), one tile row at a time (row centre py), in the rows (local
+// index) that `wanted` accepts; returns how many. A flat circle that covers every pixel centre of the tile, inside its
+// box, is visited once over all the tile's rows with no row's run to find (the columns past the image's edge too, which
+// are never written out) where all rows are wanted: snow's visitors use py, so flakes always go row by row.
 template <ShadingKind kShading, typename Visit, typename Wanted>
 std::uint32_t visit_covered_pixels(const TileView& t, const CircleFootprint& c, const FrameGeometry& g, Visit visit,
-                                   bool all_wanted, Wanted wanted) {
+                                   bool all_wanted, Wanted wanted, int scanned_columns = kScannedRunColumns) {
     if constexpr (kShading == kShadingFlat) {
         if (all_wanted && box_holds(c.box, t.box) && covers_whole_block(c.x, c.y, c.squared_radius, t.centres)) {
             visit(0, PixelRun{0, (t.box.y1 - t.box.y0) * kTileSize}, 0.0f);
             return t.pixels;
         }
     }
-    const int first = std::max(t.box.x0, c.box.x0) - t.box.x0;
-    const int last = std::min(t.box.x1, c.box.x1) - t.box.x0;
+    const int first = std::max(t.box.x0, c.box.x0) - t.box.x0, last = std::min(t.box.x1, c.box.x1) - t.box.x0;
+    const bool scanned = last - first <= scanned_columns;
+    CircleColumns columns;
+    if (!scanned) columns = circle_columns(t.px, first, last, c.x);
     std::uint32_t covered = 0;
     for (int row = std::max(t.box.y0, c.box.y0); row < std::min(t.box.y1, c.box.y1); ++row) {
         if (!wanted(row - t.box.y0)) continue;
         const float py = pixel_center(row, g.inverse_height);
-        const PixelRun run = covered_run(first, last, t.px, py, c);
-        if (run.first == run.last) continue;
+        const PixelRun run = scanned ? scanned_run(first, last, t.px, py, c)
+                                     : covered_run(columns, squared_offset(py, c.y), c.squared_radius);
         visit((row - t.box.y0) * kTileSize, run, py);
         covered += std::uint32_t(run.last - run.first);
     }
     return covered;
 }
 
-// The same over every row.
+// The same over every row, for the full walk, whose runs are scanned: in its loop, which blends
+// one end of each channel, the lanes' fixed work did not pay (docs/tuning.md, "cpu backend").
 template <ShadingKind kShading, typename Visit>
 std::uint32_t visit_covered_pixels(const TileView& t, const CircleFootprint& c, const FrameGeometry& g, Visit visit) {
-    return visit_covered_pixels<kShading>(t, c, g, visit, true, [](int) { return true; });
+    return visit_covered_pixels<kShading>(
+        t, c, g, visit, true, [](int) { return true; }, kTileSize);
 }
 
 // What the shading of a frame's tiles shares.
@@ -251,6 +310,15 @@ inline float snow_alpha(float squared_dist, const CpuShadeRecord& flake) {
     float rgb[3], alpha;
     snow_colour_and_alpha(squared_dist, flake.radius, flake.paint.alpha, rgb, &alpha);
     return alpha;
+}
+
+// A snow flake's premultiplied paint at a covered pixel, and its sprite alpha in *sprite_alpha
+// where asked.
+inline PremultipliedColour snow_paint(float squared_dist, const CpuShadeRecord& flake, float* sprite_alpha) {
+    float rgb[3], alpha;
+    snow_colour_and_alpha(squared_dist, flake.radius, flake.paint.alpha, rgb, &alpha);
+    if (sprite_alpha) *sprite_alpha = alpha;
+    return premultiply(rgb[0], rgb[1], rgb[2], alpha);
 }
 
 // Writes the tile's pixels: RGB from the planes, alpha from `a` or NaN where the frame needs none.
@@ -309,23 +377,48 @@ struct TailRuns {
 };
 
 // The bracket width, relative to the tile's widest channel, below which the walk back deems a
-// pixel's bracket closed: a margin of some 14 halvings below one ulp of a value near 1, since the
-// two ends can stay an ulp apart for a few blends after the bracket is narrower than that; the
-// rare pixel whose ends still differ takes the full walk alone. Tuned on 2 cores (docs/tuning.md,
-// "cpu backend").
-constexpr float kClosedBracketWidth = 0x1p-38f;
+// pixel's bracket closed: some 8 halvings below one ulp of a value near 1, since the two ends can
+// stay an ulp apart for a few blends after the bracket is narrower than that. The few pixels whose
+// ends still differ walk further back alone, to kPixelBracketWidth (shade_pixel_late): a margin
+// wide enough that almost no pixel needs that costs every pixel of every tile its blends. Tuned on
+// 2 cores (docs/tuning.md, "cpu backend").
+constexpr float kClosedBracketWidth = 0x1p-32f;
+constexpr float kPixelBracketWidth = 0x1p-40f;
 
 // Two ends over a tail cost about three times what the full walk costs over as many circles (the
 // walk back, then both ends), so a tile whose tail would pass a quarter of its list takes the full
-// walk. And where, a sixteenth of the list back, even the slowest pixel's bracket has not shrunk by
-// the quarter of the way (in powers of two) it needs, it gives up there: tiles of few coverings a
-// pixel (micro2M), which never close, pay a sixteenth of a walk back (docs/tuning.md, "cpu
-// backend").
+// walk, unless at most kMaxLatePixels pixels are still open there: those walk on alone
+// (shade_pixel_late), and the tile keeps its tail. A sixteenth of the list back, a tile with more
+// pixels than that whose bracket has not shrunk by a quarter of the way (in powers of two) gives
+// up; and a sixty-fourth back, a tile whose coverings so far, as many again a circle down to the
+// longest tail, would not close even pixels covered by circles of the frame's largest alpha: tiles of
+// few coverings a pixel (micro2M), which never close, walk back a sixty-fourth of their list
+// (docs/tuning.md, "cpu backend").
 constexpr std::size_t kLongestTailFraction = 4;
 constexpr std::size_t kCheckpointFraction = 16;
-// The same a sixty-fourth of the list back, by the pixels' mean product (the slowest pixel's is
-// too noisy that early), which lets micro2M's tiles give up four times sooner.
 constexpr std::size_t kEarlyCheckpointFraction = 64;
+constexpr std::uint32_t kMaxLatePixels = 8;
+
+// One tile row of the walk back: multiplies the products of the pixels in `run` by the circle's
+// factor (a flat circle's flat_factor, or factors[lx] for each pixel), and returns how many of
+// them fell below `closed` with it. All sixteen pixels in fixed vector lanes, the others
+// multiplied by 1, which changes no bit: a loop over the run alone spent its time in its
+// branches and odd ends (docs/tuning.md, "cpu backend").
+inline int shrink_row(float* products, PixelRun run, float flat_factor, const float* factors, float closed) {
+    MaskLanes closing = {0, 0, 0, 0};
+    for (int q = 0; q < kLaneGroups; ++q) {
+        const MaskLanes lx = MaskLanes{0, 1, 2, 3} + 4 * q;
+        const MaskLanes in_run = (lx >= run.first) & (lx < run.last);
+        FloatLanes factor = {flat_factor, flat_factor, flat_factor, flat_factor};
+        if (factors) std::memcpy(&factor, factors + 4 * q, sizeof factor);
+        FloatLanes before;
+        std::memcpy(&before, products + 4 * q, sizeof before);
+        const FloatLanes after = before * (in_run ? factor : FloatLanes{1.0f, 1.0f, 1.0f, 1.0f});
+        std::memcpy(products + 4 * q, &after, sizeof after);
+        closing += (before >= closed) & (after < closed);
+    }
+    return -(closing[0] + closing[1] + closing[2] + closing[3]);
+}
 
 // Pixel (column, row) by the full walk of the list, as `ref` blends it.
 template <ShadingKind kShading>
@@ -347,6 +440,51 @@ Rgba shade_pixel_fully(const ShadeContext& s, const TileList& list, int column, 
         }
     }
     return pixel;
+}
+
+// A pixel of a tile's tail whose ends stayed apart: its own walk back from the list's end, to
+// kPixelBracketWidth over the widest channel (the products of its covering circles' 1 - alpha),
+// then both ends forward from there; the full walk where they still differ or never close. The
+// records ahead are asked for, as the tile's walks ask for theirs: past the tile's tail they are
+// not in the cache.
+template <ShadingKind kShading>
+Rgba shade_pixel_late(const ShadeContext& s, const TileList& list, const TailBracket& bracket, float closed, int column,
+                      int row) {
+    const FrameGeometry& g = s.geometry;
+    const float px = pixel_center(column, g.inverse_width);
+    const float py = pixel_center(row, g.inverse_height);
+    // The squared distance where the circle covers the pixel, or -1.
+    const auto covering = [&](const CpuShadeRecord& record) {
+        const CircleFootprint c = record_footprint(record, g);
+        if (!box_contains(c.box, column, row)) return -1.0f;
+        const float squared_dist = squared_distance(c.x, c.y, px, py);
+        return covers_squared(squared_dist, c.squared_radius) ? squared_dist : -1.0f;
+    };
+    float product = 1.0f;
+    std::size_t start = list.count;
+    while (start > 0 && product >= closed) {
+        --start;
+        const CpuShadeRecord& record = listed_record(s, list, start, -1);
+        const float squared_dist = covering(record);
+        if (squared_dist < 0.0f) continue;
+        product *= kShading == kShadingFlat ? 1.0f - record.paint.alpha : 1.0f - snow_alpha(squared_dist, record);
+    }
+    if (product >= closed) return shade_pixel_fully<kShading>(s, list, column, row);
+    float lo[3] = {bracket.lo[0], bracket.lo[1], bracket.lo[2]}, hi[3] = {bracket.hi[0], bracket.hi[1], bracket.hi[2]};
+    for (std::size_t n = start; n < list.count; ++n) {
+        const CpuShadeRecord& record = s.records[list.circles[n]];
+        const float squared_dist = covering(record);
+        if (squared_dist < 0.0f) continue;
+        PremultipliedColour paint = record.paint;
+        if constexpr (kShading == kShadingSnow) paint = snow_paint(squared_dist, record, nullptr);
+        const float factor = 1.0f - paint.alpha;
+        blend_ends(paint.r, factor, lo[0], hi[0]);
+        blend_ends(paint.g, factor, lo[1], hi[1]);
+        blend_ends(paint.b, factor, lo[2], hi[2]);
+    }
+    if (ends_meet(lo[0], hi[0]) && ends_meet(lo[1], hi[1]) && ends_meet(lo[2], hi[2]))
+        return {lo[0], lo[1], lo[2], 0.0f};
+    return shade_pixel_fully<kShading>(s, list, column, row);
 }
 
 // Exact early termination (shared/early_termination.h) over one tile. Walking the list from its
@@ -372,6 +510,7 @@ std::uint64_t shade_tile(const ShadeContext& s, const TileList& list, int tx, in
     float widest = 0.0f;
     for (int c = 0; c < 3; ++c) widest = std::max(widest, bracket.hi[c] - bracket.lo[c]);
     const float closed = kClosedBracketWidth / widest;
+    const float far_closed = kPixelBracketWidth / widest;
     const std::size_t longest_tail = list.count / kLongestTailFraction;
     // Even circles of the frame's largest alpha covering a pixel all along the longest tail would
     // not close its bracket: snow's short lists of faint flakes, most lists of rand10k.
@@ -390,22 +529,27 @@ std::uint64_t shade_tile(const ShadeContext& s, const TileList& list, int tx, in
     const std::size_t checkpoint = list.count - list.count / kCheckpointFraction;
     const float checkpoint_shrink = std::sqrt(std::sqrt(closed));
     const std::size_t early_checkpoint = list.count - list.count / kEarlyCheckpointFraction;
-    const float early_checkpoint_shrink = std::sqrt(std::sqrt(checkpoint_shrink));
+    // The coverings a pixel needs to close at the least, each of the frame's largest alpha.
+    const float fewest_coverings = std::log(closed) / std::log(1.0f - s.range.max_alpha);
     std::uint64_t tail_coverings = 0;
     tail.runs.clear();
     tail.circle_ends.clear();
     while (open > 0 && list.count - start < longest_tail) {
         const bool at_checkpoint = start == checkpoint && start < list.count;
-        if (at_checkpoint && *std::max_element(shrink, shrink + kTilePixels) > checkpoint_shrink) break;
+        if (at_checkpoint && std::count_if(shrink, shrink + kTilePixels, [&](float p) {
+                                 return p > checkpoint_shrink;
+                             }) > std::ptrdiff_t(kMaxLatePixels))
+            break;
         const bool at_early_checkpoint = start == early_checkpoint && start < list.count;
-        if (at_early_checkpoint &&
-            std::accumulate(shrink, shrink + kTilePixels, 0.0f) > early_checkpoint_shrink * float(t.pixels))
+        if (at_early_checkpoint && float(tail_coverings) * float(longest_tail) <
+                                       fewest_coverings * float(list.count - start) * float(t.pixels))
             break;
         --start;
         const CpuShadeRecord& record = listed_record(s, list, start, -1);
         const CircleFootprint c = record_footprint(record, g);
         const float flat_factor = 1.0f - record.paint.alpha;
         const auto walk_back = [&](int base, PixelRun run, float py) {
+            if (run.first == run.last) return;
             // Written in place: a temporary's three 2-byte stores, copied out as wider loads,
             // stalled on store forwarding.
             TailRun& kept = tail.runs.emplace_back();
@@ -413,32 +557,32 @@ std::uint64_t shade_tile(const ShadeContext& s, const TileList& list, int tx, in
             kept.first = std::int16_t(run.first);
             kept.last = std::int16_t(run.last);
             // A run spans several rows only where a flat circle covers the whole tile.
-            for (int k0 = base + run.first; k0 < base + run.last;) {
-                const int row = k0 / kTileSize;
-                const int k1 = std::min(base + run.last, (row + 1) * kTileSize);
-                int closing = 0;
-                for (int k = k0; k < k1; ++k) {
-                    float factor = flat_factor;
-                    if constexpr (kShading == kShadingSnow)
-                        factor = 1.0f - snow_alpha(squared_distance(c.x, c.y, t.px[k % kTileSize], py), record);
-                    const float before = shrink[k];
-                    shrink[k] = before * factor;
-                    closing += (before >= closed) & (shrink[k] < closed);
+            for (int row = base / kTileSize; row * kTileSize < base + run.last; ++row) {
+                const PixelRun in_row = {std::max(0, base + run.first - row * kTileSize),
+                                         std::min(kTileSize, base + run.last - row * kTileSize)};
+                alignas(16) float factors[kTileSize];
+                if constexpr (kShading == kShadingSnow) {
+                    std::fill(factors, factors + kTileSize, 1.0f);
+                    for (int lx = in_row.first; lx < in_row.last; ++lx)
+                        factors[lx] = 1.0f - snow_alpha(squared_distance(c.x, c.y, t.px[lx], py), record);
                 }
+                const int closing = shrink_row(shrink + row * kTileSize, in_row, flat_factor,
+                                               kShading == kShadingSnow ? factors : nullptr, closed);
                 open -= std::uint32_t(closing);
                 open_in_row[row] -= closing;
                 if (closing > 0 && open_in_row[row] == 0) {
                     row_start[row] = start;
                     ++closed_rows;
                 }
-                k0 = k1;
             }
         };
         tail_coverings += visit_covered_pixels<kShading>(t, c, g, walk_back, closed_rows == 0,
                                                          [&](int row) { return open_in_row[row] > 0; });
         tail.circle_ends.push_back(std::uint32_t(tail.runs.size()));
     }
-    if (open > 0) return shade_tile_fully<kShading>(s, list, t);
+    if (open > kMaxLatePixels) return shade_tile_fully<kShading>(s, list, t);
+    for (int r = 0; r < rows; ++r)
+        if (open_in_row[r] > 0) row_start[r] = start;
 
     // Alpha, where the frame needs it, over each row's list before its tail (the tail's circles add
     // theirs as they blend, so that each pixel's sum keeps the list's order).
@@ -486,10 +630,9 @@ std::uint64_t shade_tile(const ShadeContext& s, const TileList& list, int tx, in
                 if constexpr (kShading == kShadingFlat) {
                     for (int ch = 0; ch < 3; ++ch) blend_ends(flat_paint[ch], flat_factor, lo[ch][k], hi[ch][k]);
                 } else {
-                    float rgb[3], sprite_alpha;
-                    snow_colour_and_alpha(squared_distance(record.x, record.y, t.px[lx], py), record.radius,
-                                          record.paint.alpha, rgb, &sprite_alpha);
-                    const PremultipliedColour paint = premultiply(rgb[0], rgb[1], rgb[2], sprite_alpha);
+                    float sprite_alpha;
+                    const PremultipliedColour paint =
+                        snow_paint(squared_distance(record.x, record.y, t.px[lx], py), record, &sprite_alpha);
                     const float factor = 1.0f - paint.alpha;
                     blend_ends(paint.r, factor, lo[0][k], hi[0][k]);
                     blend_ends(paint.g, factor, lo[1][k], hi[1][k]);
@@ -509,7 +652,7 @@ std::uint64_t shade_tile(const ShadeContext& s, const TileList& list, int tx, in
             const int k = (row - t.box.y0) * kTileSize + (column - t.box.x0);
             if (ends_meet(lo[0][k], hi[0][k]) && ends_meet(lo[1][k], hi[1][k]) && ends_meet(lo[2][k], hi[2][k]))
                 continue;
-            const Rgba pixel = shade_pixel_fully<kShading>(s, list, column, row);
+            const Rgba pixel = shade_pixel_late<kShading>(s, list, bracket, far_closed, column, row);
             lo[0][k] = pixel.r;
             lo[1][k] = pixel.g;
             lo[2][k] = pixel.b;

@@ -262,6 +262,21 @@ inline std::vector<AdversarialScene> rule_breaking_scenes() {
         for (std::size_t k = 801; k < s.size(); ++k) s.a[k] = faint_alpha;
         add(name, s, 64, 48);
     }
+    // 200 circles over the whole frame, then 200 over all of it but pixel (0, 0) (centred on the
+    // far corner): every pixel of tile (0, 0) closes well within a quarter of its list but that
+    // one, which keeps the tile on its tail and walks back alone, into circles that close it, or
+    // into faint ones that never do (then the full walk).
+    for (const auto& [name, first_alpha] :
+         {std::pair{"late_pixel_closes", 0.5f}, {"late_pixel_never_closes", 0.001f}}) {
+        Scene s = random_scene(13, 400, 40, 100, 100, 0.0f, 1.0f, 0.5f, 0.5f);
+        for (std::size_t k = 0; k < s.size(); ++k) {
+            s.x[k] = k < 200 ? 0.5f : 1.0f;
+            s.y[k] = k < 200 ? 0.5f : 1.0f;
+            s.radius[k] = k < 200 ? 1.0f : 1.38f;
+            if (k < 200) s.a[k] = first_alpha;
+        }
+        add(name, s, 19, 40);
+    }
     Scene snow = random_scene(12, 3000, 97, 4, 30, 1.0f, 1.0f, 1.0f, 1.0f);
     snow.shading = kShadingSnow;
     snow.background = {kBackgroundSnowGradient, 1.f, 1.f, 1.f};
