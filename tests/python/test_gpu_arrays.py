@@ -2,11 +2,14 @@
 returned in CUDA memory (docs/python.md, "GPU arrays").
 
 The protocol checks run everywhere on objects that only describe CUDA memory (nothing reads it
-before the checks pass). The GPU cases need a CUDA device, the cuda backend and torch or CuPy; they
-skip, saying which is missing, elsewhere."""
+before the checks pass). The GPU cases need a CUDA device and the cuda backend, and run with each
+of three producers and consumers of CUDA arrays: torch, CuPy, and the CUDA runtime alone through
+ctypes (this file's RuntimeArray, which needs neither); each skips, saying what is missing,
+elsewhere."""
 
 import ctypes
 import gc
+import glob
 
 import numpy as np
 import pytest
@@ -158,7 +161,7 @@ def test_the_cuda_image_type_is_made_only_by_renders():
 
 
 # ---------------------------------------------------------------------------------------------
-# On a GPU: torch or CuPy tensors in and out.
+# On a GPU: torch tensors, CuPy arrays, or device memory of the CUDA runtime's own, in and out.
 
 
 def _torch():
@@ -193,6 +196,18 @@ class Torch:
     def transposed(self, array):
         return self.device(np.ascontiguousarray(array.T)).t()
 
+    def hold(self, image):
+        return self.lib.from_dlpack(image)
+
+    def read(self, held):
+        return held.cpu().numpy()
+
+    def device_count(self):
+        return self.lib.cuda.device_count()
+
+    def on_device(self, array, device):
+        return self.lib.from_numpy(np.ascontiguousarray(array)).to(f"cuda:{device}")
+
 
 class CuPy:
     def __init__(self):
@@ -210,16 +225,183 @@ class CuPy:
     def transposed(self, array):
         return self.device(np.ascontiguousarray(array.T)).T
 
+    def hold(self, image):
+        return self.lib.from_dlpack(image)
 
-@pytest.fixture(params=["torch", "cupy"])
+    def read(self, held):
+        return self.lib.asnumpy(held)
+
+    def device_count(self):
+        return self.lib.cuda.runtime.getDeviceCount()
+
+    def on_device(self, array, device):
+        with self.lib.cuda.Device(device):
+            return self.lib.asarray(np.ascontiguousarray(array))
+
+
+def _cuda_runtime():
+    """The CUDA runtime library through ctypes, or a skip naming what was looked for."""
+    names = ["libcudart.so", "libcudart.so.13", "libcudart.so.12"]
+    names += sorted(glob.glob("/usr/local/cuda*/lib64/libcudart.so*"), reverse=True)
+    for name in names:
+        try:
+            runtime = ctypes.CDLL(name)
+        except OSError:
+            continue
+        runtime.cudaMalloc.argtypes = [ctypes.POINTER(ctypes.c_void_p), ctypes.c_size_t]
+        runtime.cudaFree.argtypes = [ctypes.c_void_p]
+        runtime.cudaMemcpy.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+        runtime.cudaGetDeviceCount.argtypes = [ctypes.POINTER(ctypes.c_int)]
+        runtime.cudaGetDevice.argtypes = [ctypes.POINTER(ctypes.c_int)]
+        runtime.cudaSetDevice.argtypes = [ctypes.c_int]
+        return runtime
+    pytest.skip("the ctypes producer needs the CUDA runtime library (looked for " + ", ".join(names[:3]) + ")")
+
+
+HOST_TO_DEVICE, DEVICE_TO_HOST = 1, 2
+
+
+class RuntimeArray:
+    """CUDA memory of the runtime's own, offered through __cuda_array_interface__ (strides in bytes)
+    and DLPack (strides in elements): a producer that needs no array library."""
+
+    def __init__(self, runtime, array, device, strides=None, shape=None):
+        self.runtime = runtime
+        self.host_array = np.ascontiguousarray(array)
+        self.pointer = ctypes.c_void_p()
+        self.shape = tuple(shape if shape is not None else self.host_array.shape)
+        self.byte_strides = strides
+        previous = ctypes.c_int()
+        _check(runtime, runtime.cudaGetDevice(ctypes.byref(previous)))
+        _check(runtime, runtime.cudaSetDevice(device))
+        try:
+            _check(runtime, runtime.cudaMalloc(ctypes.byref(self.pointer), max(self.host_array.nbytes, 1)))
+        finally:
+            _check(runtime, runtime.cudaSetDevice(previous.value))
+        self.device_id = device
+        _check(runtime, runtime.cudaMemcpy(self.pointer, self.host_array.ctypes.data, self.host_array.nbytes,
+                                           HOST_TO_DEVICE))
+        itemsize = self.host_array.dtype.itemsize
+        self.dl_shape = (ctypes.c_int64 * len(self.shape))(*self.shape)
+        self.dl_strides = ((ctypes.c_int64 * len(strides))(*(s // itemsize for s in strides))
+                           if strides is not None else None)
+        self.managed = DLManagedTensor()
+        tensor = self.managed.dl_tensor
+        tensor.data = self.pointer.value
+        tensor.device = DLDevice(2, device)
+        tensor.ndim = len(self.shape)
+        tensor.dtype = DLDataType(2, 8 * itemsize, 1)  # kDLFloat
+        tensor.shape = self.dl_shape
+        tensor.strides = self.dl_strides
+        self.capsules = []
+
+    def __del__(self):
+        self.runtime.cudaFree(self.pointer)
+
+    @property
+    def __cuda_array_interface__(self):
+        return {"shape": self.shape, "typestr": self.host_array.dtype.str, "data": (self.pointer.value, False),
+                "version": 3, "strides": self.byte_strides}
+
+    def __dlpack_device__(self):
+        return (2, self.device_id)
+
+    def __dlpack__(self, stream=None):
+        # The memory is this object's and outlives the capsule (no deleter: the test keeps it).
+        capsule = _capsule_new(ctypes.addressof(self.managed), ctypes.addressof(CAPSULE_NAME), None)
+        self.capsules.append(capsule)
+        return capsule
+
+
+def _check(runtime, status):
+    if status != 0:
+        raise RuntimeError(f"CUDA runtime call failed with status {status}")
+
+
+_capsule_pointer = ctypes.pythonapi.PyCapsule_GetPointer
+_capsule_pointer.restype = ctypes.c_void_p
+_capsule_pointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
+_capsule_set_name = ctypes.pythonapi.PyCapsule_SetName
+_capsule_set_name.restype = ctypes.c_int
+_capsule_set_name.argtypes = [ctypes.py_object, ctypes.c_void_p]
+USED_CAPSULE_NAME = ctypes.create_string_buffer(b"used_dltensor")
+
+
+class HeldDLPack:
+    """A consumer's hold on a DLPack capsule: the tensor is the consumer's until its deleter runs."""
+
+    def __init__(self, runtime, producer):
+        capsule = producer.__dlpack__(stream=None)
+        self.runtime = runtime
+        self.address = _capsule_pointer(capsule, b"dltensor")
+        _capsule_set_name(capsule, ctypes.addressof(USED_CAPSULE_NAME))  # taken: the capsule must not delete it
+        self.managed = DLManagedTensor.from_address(self.address)
+
+    def read(self):
+        tensor = self.managed.dl_tensor
+        assert tensor.device.device_type == 2 and tensor.dtype.code == 2 and tensor.dtype.bits == 32
+        shape = tuple(tensor.shape[k] for k in range(tensor.ndim))
+        assert not tensor.strides or all(
+            tensor.strides[k] == int(np.prod(shape[k + 1:], dtype=np.int64)) for k in range(tensor.ndim)), \
+            "the image is C-contiguous"
+        out = np.empty(shape, np.float32)
+        _check(self.runtime, self.runtime.cudaMemcpy(out.ctypes.data, tensor.data + tensor.byte_offset, out.nbytes,
+                                                     DEVICE_TO_HOST))
+        return out
+
+    def __del__(self):
+        if self.managed.deleter:
+            ctypes.CFUNCTYPE(None, ctypes.c_void_p)(self.managed.deleter)(self.address)
+
+
+class Runtime:
+    def __init__(self):
+        self.lib = _cuda_runtime()
+
+    def device(self, array):
+        return RuntimeArray(self.lib, array, 0)
+
+    def host(self, image):
+        return HeldDLPack(self.lib, image).read()
+
+    def host_through_interface(self, image):
+        description = image.__cuda_array_interface__
+        assert description["strides"] is None and description["typestr"] == "<f4"
+        out = np.empty(description["shape"], np.float32)
+        _check(self.lib, self.lib.cudaMemcpy(out.ctypes.data, description["data"][0], out.nbytes, DEVICE_TO_HOST))
+        return out
+
+    def transposed(self, array):
+        """The transpose of `array` as a view of its column-major copy (not C-contiguous)."""
+        rows, columns = array.shape
+        itemsize = array.dtype.itemsize
+        return RuntimeArray(self.lib, np.ascontiguousarray(array.T), 0, strides=(itemsize, rows * itemsize),
+                            shape=(rows, columns))
+
+    def hold(self, image):
+        return HeldDLPack(self.lib, image)
+
+    def read(self, held):
+        return held.read()
+
+    def device_count(self):
+        count = ctypes.c_int()
+        _check(self.lib, self.lib.cudaGetDeviceCount(ctypes.byref(count)))
+        return count.value
+
+    def on_device(self, array, device):
+        return RuntimeArray(self.lib, array, device)
+
+
+@pytest.fixture(params=["torch", "cupy", "runtime"])
 def gpu(request):
     if not CUDA_BACKEND:
-        pytest.skip("no cuda backend here (a build without CUDA, or no device); the GPU cases also need torch or CuPy")
-    return Torch() if request.param == "torch" else CuPy()
+        pytest.skip("no cuda backend here (a build without CUDA, or no device)")
+    return {"torch": Torch, "cupy": CuPy, "runtime": Runtime}[request.param]()
 
 
 class InterfaceOnly:
-    """A tensor seen through __cuda_array_interface__ alone (torch and CuPy also speak DLPack)."""
+    """A tensor seen through __cuda_array_interface__ alone (each producer here also speaks DLPack)."""
 
     def __init__(self, tensor):
         self.tensor = tensor
@@ -303,15 +485,9 @@ def test_wrong_device_tensors_are_refused(gpu):
 
 def test_tensors_on_another_device_are_refused(gpu):
     circles = random_circles(4)
-    if isinstance(gpu, Torch):
-        if gpu.lib.cuda.device_count() < 2:
-            pytest.skip("one CUDA device: no other device to refuse")
-        tensor = gpu.lib.from_numpy(circles).to("cuda:1")
-    else:
-        if gpu.lib.cuda.runtime.getDeviceCount() < 2:
-            pytest.skip("one CUDA device: no other device to refuse")
-        with gpu.lib.cuda.Device(1):
-            tensor = gpu.lib.asarray(circles)
+    if gpu.device_count() < 2:
+        pytest.skip("one CUDA device: no other device to refuse")
+    tensor = gpu.on_device(circles, 1)
     with pytest.raises(ValueError, match=r"circles: on CUDA device 1, and the cuda backend renders on device 0"):
         tilescan.Renderer("cuda").render(tensor, 8)
     with pytest.raises(ValueError, match=r"circles: the memory is on CUDA device 1, the cuda backend renders on "
@@ -321,11 +497,10 @@ def test_tensors_on_another_device_are_refused(gpu):
 
 def test_the_image_outlives_its_cuda_image(gpu):
     circles = random_circles(100, seed=8)
-    tensor = gpu.lib.from_dlpack(tilescan.render(gpu.device(circles), 32, backend="cuda"))
+    held = gpu.hold(tilescan.render(gpu.device(circles), 32, backend="cuda"))
     gc.collect()
     tilescan.render(gpu.device(random_circles(100, seed=9)), 32, backend="cuda")  # reuses the renderer's buffers
-    host = tensor.cpu().numpy() if isinstance(gpu, Torch) else gpu.lib.asnumpy(tensor)
-    assert_bits_equal(host, tilescan.render(circles, 32, backend="ref"))
+    assert_bits_equal(gpu.read(held), tilescan.render(circles, 32, backend="ref"))
 
 
 def test_an_unconsumed_capsule_frees_its_image(gpu):
