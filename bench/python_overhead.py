@@ -7,7 +7,9 @@ against the same frame rendered by the `tilescan` command (C++), on the same bac
 
 Three Python forms are timed per frame, wall clock around the call: the Scene object, the same
 circles as an (N, 8) float32 array (converted to the scene model each call), and the array with
-a reused output array (out=). The command's number is its own frame time (--stats --json: the
+a reused output array (out=); with the cuda backend a fourth, the circles already in CUDA memory
+(copied there once through the CUDA runtime: tests/python/cuda_runtime_arrays.py, no torch
+needed), the image returned in CUDA memory. The command's number is its own frame time (--stats --json: the
 backend's render, circles in place to the finished float image), so the difference is what the
 module adds: taking the circles, checking them, and copying the image into numpy. Each row gives
 the median over the frames after one warm-up frame. Results go to docs/python.md ("Overhead").
@@ -66,6 +68,16 @@ def main():
     out = np.empty((args.size, args.size, 3), np.float32)
     rows.append(("Renderer.render(array, out=)",) +
                 python_frame_ms(renderer, circles, args.size, args.frames, out=out))
+    if renderer.backend == "cuda":
+        sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "python"))
+        from cuda_runtime_arrays import RuntimeArray, cuda_runtime
+        runtime = cuda_runtime()
+        if runtime is None:
+            print("no CUDA runtime library for the CUDA-array row", file=sys.stderr)
+        else:
+            device_circles = RuntimeArray(runtime, circles, 0)
+            rows.append(("Renderer.render(CUDA array)",) +
+                        python_frame_ms(renderer, device_circles, args.size, args.frames))
 
     print(f"{args.scene} at {args.size}x{args.size}, backend {renderer.backend}, median of {args.frames} frames "
           f"after a warm-up")

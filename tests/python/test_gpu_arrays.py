@@ -9,12 +9,13 @@ elsewhere."""
 
 import ctypes
 import gc
-import glob
 
 import numpy as np
 import pytest
 import tilescan
 from conftest import assert_bits_equal, random_circles
+from cuda_runtime_arrays import (CAPSULE_NAME, DEVICE_TO_HOST, RUNTIME_NAMES, DLDataType, DLDevice, DLManagedTensor,
+                                 HeldDLPack, RuntimeArray, capsule_name, capsule_new, check, cuda_runtime)
 
 CUDA_BACKEND = tilescan.Renderer("auto").backend == "cuda"
 
@@ -28,33 +29,6 @@ def interface(shape=(4, 8), typestr="<f4", strides=None, version=3, **extra):
                    "strides": strides}
     description.update(extra)
     return type("FakeCudaArray", (), {"__cuda_array_interface__": description})()
-
-
-class DLDevice(ctypes.Structure):
-    _fields_ = [("device_type", ctypes.c_int), ("device_id", ctypes.c_int)]
-
-
-class DLDataType(ctypes.Structure):
-    _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16)]
-
-
-class DLTensor(ctypes.Structure):
-    _fields_ = [("data", ctypes.c_void_p), ("device", DLDevice), ("ndim", ctypes.c_int), ("dtype", DLDataType),
-                ("shape", ctypes.POINTER(ctypes.c_int64)), ("strides", ctypes.POINTER(ctypes.c_int64)),
-                ("byte_offset", ctypes.c_uint64)]
-
-
-class DLManagedTensor(ctypes.Structure):
-    _fields_ = [("dl_tensor", DLTensor), ("manager_ctx", ctypes.c_void_p), ("deleter", ctypes.c_void_p)]
-
-
-CAPSULE_NAME = ctypes.create_string_buffer(b"dltensor")  # a capsule keeps the pointer: it must live on
-_capsule_new = ctypes.pythonapi.PyCapsule_New
-_capsule_new.restype = ctypes.py_object
-_capsule_new.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p]
-_capsule_name = ctypes.pythonapi.PyCapsule_GetName
-_capsule_name.restype = ctypes.c_char_p
-_capsule_name.argtypes = [ctypes.py_object]
 
 
 class FakeCudaTensor:
@@ -77,7 +51,7 @@ class FakeCudaTensor:
 
     def __dlpack__(self, stream=None):
         assert stream == 1, "CUDA tensors are asked for on the legacy default stream"
-        capsule = _capsule_new(ctypes.addressof(self.managed), ctypes.addressof(CAPSULE_NAME), None)
+        capsule = capsule_new(ctypes.addressof(self.managed), ctypes.addressof(CAPSULE_NAME), None)
         self.capsules.append(capsule)
         return capsule
 
@@ -117,7 +91,7 @@ def test_a_refused_dlpack_capsule_stays_its_producers():
     tensor = FakeCudaTensor(shape=(4, 7))
     with pytest.raises(ValueError):
         tilescan.render(tensor, 8)
-    assert _capsule_name(tensor.capsules[0]) == b"dltensor"
+    assert capsule_name(tensor.capsules[0]) == b"dltensor"
 
 
 def test_malformed_interfaces_are_refused():
@@ -239,124 +213,11 @@ class CuPy:
             return self.lib.asarray(np.ascontiguousarray(array))
 
 
-def _cuda_runtime():
-    """The CUDA runtime library through ctypes, or a skip naming what was looked for."""
-    names = ["libcudart.so", "libcudart.so.13", "libcudart.so.12"]
-    names += sorted(glob.glob("/usr/local/cuda*/lib64/libcudart.so*"), reverse=True)
-    for name in names:
-        try:
-            runtime = ctypes.CDLL(name)
-        except OSError:
-            continue
-        runtime.cudaMalloc.argtypes = [ctypes.POINTER(ctypes.c_void_p), ctypes.c_size_t]
-        runtime.cudaFree.argtypes = [ctypes.c_void_p]
-        runtime.cudaMemcpy.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
-        runtime.cudaGetDeviceCount.argtypes = [ctypes.POINTER(ctypes.c_int)]
-        runtime.cudaGetDevice.argtypes = [ctypes.POINTER(ctypes.c_int)]
-        runtime.cudaSetDevice.argtypes = [ctypes.c_int]
-        return runtime
-    pytest.skip("the ctypes producer needs the CUDA runtime library (looked for " + ", ".join(names[:3]) + ")")
-
-
-HOST_TO_DEVICE, DEVICE_TO_HOST = 1, 2
-
-
-class RuntimeArray:
-    """CUDA memory of the runtime's own, offered through __cuda_array_interface__ (strides in bytes)
-    and DLPack (strides in elements): a producer that needs no array library."""
-
-    def __init__(self, runtime, array, device, strides=None, shape=None):
-        self.runtime = runtime
-        self.host_array = np.ascontiguousarray(array)
-        self.pointer = ctypes.c_void_p()
-        self.shape = tuple(shape if shape is not None else self.host_array.shape)
-        self.byte_strides = strides
-        previous = ctypes.c_int()
-        _check(runtime, runtime.cudaGetDevice(ctypes.byref(previous)))
-        _check(runtime, runtime.cudaSetDevice(device))
-        try:
-            _check(runtime, runtime.cudaMalloc(ctypes.byref(self.pointer), max(self.host_array.nbytes, 1)))
-        finally:
-            _check(runtime, runtime.cudaSetDevice(previous.value))
-        self.device_id = device
-        _check(runtime, runtime.cudaMemcpy(self.pointer, self.host_array.ctypes.data, self.host_array.nbytes,
-                                           HOST_TO_DEVICE))
-        itemsize = self.host_array.dtype.itemsize
-        self.dl_shape = (ctypes.c_int64 * len(self.shape))(*self.shape)
-        self.dl_strides = ((ctypes.c_int64 * len(strides))(*(s // itemsize for s in strides))
-                           if strides is not None else None)
-        self.managed = DLManagedTensor()
-        tensor = self.managed.dl_tensor
-        tensor.data = self.pointer.value
-        tensor.device = DLDevice(2, device)
-        tensor.ndim = len(self.shape)
-        tensor.dtype = DLDataType(2, 8 * itemsize, 1)  # kDLFloat
-        tensor.shape = self.dl_shape
-        tensor.strides = self.dl_strides
-        self.capsules = []
-
-    def __del__(self):
-        self.runtime.cudaFree(self.pointer)
-
-    @property
-    def __cuda_array_interface__(self):
-        return {"shape": self.shape, "typestr": self.host_array.dtype.str, "data": (self.pointer.value, False),
-                "version": 3, "strides": self.byte_strides}
-
-    def __dlpack_device__(self):
-        return (2, self.device_id)
-
-    def __dlpack__(self, stream=None):
-        # The memory is this object's and outlives the capsule (no deleter: the test keeps it).
-        capsule = _capsule_new(ctypes.addressof(self.managed), ctypes.addressof(CAPSULE_NAME), None)
-        self.capsules.append(capsule)
-        return capsule
-
-
-def _check(runtime, status):
-    if status != 0:
-        raise RuntimeError(f"CUDA runtime call failed with status {status}")
-
-
-_capsule_pointer = ctypes.pythonapi.PyCapsule_GetPointer
-_capsule_pointer.restype = ctypes.c_void_p
-_capsule_pointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
-_capsule_set_name = ctypes.pythonapi.PyCapsule_SetName
-_capsule_set_name.restype = ctypes.c_int
-_capsule_set_name.argtypes = [ctypes.py_object, ctypes.c_void_p]
-USED_CAPSULE_NAME = ctypes.create_string_buffer(b"used_dltensor")
-
-
-class HeldDLPack:
-    """A consumer's hold on a DLPack capsule: the tensor is the consumer's until its deleter runs."""
-
-    def __init__(self, runtime, producer):
-        capsule = producer.__dlpack__(stream=None)
-        self.runtime = runtime
-        self.address = _capsule_pointer(capsule, b"dltensor")
-        _capsule_set_name(capsule, ctypes.addressof(USED_CAPSULE_NAME))  # taken: the capsule must not delete it
-        self.managed = DLManagedTensor.from_address(self.address)
-
-    def read(self):
-        tensor = self.managed.dl_tensor
-        assert tensor.device.device_type == 2 and tensor.dtype.code == 2 and tensor.dtype.bits == 32
-        shape = tuple(tensor.shape[k] for k in range(tensor.ndim))
-        assert not tensor.strides or all(
-            tensor.strides[k] == int(np.prod(shape[k + 1:], dtype=np.int64)) for k in range(tensor.ndim)), \
-            "the image is C-contiguous"
-        out = np.empty(shape, np.float32)
-        _check(self.runtime, self.runtime.cudaMemcpy(out.ctypes.data, tensor.data + tensor.byte_offset, out.nbytes,
-                                                     DEVICE_TO_HOST))
-        return out
-
-    def __del__(self):
-        if self.managed.deleter:
-            ctypes.CFUNCTYPE(None, ctypes.c_void_p)(self.managed.deleter)(self.address)
-
-
 class Runtime:
     def __init__(self):
-        self.lib = _cuda_runtime()
+        self.lib = cuda_runtime()
+        if self.lib is None:
+            pytest.skip("the ctypes producer needs the CUDA runtime library (" + ", ".join(RUNTIME_NAMES) + ")")
 
     def device(self, array):
         return RuntimeArray(self.lib, array, 0)
@@ -368,7 +229,7 @@ class Runtime:
         description = image.__cuda_array_interface__
         assert description["strides"] is None and description["typestr"] == "<f4"
         out = np.empty(description["shape"], np.float32)
-        _check(self.lib, self.lib.cudaMemcpy(out.ctypes.data, description["data"][0], out.nbytes, DEVICE_TO_HOST))
+        check(self.lib, self.lib.cudaMemcpy(out.ctypes.data, description["data"][0], out.nbytes, DEVICE_TO_HOST))
         return out
 
     def transposed(self, array):
@@ -386,7 +247,7 @@ class Runtime:
 
     def device_count(self):
         count = ctypes.c_int()
-        _check(self.lib, self.lib.cudaGetDeviceCount(ctypes.byref(count)))
+        check(self.lib, self.lib.cudaGetDeviceCount(ctypes.byref(count)))
         return count.value
 
     def on_device(self, array, device):
