@@ -1,5 +1,6 @@
 // The cuda backend's shading of a tile (kernels/render/shade_tile.cuh: the full walk, and exact
-// early termination's tail walk) run on the CPU, its device code compiled as host C++ under
+// early termination's tail walk; kernels/render/tile_compaction.cuh: tile compaction, one level and
+// by regions) run on the CPU, its device code compiled as host C++ under
 // emulated CUDA threads (simt.h), against `ref` bit for bit. The tile lists, records and colour
 // range are built on the host by the same shared functions the GPU's cull and binning stages call
 // (renderer/shared, circle_records.cuh), so this checks the shading kernels' own logic, barriers
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include "kernels/render/shade_tile.cuh"
+#include "kernels/render/tile_compaction.cuh"
 #include "render_cases.h"
 #include "simt.h"
 
@@ -146,7 +148,74 @@ std::vector<std::pair<std::string, std::uint64_t>> check_shading(const Scene& sc
     return blends;
 }
 
+// The frame by tile compaction, as its kernels would run it: with kByRegion the region lists
+// first (a block a region), then a block a tile. Returns the pairs the last block handed over.
+template <ShadingKind kShading, int kPixels, bool kByRegion>
+std::uint64_t compact_emulated(BinnedFrame& b, Image& image) {
+    const FrameParams& f = b.frame;
+    const std::uint32_t circles = std::uint32_t(b.shading.size());
+    const CircleRecords records{b.shading.data(), b.box.data()};
+    const std::uint32_t region_total = std::uint32_t(region_count(f.grid));
+    std::vector<std::uint32_t> region_ids(kByRegion ? std::size_t(region_total) * circles : 0),
+        region_counts(region_total);
+    const RegionLists regions{kByRegion ? region_ids.data() : nullptr, region_counts.data()};
+    if constexpr (kByRegion)
+        for (std::uint32_t region = 0; region < region_total; ++region) {
+            std::uint32_t warp_sums[kRegionListWarps];
+            simt::run_block(region, region_total, kRegionListThreads,
+                            [&] { list_region_circles(f, records, circles, regions, region, warp_sums); });
+        }
+    unsigned long long pairs = 0, finished = 0, blends = 0;
+    std::uint64_t host_total = 0;
+    const CompactionTotals totals{&pairs, &finished, &host_total};
+    const std::uint32_t tiles = std::uint32_t(f.grid.tiles_x) * std::uint32_t(f.grid.tiles_y);
+    for (std::uint32_t tile = 0; tile < tiles; ++tile) {
+        CompactedTile<kPixels, kCompactionCandidatesPerThread<kByRegion>> compacted;
+        StagedCircles<kPixels> staged;
+        simt::run_block(tile, tiles, TileLayout<kPixels>::kThreads, [&] {
+            compact_and_shade_tile<kShading, true, kByRegion>(compacted, staged, f, records, circles, regions, totals,
+                                                              tile, tiles, reinterpret_cast<float*>(image.data()),
+                                                              &blends);
+        });
+    }
+    CHECK(pairs == 0);  // the last block clears the tallies for the next frame
+    CHECK(finished == 0);
+    return host_total;
+}
+
+// Both compactions, both layouts, against ref; the pairs they count against the host's lists.
+template <ShadingKind kShading>
+void check_compaction(const Scene& scene, int width, int height, const std::string& name) {
+    Image expected(width, height);
+    render_reference(scene, expected);
+    BinnedFrame b = bin_on_host(scene, width, height);
+    const std::uint64_t pairs = b.tile_circles.size();
+    const auto check = [&](auto compact, const std::string& variant) {
+        Image image(width, height);
+        CHECK(compact(image) == pairs);
+        CHECK(images_match(expected, image, 0.0f, "emulated_cuda_" + variant + "_" + name));
+    };
+    check([&](Image& i) { return compact_emulated<kShading, 2, false>(b, i); }, "compaction_2px");
+    check([&](Image& i) { return compact_emulated<kShading, 4, false>(b, i); }, "compaction_4px");
+    check([&](Image& i) { return compact_emulated<kShading, 2, true>(b, i); }, "regions_2px");
+    check([&](Image& i) { return compact_emulated<kShading, 4, true>(b, i); }, "regions_4px");
+}
+
+void check_compaction(const Scene& scene, int width, int height, const std::string& name) {
+    if (scene.shading == kShadingSnow)
+        check_compaction<kShadingSnow>(scene, width, height, name);
+    else
+        check_compaction<kShadingFlat>(scene, width, height, name);
+}
+
 }  // namespace
+
+TEST_CASE("emulated cuda shading: tile compaction in one level and by regions renders like ref", "[emulated][render]") {
+    for (const AdversarialScene& a : adversarial_scenes()) check_compaction(a.scene, a.width, a.height, a.name);
+    for (const std::string name : {"rgb", "pattern", "snowsingle", "rand10k"})
+        check_compaction(builtin_frame(name), 61, 47, name);
+    check_compaction(builtin_frame("pattern"), 1, 1, "pattern_1x1");
+}
 
 TEST_CASE("emulated cuda shading: the full walk renders like ref", "[emulated][render]") {
     for (const AdversarialScene& a : adversarial_scenes()) check_shading(a.scene, a.width, a.height, a.name, false);

@@ -43,12 +43,20 @@ inline int __clz(unsigned x) { return x == 0 ? 32 : __builtin_clz(x); }
 inline int __ffs(unsigned x) { return __builtin_ffs(int(x)); }
 inline int __popc(unsigned x) { return __builtin_popcount(x); }
 
-// One emulated thread runs at a time, so an atomic is a plain read-modify-write.
+// One emulated thread runs at a time, so an atomic is a plain read-modify-write and every write is
+// seen at once.
 template <typename T>
 T atomicAdd(T* address, T value) {
     const T old = *address;
     *address = old + value;
     return old;
 }
+template <typename T>
+T atomicExch(T* address, T value) {
+    const T old = *address;
+    *address = value;
+    return old;
+}
+inline void __threadfence() {}
 
 }  // namespace tilescan

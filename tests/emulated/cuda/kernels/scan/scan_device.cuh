@@ -1,10 +1,11 @@
 // Stands in for the scan library's device header (kernels/scan/scan_device.cuh) under the emulated
-// CUDA of tests/emulated/simt.h: the shading's headers take only warp_reduce from it, which the emulator
-// answers as one collective of the warp.
+// CUDA of tests/emulated/simt.h: the shading's headers take only warp_reduce (which the emulator
+// answers as one collective of the warp) and lanemask_lt from it.
 #pragma once
 
 #include <cstdint>
 
+#include "cuda_runtime.h"
 #include "kernels/scan/scan_ops.h"
 
 namespace tilescan {
@@ -13,6 +14,9 @@ namespace simt {
 // The sum of the 64-bit values of the calling warp's 32 lanes, to every lane.
 std::uint64_t warp_sum(std::uint64_t value);
 }  // namespace simt
+
+// The lanes below the calling one.
+inline unsigned lanemask_lt() { return (1u << (threadIdx.x & 31)) - 1; }
 
 // Lane 0 gets the warp's sum: the only operator the shading reduces with.
 template <typename T, typename Op>
