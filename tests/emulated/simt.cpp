@@ -24,15 +24,16 @@ namespace {
 
 constexpr std::size_t kStackBytes = std::size_t(64) << 10;
 
-enum class Op { none, barrier, barrier_and, barrier_or, ballot, warp_sum };
+enum class Op { none, barrier, barrier_and, barrier_or, ballot, warp_sum, exclusive_sum };
 
 // The threads that meet at one kind of collective: the whole block, or one warp.
 struct Group {
     unsigned expected = 0, arrived = 0;
     std::uint64_t generation = 0;
     Op op = Op::none;
-    std::vector<std::uint64_t> values;  // by member
-    std::uint64_t result = 0;           // for every member, once the generation has moved on
+    std::vector<std::uint64_t> values;   // by member
+    std::uint64_t result = 0;            // for every member, once the generation has moved on
+    std::vector<std::uint64_t> results;  // by member, for Op::exclusive_sum
 };
 
 struct Fiber {
@@ -92,19 +93,25 @@ std::uint64_t arrive(Group& group, unsigned member, Op op, std::uint64_t value) 
             case Op::warp_sum:
                 for (std::uint64_t v : group.values) result += v;
                 break;
+            case Op::exclusive_sum:
+                for (unsigned m = 0; m < group.expected; ++m) {
+                    group.results[m] = result;
+                    result += group.values[m];
+                }
+                break;
             default:
                 break;
         }
         group.result = result;
         group.arrived = 0;
         ++group.generation;
-        return result;
+        return op == Op::exclusive_sum ? group.results[member] : result;
     }
     Fiber& self = running->fibers[running->current];
     self.waiting = &group;
     self.waiting_generation = group.generation;
     if (_setjmp(self.resume_at) == 0) _longjmp(running->scheduler, 1);
-    return group.result;
+    return op == Op::exclusive_sum ? group.results[member] : group.result;
 }
 
 // The fibers' stacks, kept from block to block: allocating (and touching) them anew for every
@@ -155,6 +162,7 @@ void run_block(unsigned block, unsigned blocks, unsigned threads, const std::fun
     b.thread = &thread;
     b.block.expected = threads;
     b.block.values.assign(threads, 0);
+    b.block.results.assign(threads, 0);
     b.warps.resize(threads / 32);
     for (Group& warp : b.warps) {
         warp.expected = 32;
@@ -193,6 +201,7 @@ void run_block(unsigned block, unsigned blocks, unsigned threads, const std::fun
 }
 
 std::uint64_t warp_sum(std::uint64_t value) { return warp_collective(0xffffffffu, Op::warp_sum, value); }
+std::uint64_t block_exclusive_sum(std::uint64_t value) { return block_collective(Op::exclusive_sum, value); }
 
 }  // namespace tilescan::simt
 
@@ -206,5 +215,6 @@ unsigned __ballot_sync(unsigned mask, int predicate) {
 }
 int __all_sync(unsigned mask, int predicate) { return __ballot_sync(mask, predicate) == 0xffffffffu; }
 int __any_sync(unsigned mask, int predicate) { return __ballot_sync(mask, predicate) != 0; }
+void __syncwarp(unsigned mask) { simt::warp_collective(mask, simt::Op::barrier, 0); }
 
 }  // namespace tilescan

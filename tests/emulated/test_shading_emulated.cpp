@@ -1,15 +1,16 @@
 // The cuda backend's shading of a tile (kernels/render/shade_tile.cuh: the full walk, and exact
 // early termination's tail walk; kernels/render/tile_compaction.cuh: tile compaction, one level and
-// by regions) run on the CPU, its device code compiled as host C++ under
-// emulated CUDA threads (simt.h), against `ref` bit for bit. The tile lists, records and colour
-// range are built on the host by the same shared functions the GPU's cull and binning stages call
-// (renderer/shared, circle_records.cuh), so this checks the shading kernels' own logic, barriers
-// and warp votes included, on every machine; the GPU tests check the real thing.
+// by regions; kernels/render/busy_tiles.cuh: busy tiles shaded apart) run on the CPU, its device code compiled as host
+// C++ under emulated CUDA threads (simt.h), against `ref` bit for bit. The tile lists, records and colour range are
+// built on the host by the same shared functions the GPU's cull and binning stages call (renderer/shared,
+// circle_records.cuh), so this checks the shading kernels' own logic, barriers and warp votes included, on every
+// machine; the GPU tests check the real thing.
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <string>
 #include <vector>
 
+#include "kernels/render/busy_tiles.cuh"
 #include "kernels/render/shade_tile.cuh"
 #include "kernels/render/tile_compaction.cuh"
 #include "render_cases.h"
@@ -208,7 +209,69 @@ void check_compaction(const Scene& scene, int width, int height, const std::stri
         check_compaction<kShadingFlat>(scene, width, height, name);
 }
 
+// Busy tiles shaded apart, as a frame's two branches would: the main grid skipping them, then the
+// busy tiles' list and a warp a pixel of each. Returns the busy tiles listed.
+template <ShadingKind kShading, int kPixels>
+std::uint32_t shade_busy_apart(BinnedFrame& b, Image& image) {
+    const FrameParams& f = b.frame;
+    const CircleRecords records{b.shading.data(), b.box.data()};
+    const std::uint32_t tiles = std::uint32_t(b.tile_offsets.size() - 1);
+    float* const pixels = reinterpret_cast<float*>(image.data());
+    std::vector<std::uint32_t> busy_tiles(tiles);
+    std::uint32_t count = 0, host_count = 0, seen = 0;
+    const BusyTilesOnDevice busy{true, busy_tiles.data(), &count, &host_count, &seen};
+    for (std::uint32_t tile = 0; tile < tiles; ++tile) {
+        StagedCircles<kPixels> staged[2];
+        simt::run_block(tile, tiles, TileLayout<kPixels>::kThreads, [&] {
+            shade_band_tile<kShading, ShadeWalk::full, false, false>(staged, f, records, b.tile_offsets.data(),
+                                                                     b.tile_circles.data(), ~std::uint32_t(0), tile,
+                                                                     tiles, busy, &b.range, pixels, nullptr);
+        });
+    }
+    std::uint32_t scratch[kListThreads / 32];
+    simt::run_block(0, 1, kListThreads, [&] { list_busy_tiles(b.tile_offsets.data(), tiles, busy, scratch); });
+    CHECK(host_count == count);
+    // Blocks (p, t) for t past the busy count exit at once: only the others are run.
+    for (std::uint32_t first = 0; first < count && first < kBusyTilesAtOnce; ++first)
+        for (int pixel = 0; pixel < kTilePixels; ++pixel) {
+            BusyStaged staged;
+            simt::run_block(unsigned(pixel), kTilePixels, 32, [&] {
+                shade_busy_pixel<kShading>(staged, f, records, b.tile_offsets.data(), b.tile_circles.data(),
+                                           ~std::uint32_t(0), busy_tiles.data(), &count, pixel, first, kBusyTilesAtOnce,
+                                           pixels, nullptr);
+            });
+        }
+    for (std::uint32_t k = 0; k < count; ++k) {
+        const std::uint64_t length = b.tile_offsets[busy_tiles[k] + 1] - b.tile_offsets[busy_tiles[k]];
+        CHECK(tile_is_busy(length, b.tile_circles.size(), tiles));
+        if (k > 0) CHECK(busy_tiles[k] > busy_tiles[k - 1]);
+    }
+    return count;
+}
+
+// The busy tiles of `scene` shaded apart, both layouts of the main grid, against ref.
+template <ShadingKind kShading>
+void check_busy_tiles(const Scene& scene, int width, int height, std::uint32_t expected_busy, const std::string& name) {
+    Image expected(width, height);
+    render_reference(scene, expected);
+    BinnedFrame b = bin_on_host(scene, width, height);
+    Image narrow(width, height), wide(width, height);
+    CHECK(shade_busy_apart<kShading, 2>(b, narrow) == expected_busy);
+    CHECK(images_match(expected, narrow, 0.0f, "emulated_cuda_busy_2px_" + name));
+    CHECK(shade_busy_apart<kShading, 4>(b, wide) == expected_busy);
+    CHECK(images_match(expected, wide, 0.0f, "emulated_cuda_busy_4px_" + name));
+}
+
 }  // namespace
+
+TEST_CASE("emulated cuda shading: busy tiles listed and shaded apart render like ref", "[emulated][render]") {
+    const std::vector<std::pair<int, int>> two = {{2, 1}, {5, 4}};
+    check_busy_tiles<kShadingFlat>(busy_tiles_scene(90, 75, two, 4000, kShadingFlat), 90, 75, 2, "busy_tiles");
+    check_busy_tiles<kShadingSnow>(busy_tiles_scene(90, 75, two, 4000, kShadingSnow), 90, 75, 2, "busy_tiles_snow");
+    const std::vector<std::pair<int, int>> many = busy_tiles_scene_many_tiles();
+    check_busy_tiles<kShadingFlat>(busy_tiles_scene(320, 320, many, 3000, kShadingFlat), 320, 320,
+                                   std::uint32_t(many.size()), "busy_tiles_many");
+}
 
 TEST_CASE("emulated cuda shading: tile compaction in one level and by regions renders like ref", "[emulated][render]") {
     for (const AdversarialScene& a : adversarial_scenes()) check_compaction(a.scene, a.width, a.height, a.name);

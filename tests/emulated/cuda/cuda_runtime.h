@@ -38,6 +38,7 @@ int __syncthreads_or(int predicate);
 unsigned __ballot_sync(unsigned mask, int predicate);
 int __all_sync(unsigned mask, int predicate);
 int __any_sync(unsigned mask, int predicate);
+void __syncwarp(unsigned mask = 0xffffffffu);
 
 inline int __clz(unsigned x) { return x == 0 ? 32 : __builtin_clz(x); }
 inline int __ffs(unsigned x) { return __builtin_ffs(int(x)); }
