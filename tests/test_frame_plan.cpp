@@ -303,3 +303,25 @@ TEST_CASE("frame plan: the tail walk, for binned frames of flat circles", "[fram
     CHECK_FALSE(plan_frame(frame_facts(10, 100), tails).binned());  // compacted: the full walk
     CHECK_FALSE(plan_frame(frame_facts(10, 100), tails).tail_walk);
 }
+
+TEST_CASE("frame plan: frames of long lists are binned for the tail walk, not compacted", "[frame_plan]") {
+    PlanOverrides tails;
+    tails.tail_walk = true;
+    // 10000 large circles (biglittle): two-level compaction, unless the tail walk can pay.
+    FrameFacts long_lists = frame_facts(10000, kTailWalkMinMeanList * 4096);
+    CHECK(plan_frame(long_lists).tile_lists == TileListStrategy::region_compaction);
+    const FramePlan binned = plan_frame(long_lists, tails);
+    CHECK(binned.binned());
+    CHECK(binned.tail_walk);
+    long_lists.pair_capacity -= 1;
+    CHECK(plan_frame(long_lists, tails).tile_lists == TileListStrategy::region_compaction);
+    CHECK(tail_walk_beats_compaction(kTailWalkMinMeanList * 10, 10));
+    CHECK_FALSE(tail_walk_beats_compaction(kTailWalkMinMeanList * 10 - 1, 10));
+    // A forced compaction wins; snow never walks tails, so it compacts as before.
+    tails.tile_lists = TileListStrategy::region_compaction;
+    long_lists.pair_capacity += 1;
+    CHECK(plan_frame(long_lists, tails).tile_lists == TileListStrategy::region_compaction);
+    tails.tile_lists.reset();
+    long_lists.shading = kShadingSnow;
+    CHECK(plan_frame(long_lists, tails).tile_lists == TileListStrategy::region_compaction);
+}

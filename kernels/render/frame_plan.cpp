@@ -59,7 +59,11 @@ FramePlan plan_frame(const FrameFacts& facts, const PlanOverrides& overrides) {
         plan.tile_lists = TileListStrategy::tile_compaction;
         return plan;  // the compaction kernel reads the boxes the cull stores; no tile order, no busy branch
     }
-    if (facts.binning == Binning::scan && facts.circles > 0 && facts.first_pass) {
+    const bool tails = shading_walks_tails(facts.shading, overrides.tail_walk);
+    const std::uint64_t tiles = std::uint64_t(facts.grid.tiles_x) * std::uint64_t(facts.grid.tiles_y);
+    const bool binned_for_tails =
+        tails && !overrides.tile_lists.has_value() && tail_walk_beats_compaction(facts.pair_capacity, tiles);
+    if (facts.binning == Binning::scan && facts.circles > 0 && facts.first_pass && !binned_for_tails) {
         if (const std::optional<TileListStrategy> compacted = compaction(facts, overrides)) {
             plan.tile_lists = *compacted;
             return plan;
@@ -73,12 +77,16 @@ FramePlan plan_frame(const FrameFacts& facts, const PlanOverrides& overrides) {
     plan.order_tiles = shading_orders_tiles(facts.shading, plan.shade_pixels, facts.pair_capacity, band_tiles,
                                             facts.order_tiles_shared_max);
     plan.busy_tiles_apart = facts.busy_tiles_apart;
-    plan.tail_walk = shading_walks_tails(facts.shading, overrides.tail_walk);
+    plan.tail_walk = tails;
     return plan;
 }
 
 bool shading_walks_tails(ShadingKind shading, std::optional<bool> forced) {
     return shading == kShadingFlat && forced.value_or(kTailWalkByDefault);
+}
+
+bool tail_walk_beats_compaction(std::uint64_t pairs, std::uint64_t tiles) {
+    return pairs >= kTailWalkMinMeanList * tiles;
 }
 
 bool tile_compaction_fits(std::uint32_t circles) { return circles <= kTileCompactionMaxCircles; }

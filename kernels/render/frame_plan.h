@@ -164,6 +164,13 @@ bool next_busy_tiles_apart(bool apart, std::uint32_t busy_listed, bool seen);
 // "Exact early termination").
 constexpr bool kTailWalkByDefault = false;
 bool shading_walks_tails(ShadingKind shading, std::optional<bool> forced);
+// The compactions shade with the full walk, so a frame the plan would compact is binned instead
+// where the tail walk can pay: where its tiles' lists are at least kTailWalkMinMeanList long on
+// average (by the last frame's pairs), two batches of the narrow layout, below which walking a
+// batch back and blending it forward with both ends costs about what the full walk of the list
+// does; a forced strategy still wins (docs/tuning.md#tail-walk).
+constexpr std::uint64_t kTailWalkMinMeanList = 256;
+bool tail_walk_beats_compaction(std::uint64_t pairs, std::uint64_t tiles);
 
 // ---- Capacity and bands ----
 

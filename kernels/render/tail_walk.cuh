@@ -46,7 +46,7 @@ constexpr std::uint64_t kTailCheckpointFraction = 16;
 // channels a pixel live beside the full walk's state, and at the full walk's bounds
 // (shade_blocks_per_sm) the compiler spills hundreds of bytes a thread; at 32 warps an SM (narrow
 // layout: 64 registers) and 24 (wide: 80) it spills a few dozen, as the full walk does
-// (docs/tuning.md#tail-walk-occupancy).
+// (docs/tuning.md#tail-walk).
 template <int kPixels>
 constexpr int tail_walk_blocks_per_sm() {
     constexpr int warps = kPixels == kNarrowPixels ? 32 : 24;
