@@ -24,7 +24,7 @@ namespace {
 
 constexpr std::size_t kStackBytes = std::size_t(64) << 10;
 
-enum class Op { none, barrier, barrier_and, barrier_or, ballot, warp_sum, exclusive_sum };
+enum class Op { none, barrier, barrier_and, barrier_or, ballot, warp_sum, exclusive_sum, shuffle_xor };
 
 // The threads that meet at one kind of collective: the whole block, or one warp.
 struct Group {
@@ -33,8 +33,11 @@ struct Group {
     Op op = Op::none;
     std::vector<std::uint64_t> values;   // by member
     std::uint64_t result = 0;            // for every member, once the generation has moved on
-    std::vector<std::uint64_t> results;  // by member, for Op::exclusive_sum
+    std::vector<std::uint64_t> results;  // by member, for the collectives with one result a member
+    std::uint64_t parameter = 0;         // the collective's own argument (a shuffle's lane mask)
 };
+
+bool per_member(Op op) { return op == Op::exclusive_sum || op == Op::shuffle_xor; }
 
 struct Fiber {
     ucontext_t context{};   // its first start
@@ -69,10 +72,11 @@ void fiber_main() {
 
 // The calling thread's arrival at `group`'s collective `op` with `value`; returns the collective's
 // result once every member has arrived.
-std::uint64_t arrive(Group& group, unsigned member, Op op, std::uint64_t value) {
+std::uint64_t arrive(Group& group, unsigned member, Op op, std::uint64_t value, std::uint64_t parameter = 0) {
     if (group.arrived == 0) {
         group.op = op;
-    } else if (group.op != op) {
+        group.parameter = parameter;
+    } else if (group.op != op || group.parameter != parameter) {
         throw Divergence("threads of one group at different collectives");
     }
     group.values[member] = value;
@@ -99,19 +103,22 @@ std::uint64_t arrive(Group& group, unsigned member, Op op, std::uint64_t value) 
                     result += group.values[m];
                 }
                 break;
+            case Op::shuffle_xor:
+                for (unsigned m = 0; m < group.expected; ++m) group.results[m] = group.values[m ^ parameter];
+                break;
             default:
                 break;
         }
         group.result = result;
         group.arrived = 0;
         ++group.generation;
-        return op == Op::exclusive_sum ? group.results[member] : result;
+        return per_member(op) ? group.results[member] : result;
     }
     Fiber& self = running->fibers[running->current];
     self.waiting = &group;
     self.waiting_generation = group.generation;
     if (_setjmp(self.resume_at) == 0) _longjmp(running->scheduler, 1);
-    return op == Op::exclusive_sum ? group.results[member] : group.result;
+    return per_member(op) ? group.results[member] : group.result;
 }
 
 // The fibers' stacks, kept from block to block: allocating (and touching) them anew for every
@@ -148,10 +155,10 @@ std::uint64_t block_collective(Op op, std::uint64_t value) {
     return arrive(b.block, b.current, op, value);
 }
 
-std::uint64_t warp_collective(unsigned mask, Op op, std::uint64_t value) {
+std::uint64_t warp_collective(unsigned mask, Op op, std::uint64_t value, std::uint64_t parameter = 0) {
     if (mask != 0xffffffffu) throw Divergence("a warp collective with a partial mask");
     Block& b = block_of_caller();
-    return arrive(b.warps[b.current / 32], b.current % 32, op, value);
+    return arrive(b.warps[b.current / 32], b.current % 32, op, value, parameter);
 }
 
 }  // namespace
@@ -167,6 +174,7 @@ void run_block(unsigned block, unsigned blocks, unsigned threads, const std::fun
     for (Group& warp : b.warps) {
         warp.expected = 32;
         warp.values.assign(32, 0);
+        warp.results.assign(32, 0);
     }
     b.fibers.resize(threads);
     for (unsigned t = 0; t < threads; ++t) prepare_fiber(b.fibers[t], t);
@@ -216,5 +224,10 @@ unsigned __ballot_sync(unsigned mask, int predicate) {
 int __all_sync(unsigned mask, int predicate) { return __ballot_sync(mask, predicate) == 0xffffffffu; }
 int __any_sync(unsigned mask, int predicate) { return __ballot_sync(mask, predicate) != 0; }
 void __syncwarp(unsigned mask) { simt::warp_collective(mask, simt::Op::barrier, 0); }
+int __shfl_xor_sync(unsigned mask, int value, int lane_mask) {
+    if (lane_mask < 0 || lane_mask > 31) throw simt::Divergence("a shuffle's lane mask outside the warp");
+    return int(std::int32_t(
+        simt::warp_collective(mask, simt::Op::shuffle_xor, std::uint32_t(value), std::uint64_t(lane_mask))));
+}
 
 }  // namespace tilescan

@@ -1,15 +1,18 @@
 // The cuda backend's shading of a tile (kernels/render/shade_tile.cuh: the full walk, and exact
 // early termination's tail walk; kernels/render/tile_compaction.cuh: tile compaction, one level and
-// by regions; kernels/render/busy_tiles.cuh: busy tiles shaded apart) run on the CPU, its device code compiled as host
+// by regions; kernels/render/busy_tiles.cuh: busy tiles shaded apart; kernels/render/blend_range.cuh:
+// the scene's colour range) run on the CPU, its device code compiled as host
 // C++ under emulated CUDA threads (simt.h), against `ref` bit for bit. The tile lists, records and colour range are
 // built on the host by the same shared functions the GPU's cull and binning stages call (renderer/shared,
 // circle_records.cuh), so this checks the shading kernels' own logic, barriers and warp votes included, on every
 // machine; the GPU tests check the real thing.
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <cstring>
 #include <string>
 #include <vector>
 
+#include "kernels/render/blend_range.cuh"
 #include "kernels/render/busy_tiles.cuh"
 #include "kernels/render/shade_tile.cuh"
 #include "kernels/render/tile_compaction.cuh"
@@ -262,7 +265,54 @@ void check_busy_tiles(const Scene& scene, int width, int height, std::uint32_t e
     CHECK(images_match(expected, wide, 0.0f, "emulated_cuda_busy_4px_" + name));
 }
 
+// The colour range the shading's brackets come from, as launch_blend_range's grid finds it (blocks
+// of 256 threads, each thread striding over the circles), against the host's.
+DeviceBlendRange range_emulated(const Scene& scene, unsigned blocks) {
+    const DeviceCircles circles{scene.x.data(),      scene.y.data(), scene.z.data(),
+                                scene.radius.data(), scene.r.data(), scene.g.data(),
+                                scene.b.data(),      scene.a.data(), std::uint32_t(scene.size())};
+    DeviceBlendRange range;
+    simt::run_block(0, 1, 32, [&] {
+        if (threadIdx.x == 0) clear_blend_range(&range);
+    });
+    constexpr unsigned kThreads = 256;
+    for (unsigned block = 0; block < blocks; ++block)
+        simt::run_block(block, blocks, kThreads, [&] {
+            merge_blend_range(circles, std::uint64_t(block) * kThreads + threadIdx.x, std::uint64_t(blocks) * kThreads,
+                              &range);
+        });
+    return range;
+}
+
 }  // namespace
+
+TEST_CASE("emulated cuda: the colour range equals the host's", "[emulated][early_termination]") {
+    const auto same = [](const DeviceBlendRange& a, const DeviceBlendRange& b) {
+        return std::memcmp(&a, &b, sizeof a) == 0;
+    };
+    std::vector<Scene> scenes;
+    for (const AdversarialScene& a : rule_breaking_scenes()) scenes.push_back(a.scene);
+    scenes.push_back(builtin_frame("rand10k"));
+    Scene zeros = random_scene(30, 1000, 64, 1, 4, 0.0f, 1.0f, 0.5f, 0.5f);
+    zeros.r[10] = -0.0f;          // -0 below +0: the least red is -0
+    zeros.g[11] = std::nanf("");  // not finite: unbounded
+    scenes.push_back(zeros);
+    for (const Scene& scene : scenes)
+        for (const unsigned blocks : {1u, 3u, 7u}) {
+            const DeviceBlendRange host = bin_on_host(scene, 16, 16).range;
+            CHECK(same(range_emulated(scene, blocks), host));
+        }
+    const DeviceBlendRange zero_range = range_emulated(zeros, 3);
+    CHECK(zero_range.bounded == 0);
+    CHECK(std::signbit(from_order_key(zero_range.lo[0])));
+    CHECK(order_key(-0.0f) < order_key(0.0f));
+    for (const float v : {-3.0f, -1e-40f, -0.0f, 0.0f, 1e-40f, 0.5f, 1.0f, 3e38f}) {
+        const float back = from_order_key(order_key(v));
+        CHECK(std::memcmp(&v, &back, sizeof v) == 0);
+    }
+    CHECK(order_key(-1.0f) < order_key(-1e-40f));
+    CHECK(order_key(1e-40f) < order_key(1.0f));
+}
 
 TEST_CASE("emulated cuda shading: busy tiles listed and shaded apart render like ref", "[emulated][render]") {
     const std::vector<std::pair<int, int>> two = {{2, 1}, {5, 4}};

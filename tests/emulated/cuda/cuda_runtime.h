@@ -39,24 +39,48 @@ unsigned __ballot_sync(unsigned mask, int predicate);
 int __all_sync(unsigned mask, int predicate);
 int __any_sync(unsigned mask, int predicate);
 void __syncwarp(unsigned mask = 0xffffffffu);
+int __shfl_xor_sync(unsigned mask, int value, int lane_mask);
+
+template <typename T>
+T min(T a, T b) {
+    return b < a ? b : a;
+}
+template <typename T>
+T max(T a, T b) {
+    return a < b ? b : a;
+}
 
 inline int __clz(unsigned x) { return x == 0 ? 32 : __builtin_clz(x); }
 inline int __ffs(unsigned x) { return __builtin_ffs(int(x)); }
 inline int __popc(unsigned x) { return __builtin_popcount(x); }
 
 // One emulated thread runs at a time, so an atomic is a plain read-modify-write and every write is
-// seen at once.
-template <typename T>
-T atomicAdd(T* address, T value) {
+// seen at once: *address = update(old), old returned.
+template <typename T, typename Update>
+T read_modify_write(T* address, Update update) {
     const T old = *address;
-    *address = old + value;
+    *address = update(old);
     return old;
 }
 template <typename T>
+T atomicAdd(T* address, T value) {
+    return read_modify_write(address, [&](T old) { return T(old + value); });
+}
+template <typename T>
 T atomicExch(T* address, T value) {
-    const T old = *address;
-    *address = value;
-    return old;
+    return read_modify_write(address, [&](T) { return value; });
+}
+template <typename T>
+T atomicMin(T* address, T value) {
+    return read_modify_write(address, [&](T old) { return value < old ? value : old; });
+}
+template <typename T>
+T atomicMax(T* address, T value) {
+    return read_modify_write(address, [&](T old) { return old < value ? value : old; });
+}
+template <typename T>
+T atomicAnd(T* address, T value) {
+    return read_modify_write(address, [&](T old) { return T(old & value); });
 }
 inline void __threadfence() {}
 

@@ -1,0 +1,56 @@
+// The scene's colour range's device code (blend_range.cu's kernels): each thread's circles,
+// merged across its warp by shuffles and across blocks by one set of integer atomics a warp.
+//
+// Included only by blend_range.cu, and by the CPU test that runs it under emulated threads
+// (tests/emulated/test_shading_emulated.cpp).
+#pragma once
+
+#include "kernels/render/blend_range.h"
+
+namespace tilescan {
+
+namespace {
+
+// *range = the empty range, by one thread.
+__device__ __forceinline__ void clear_blend_range(DeviceBlendRange* range) {
+    const BlendRange empty = empty_blend_range();
+    for (int c = 0; c < 3; ++c) {
+        range->lo[c] = order_key(empty.lo[c]);
+        range->hi[c] = order_key(empty.hi[c]);
+    }
+    range->max_alpha = order_key(empty.max_alpha);
+    range->bounded = 1;
+}
+
+// Merges circles first, first + stride, ... into *range, the calling thread's share: every lane
+// of a full warp calls it.
+__device__ __forceinline__ void merge_blend_range(const DeviceCircles& circles, std::uint64_t first,
+                                                  std::uint64_t stride, DeviceBlendRange* range) {
+    BlendRange mine = empty_blend_range();
+    for (std::uint64_t i = first; i < circles.count; i += stride)
+        include_flat_circle(mine, circles.r[i], circles.g[i], circles.b[i], circles.a[i]);
+    std::int32_t lo[3], hi[3], max_alpha = order_key(mine.max_alpha);
+    for (int c = 0; c < 3; ++c) {
+        lo[c] = order_key(mine.lo[c]);
+        hi[c] = order_key(mine.hi[c]);
+    }
+    const bool bounded = __all_sync(0xffffffffu, mine.bounded);
+    for (int offset = 16; offset > 0; offset /= 2) {
+        for (int c = 0; c < 3; ++c) {
+            lo[c] = min(lo[c], __shfl_xor_sync(0xffffffffu, lo[c], offset));
+            hi[c] = max(hi[c], __shfl_xor_sync(0xffffffffu, hi[c], offset));
+        }
+        max_alpha = max(max_alpha, __shfl_xor_sync(0xffffffffu, max_alpha, offset));
+    }
+    if ((threadIdx.x & 31) != 0) return;
+    for (int c = 0; c < 3; ++c) {
+        atomicMin(&range->lo[c], lo[c]);
+        atomicMax(&range->hi[c], hi[c]);
+    }
+    atomicMax(&range->max_alpha, max_alpha);
+    if (!bounded) atomicAnd(&range->bounded, 0u);
+}
+
+}  // namespace
+
+}  // namespace tilescan
