@@ -12,7 +12,7 @@
 // cover. Alpha, a sum and not a contraction, is added over the whole list in RGBA frames; RGB
 // frames leave it NaN.
 //
-// Included only by shade.cu.
+// Included only by shade_tile.cuh.
 #pragma once
 
 #include <cuda_runtime.h>

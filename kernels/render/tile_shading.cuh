@@ -1,13 +1,14 @@
-// Device code shared by the kernels that shade tiles (shade.cu, tile_compaction.cu,
-// busy_tiles.cu): how a tile block's threads share its pixels, the staging of circles through
+// Device code shared by the kernels that shade tiles (shade_tile.cuh, tile_compaction.cuh,
+// busy_tiles.cuh): how a tile block's threads share its pixels, the staging of circles through
 // shared memory, the blends, and the pixels' write-out.
 //
 // A tile's circles are staged through shared memory in batches; each thread keeps its pixels in
 // registers, blends the batch in list order (= draw order) with the shared per-pixel math of
 // circle_math.h, and writes each pixel once at the end.
 //
-// Included only by this folder's .cu files; its definitions have internal linkage, as they had
-// when the shading kernels were one file.
+// Included only by this folder's shading code (and the CPU test that runs it under emulated
+// threads, tests/emulated/); its definitions have internal linkage, as they had when the shading
+// kernels were one file.
 #pragma once
 
 #include <cuda_runtime.h>
