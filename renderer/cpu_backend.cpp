@@ -184,34 +184,35 @@ inline PixelRun covered_run(const CircleColumns& columns, float row_offset, floa
 
 // Flat shading of one circle over the tile's pixels [base + run.first, base + run.last): those of one
 // tile row it covers (covered_run), or whole rows of a tile it covers, `colour` its premultiplied
-// paint (blend_premultiplied gives blend()'s bits).
-std::uint32_t blend_flat_pixels(TilePlanes& t, int base, PixelRun run, const PremultipliedColour& colour) {
+// paint (blend_premultiplied gives blend()'s bits). Without kAlpha the alpha plane is neither read
+// nor written, and the compiler drops its sum: a quarter of the loop's loads, stores and adds.
+template <bool kAlpha>
+void blend_flat_pixels(TilePlanes& t, int base, PixelRun run, const PremultipliedColour& colour) {
     for (int k = base + run.first; k < base + run.last; ++k) {
-        Rgba pixel = {t.r[k], t.g[k], t.b[k], t.a[k]};
+        Rgba pixel = {t.r[k], t.g[k], t.b[k], kAlpha ? t.a[k] : 0.0f};
         blend_premultiplied(pixel, colour);
         t.r[k] = pixel.r;
         t.g[k] = pixel.g;
         t.b[k] = pixel.b;
-        t.a[k] = pixel.a;
+        if constexpr (kAlpha) t.a[k] = pixel.a;
     }
-    return std::uint32_t(run.last - run.first);
 }
 
 // The same for a snow flake: a square root, a division and exp per covered pixel. Over a run with
 // no test the compiler vectorizes it too (given the file's -fno-math-errno -fno-trapping-math:
 // renderer/CMakeLists.txt). max_alpha is the flake's snow_max_alpha, computed once a flake.
-std::uint32_t blend_snow_row(TilePlanes& t, int base, PixelRun run, const float* px, float py, const CircleFootprint& c,
-                             float radius, float max_alpha) {
+template <bool kAlpha>
+void blend_snow_row(TilePlanes& t, int base, PixelRun run, const float* px, float py, const CircleFootprint& c,
+                    float radius, float max_alpha) {
     for (int lx = run.first; lx < run.last; ++lx) {
         const int k = base + lx;
-        Rgba pixel = {t.r[k], t.g[k], t.b[k], t.a[k]};
+        Rgba pixel = {t.r[k], t.g[k], t.b[k], kAlpha ? t.a[k] : 0.0f};
         blend_snow(pixel, squared_distance(c.x, c.y, px[lx], py), radius, max_alpha);
         t.r[k] = pixel.r;
         t.g[k] = pixel.g;
         t.b[k] = pixel.b;
-        t.a[k] = pixel.a;
+        if constexpr (kAlpha) t.a[k] = pixel.a;
     }
-    return std::uint32_t(run.last - run.first);
 }
 
 // How many list entries ahead shade_tile asks for a circle's record. A tile's list visits circles
@@ -244,9 +245,10 @@ TileView tile_view(int tx, int ty, const FrameGeometry& g) {
 // index) that `wanted` accepts; returns how many. A flat circle that covers every pixel centre of the tile, inside its
 // box, is visited once over all the tile's rows with no row's run to find (the columns past the image's edge too, which
 // are never written out) where all rows are wanted: snow's visitors use py, so flakes always go row by row.
+// Boxes of at most kScannedRunColumns columns are scanned (scanned_run), wider ones counted in lanes.
 template <ShadingKind kShading, typename Visit, typename Wanted>
 std::uint32_t visit_covered_pixels(const TileView& t, const CircleFootprint& c, const FrameGeometry& g, Visit visit,
-                                   bool all_wanted, Wanted wanted, int scanned_columns = kScannedRunColumns) {
+                                   bool all_wanted, Wanted wanted) {
     if constexpr (kShading == kShadingFlat) {
         if (all_wanted && box_holds(c.box, t.box) && covers_whole_block(c.x, c.y, c.squared_radius, t.centres)) {
             visit(0, PixelRun{0, (t.box.y1 - t.box.y0) * kTileSize}, 0.0f);
@@ -254,27 +256,28 @@ std::uint32_t visit_covered_pixels(const TileView& t, const CircleFootprint& c, 
         }
     }
     const int first = std::max(t.box.x0, c.box.x0) - t.box.x0, last = std::min(t.box.x1, c.box.x1) - t.box.x0;
-    const bool scanned = last - first <= scanned_columns;
-    CircleColumns columns;
-    if (!scanned) columns = circle_columns(t.px, first, last, c.x);
-    std::uint32_t covered = 0;
-    for (int row = std::max(t.box.y0, c.box.y0); row < std::min(t.box.y1, c.box.y1); ++row) {
-        if (!wanted(row - t.box.y0)) continue;
-        const float py = pixel_center(row, g.inverse_height);
-        const PixelRun run = scanned ? scanned_run(first, last, t.px, py, c)
-                                     : covered_run(columns, squared_offset(py, c.y), c.squared_radius);
-        visit((row - t.box.y0) * kTileSize, run, py);
-        covered += std::uint32_t(run.last - run.first);
-    }
-    return covered;
+    // One row loop for each way of finding the runs, so that neither tests the other's per row.
+    const auto visit_rows = [&](auto row_run) {
+        std::uint32_t covered = 0;
+        for (int row = std::max(t.box.y0, c.box.y0); row < std::min(t.box.y1, c.box.y1); ++row) {
+            if (!wanted(row - t.box.y0)) continue;
+            const float py = pixel_center(row, g.inverse_height);
+            const PixelRun run = row_run(py);
+            visit((row - t.box.y0) * kTileSize, run, py);
+            covered += std::uint32_t(run.last - run.first);
+        }
+        return covered;
+    };
+    if (last - first <= kScannedRunColumns)
+        return visit_rows([&](float py) { return scanned_run(first, last, t.px, py, c); });
+    const CircleColumns columns = circle_columns(t.px, first, last, c.x);
+    return visit_rows([&](float py) { return covered_run(columns, squared_offset(py, c.y), c.squared_radius); });
 }
 
-// The same over every row, for the full walk, whose runs are scanned: in its loop, which blends
-// one end of each channel, the lanes' fixed work did not pay (docs/tuning.md, "cpu backend").
+// The same over every row, for the full walk.
 template <ShadingKind kShading, typename Visit>
 std::uint32_t visit_covered_pixels(const TileView& t, const CircleFootprint& c, const FrameGeometry& g, Visit visit) {
-    return visit_covered_pixels<kShading>(
-        t, c, g, visit, true, [](int) { return true; }, kTileSize);
+    return visit_covered_pixels<kShading>(t, c, g, visit, true, [](int) { return true; });
 }
 
 // What the shading of a frame's tiles shares.
@@ -283,7 +286,10 @@ struct ShadeContext {
     const CpuShadeRecord* records;  // [circles]
     const FrameGeometry& geometry;
     const BlendRange& range;  // the frame's colours and background
-    bool alpha;               // whether the frame needs its alpha channel
+    // The share of a tile's pixels a listed circle covers, on average over the frame's pairs, at
+    // most (CpuBackend::pair_coverage_).
+    float pair_coverage;
+    bool alpha;  // whether the frame needs its alpha channel
     Image& image;
 };
 
@@ -332,9 +338,9 @@ void write_tile(const TileView& t, const float* r, const float* g, const float* 
 }
 
 // The full walk: clears the tile, blends every listed circle in order, writes its pixels; returns
-// the blends. One instance a shading kind, so each one's row loop is compiled (and vectorized) on
-// its own.
-template <ShadingKind kShading>
+// the blends. One instance a shading kind and channel set, so each one's row loop is compiled (and
+// vectorized) on its own, and RGB frames' loops carry no alpha.
+template <ShadingKind kShading, bool kAlpha>
 std::uint64_t shade_tile_fully(const ShadeContext& s, const TileList& list, const TileView& t) {
     const FrameGeometry& g = s.geometry;
     TilePlanes planes;
@@ -345,7 +351,7 @@ std::uint64_t shade_tile_fully(const ShadeContext& s, const TileList& list, cons
             planes.r[k] = clear.r;
             planes.g[k] = clear.g;
             planes.b[k] = clear.b;
-            planes.a[k] = clear.a;
+            if constexpr (kAlpha) planes.a[k] = clear.a;
         }
     }
     std::uint64_t blends = 0;
@@ -354,14 +360,19 @@ std::uint64_t shade_tile_fully(const ShadeContext& s, const TileList& list, cons
         const CircleFootprint c = record_footprint(record, g);
         blends += visit_covered_pixels<kShading>(t, c, g, [&](int base, PixelRun run, float py) {
             if constexpr (kShading == kShadingFlat) {
-                blend_flat_pixels(planes, base, run, record.paint);
+                blend_flat_pixels<kAlpha>(planes, base, run, record.paint);
             } else {
-                blend_snow_row(planes, base, run, t.px, py, c, record.radius, record.paint.alpha);
+                blend_snow_row<kAlpha>(planes, base, run, t.px, py, c, record.radius, record.paint.alpha);
             }
         });
     }
-    write_tile(t, planes.r, planes.g, planes.b, s.alpha ? planes.a : nullptr, s.image);
+    write_tile(t, planes.r, planes.g, planes.b, kAlpha ? planes.a : nullptr, s.image);
     return blends;
+}
+
+template <ShadingKind kShading>
+std::uint64_t shade_tile_fully(const ShadeContext& s, const TileList& list, const TileView& t) {
+    return s.alpha ? shade_tile_fully<kShading, true>(s, list, t) : shade_tile_fully<kShading, false>(s, list, t);
 }
 
 // A row's run of covered pixels, [base + first, base + last) of the tile, as the walk back found it.
@@ -391,9 +402,8 @@ constexpr float kPixelBracketWidth = 0x1p-40f;
 // (shade_pixel_late), and the tile keeps its tail. A sixteenth of the list back, a tile with more
 // pixels than that whose bracket has not shrunk by a quarter of the way (in powers of two) gives
 // up; and a sixty-fourth back, a tile whose coverings so far, as many again a circle down to the
-// longest tail, would not close even pixels covered by circles of the frame's largest alpha: tiles of
-// few coverings a pixel (micro2M), which never close, walk back a sixty-fourth of their list
-// (docs/tuning.md, "cpu backend").
+// longest tail, would not close even pixels covered by circles of the frame's largest alpha: sparse
+// tiles of a frame whose average tile could close (docs/tuning.md, "cpu backend").
 constexpr std::size_t kLongestTailFraction = 4;
 constexpr std::size_t kCheckpointFraction = 16;
 constexpr std::size_t kEarlyCheckpointFraction = 64;
@@ -512,9 +522,11 @@ std::uint64_t shade_tile(const ShadeContext& s, const TileList& list, int tx, in
     const float closed = kClosedBracketWidth / widest;
     const float far_closed = kPixelBracketWidth / widest;
     const std::size_t longest_tail = list.count / kLongestTailFraction;
-    // Even circles of the frame's largest alpha covering a pixel all along the longest tail would
-    // not close its bracket: snow's short lists of faint flakes, most lists of rand10k.
-    if (std::pow(1.0f - s.range.max_alpha, float(longest_tail)) >= closed)
+    // Even circles of the frame's largest alpha, covering a pixel as often along the longest tail
+    // as the frame's listed circles cover a tile's pixels, would not close its bracket: snow's
+    // short lists of faint flakes, most lists of rand10k, and micro2M's circles of a few pixels,
+    // with no walk back at all.
+    if (std::pow(1.0f - s.range.max_alpha, s.pair_coverage * float(longest_tail)) >= closed)
         return shade_tile_fully<kShading>(s, list, t);
     // Each row's tail starts where its last pixel closes: the walk back skips the rows already
     // closed, so each row's runs begin at its own start (row_start), and the rows whose pixels
@@ -718,6 +730,7 @@ void CpuBackend::count_pairs(const Frame& frame, int first_row, int end_row, boo
     });
     if (first_of_frame) {
         row_pairs_.assign(frame.geometry.grid.tiles_y, 0);
+        box_pixels_ = 0;
         blend_range_ = empty_blend_range();
         for (int row = 0; row < frame.geometry.height; ++row) {
             const Rgba clear = background_pixel(frame.scene.background, row, frame.geometry.height);
@@ -728,6 +741,7 @@ void CpuBackend::count_pairs(const Frame& frame, int first_row, int end_row, boo
     cpu_parallel_ranges(circles, threads_, [&](std::size_t first, std::size_t last) {
         std::vector<std::uint64_t> my_row_pairs(first_of_frame ? row_pairs_.size() : 0, 0);
         BlendRange my_range = empty_blend_range();
+        std::uint64_t my_box_pixels = 0;
         for (std::size_t i = first; i < last; ++i) {
             const CircleTiles c = circle_tiles(frame.scene, i, frame.geometry, first_row, end_row);
             // A circle whose clipped rectangle has at most kMaskedRectTiles tiles keeps its tile
@@ -743,6 +757,9 @@ void CpuBackend::count_pairs(const Frame& frame, int first_row, int end_row, boo
             pair_counts_[i] = count;
             tile_masks_[i] = std::uint16_t(mask);
             if (first_of_frame) {
+                const PixelBox& box = c.footprint.box;
+                if (!box_is_empty(box))
+                    my_box_pixels += std::uint64_t(box.x1 - box.x0) * std::uint64_t(box.y1 - box.y0);
                 shade_records_[i] = shade_record(frame.scene, i);
                 if (frame.scene.shading == kShadingSnow) {
                     include_snow_flake(my_range, shade_records_[i].paint.alpha);
@@ -754,8 +771,16 @@ void CpuBackend::count_pairs(const Frame& frame, int first_row, int end_row, boo
         }
         const std::lock_guard<std::mutex> hold(row_pairs_lock);
         for (std::size_t row = 0; row < my_row_pairs.size(); ++row) row_pairs_[row] += my_row_pairs[row];
-        if (first_of_frame) merge_blend_ranges(blend_range_, my_range);
+        if (first_of_frame) {
+            merge_blend_ranges(blend_range_, my_range);
+            box_pixels_ += my_box_pixels;
+        }
     });
+    if (first_of_frame) {
+        std::uint64_t pairs = 0;
+        for (const std::uint64_t row : row_pairs_) pairs += row;
+        pair_coverage_ = pairs ? std::min(1.0f, float(double(box_pixels_) / (double(pairs) * kTilePixels))) : 1.0f;
+    }
     frame.clock.mark("cull+count");
 }
 
@@ -810,8 +835,8 @@ std::uint64_t CpuBackend::bin_and_shade_band(const Frame& frame, int first_row, 
     // costs differ by orders of magnitude.
     const auto shade_tile_of_scene =
         frame.scene.shading == kShadingSnow ? shade_tile<kShadingSnow> : shade_tile<kShadingFlat>;
-    const ShadeContext context = {frame.scene, shade_records_.data(), g, blend_range_, channels_ == FrameChannels::rgba,
-                                  image};
+    const ShadeContext context = {
+        frame.scene, shade_records_.data(), g, blend_range_, pair_coverage_, channels_ == FrameChannels::rgba, image};
     std::atomic<std::uint32_t> next_tile{0};
     std::atomic<std::uint64_t> blends{0};
     cpu_parallel_ranges(threads_, threads_, [&](std::size_t, std::size_t) {

@@ -64,7 +64,12 @@ private:
     unsigned threads_;
     std::uint64_t bin_budget_;
     FrameChannels channels_;
-    BlendRange blend_range_;                     // the frame's colours and background, for the tails' brackets
+    BlendRange blend_range_;  // the frame's colours and background, for the tails' brackets
+    // The pixels of the circles' boxes, which hold every pixel centre they cover, and their share
+    // of the frame's pairs' tile pixels (at most 1): the coverings a pixel of a tile's list, on
+    // average, at most, for the tails' cheap give-up.
+    std::uint64_t box_pixels_ = 0;
+    float pair_coverage_ = 1.0f;
     std::vector<std::uint64_t> row_pairs_;       // [tile rows]
     std::vector<CpuShadeRecord> shade_records_;  // [circles]
     // [circles]: the tiles each circle touches in the band, as the count stage found them, for the
