@@ -14,6 +14,17 @@
 
 #include "cuda_runtime.h"
 
+#if defined(__SANITIZE_ADDRESS__)
+#define TILESCAN_SIMT_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define TILESCAN_SIMT_ASAN 1
+#endif
+#endif
+#if defined(TILESCAN_SIMT_ASAN)
+#include <sanitizer/common_interface_defs.h>
+#endif
+
 namespace tilescan {
 dim3 threadIdx, blockIdx, blockDim, gridDim;
 }  // namespace tilescan
@@ -39,10 +50,29 @@ struct Group {
 
 bool per_member(Op op) { return op == Op::exclusive_sum || op == Op::shuffle_xor; }
 
+// AddressSanitizer keeps the bounds of the stack that runs (and a fake stack for each, for
+// use-after-return): every switch tells it the stack it goes to before, and the one it came from
+// after. No-ops in other builds.
+void leaving(void** fake_stack, const void* to_bottom, std::size_t to_size) {
+#if defined(TILESCAN_SIMT_ASAN)
+    __sanitizer_start_switch_fiber(fake_stack, to_bottom, to_size);
+#else
+    (void)fake_stack, (void)to_bottom, (void)to_size;
+#endif
+}
+void arrived(void* fake_stack, const void** from_bottom, std::size_t* from_size) {
+#if defined(TILESCAN_SIMT_ASAN)
+    __sanitizer_finish_switch_fiber(fake_stack, from_bottom, from_size);
+#else
+    (void)fake_stack, (void)from_bottom, (void)from_size;
+#endif
+}
+
 struct Fiber {
-    ucontext_t context{};   // its first start
-    jmp_buf resume_at;      // where it waits, once started
-    char* stack = nullptr;  // one of stack_pool's
+    ucontext_t context{};        // its first start
+    jmp_buf resume_at;           // where it waits, once started
+    void* fake_stack = nullptr;  // AddressSanitizer's, while it waits
+    char* stack = nullptr;       // one of stack_pool's
     bool started = false, done = false;
     Group* waiting = nullptr;
     std::uint64_t waiting_generation = 0;
@@ -50,6 +80,9 @@ struct Fiber {
 
 struct Block {
     jmp_buf scheduler;
+    void* scheduler_fake_stack = nullptr;   // AddressSanitizer's, while a fiber runs
+    const void* scheduler_stack = nullptr;  // the scheduler's stack (bottom, size), to switch back to
+    std::size_t scheduler_stack_size = 0;
     std::vector<Fiber> fibers;
     Group block;
     std::vector<Group> warps;
@@ -61,12 +94,14 @@ struct Block {
 Block* running = nullptr;
 
 void fiber_main() {
+    arrived(nullptr, &running->scheduler_stack, &running->scheduler_stack_size);
     try {
         (*running->thread)();
     } catch (...) {
         running->failure = std::current_exception();
     }
     running->fibers[running->current].done = true;
+    leaving(nullptr, running->scheduler_stack, running->scheduler_stack_size);  // this stack's frames end
     _longjmp(running->scheduler, 1);
 }
 
@@ -117,7 +152,11 @@ std::uint64_t arrive(Group& group, unsigned member, Op op, std::uint64_t value, 
     Fiber& self = running->fibers[running->current];
     self.waiting = &group;
     self.waiting_generation = group.generation;
-    if (_setjmp(self.resume_at) == 0) _longjmp(running->scheduler, 1);
+    if (_setjmp(self.resume_at) == 0) {
+        leaving(&self.fake_stack, running->scheduler_stack, running->scheduler_stack_size);
+        _longjmp(running->scheduler, 1);
+    }
+    arrived(self.fake_stack, &running->scheduler_stack, &running->scheduler_stack_size);
     return per_member(op) ? group.results[member] : group.result;
 }
 
@@ -139,7 +178,11 @@ void prepare_fiber(Fiber& f, std::size_t index) {
 
 // Runs fiber f until it waits at a collective or returns. Apart from run_block for the same reason.
 [[gnu::noinline]] void resume(Block& b, Fiber& f) {
-    if (_setjmp(b.scheduler) != 0) return;
+    if (_setjmp(b.scheduler) != 0) {
+        arrived(b.scheduler_fake_stack, nullptr, nullptr);
+        return;
+    }
+    leaving(&b.scheduler_fake_stack, f.stack, kStackBytes);
     if (f.started) _longjmp(f.resume_at, 1);
     f.started = true;
     setcontext(&f.context);
