@@ -8,7 +8,7 @@
 // it blends forward from there with both ends of each channel's bracket, each warp from its own
 // start, and where every pixel's ends meet, those floats are the serial result. A tile whose walk
 // back would pass a quarter of its list, falls behind at a sixteenth, or whose ends stay apart
-// anywhere, takes the full walk instead (shade_tiles_kernel), as does a frame the rule does not
+// anywhere, takes the full walk instead (shade_band_tile), as does a frame the rule does not
 // cover. Alpha, a sum and not a contraction, is added over the whole list in RGBA frames; RGB
 // frames leave it NaN.
 //
@@ -33,12 +33,13 @@ constexpr float kNoAlpha = __builtin_nanf("");
 
 // The bracket width, relative to the tile's widest channel, below which a pixel counts as closed:
 // some 14 halvings below one ulp of a value near 1, since two ends can stay an ulp apart for a few
-// blends after the bracket is narrower than that (the cpu backend's margin, docs/tuning.md).
+// blends after the bracket is narrower than that, and a pixel whose ends still differ sends its
+// whole tile to the full walk (docs/tuning.md#tail-walk).
 constexpr float kTailClosedWidth = 0x1p-38f;
 // Two ends over a tail cost about three times the full walk over as many circles (the walk back,
 // then both ends), so a tile whose tail would pass a quarter of its list takes the full walk; and
 // one whose slowest pixel, a sixteenth of the list back, has not shrunk by a quarter of the way
-// (in powers of two) gives up there (the cpu backend's rule, docs/tuning.md).
+// (in powers of two) gives up there (docs/tuning.md#tail-walk).
 constexpr std::uint64_t kTailLongestFraction = 4;
 constexpr std::uint64_t kTailCheckpointFraction = 16;
 
