@@ -284,21 +284,30 @@ inline std::vector<AdversarialScene> rule_breaking_scenes() {
     return scenes;
 }
 
-// `backend`'s frame of `channels` equal to ref's: all four channels of RGBA frames; the colours of
-// RGB frames, whose alpha a backend may leave NaN (alpha_nan: must, everywhere).
+// `actual`, a frame of `channels`, equal to `expected` bit for bit: all four channels of an RGBA
+// frame; the colours of an RGB frame, whose alpha a backend may leave NaN (alpha_nan: must,
+// everywhere).
+inline bool channels_match(const Image& expected, Image actual, FrameChannels channels, bool alpha_nan,
+                           const std::string& name) {
+    if (channels == FrameChannels::rgba) return images_match(expected, actual, 0.0f, name);
+    bool alpha_skipped = true;
+    for (std::size_t k = 0; k < actual.pixels.size(); ++k) {
+        alpha_skipped = alpha_skipped && std::isnan(actual.pixels[k].a);
+        actual.pixels[k].a = expected.pixels[k].a;
+    }
+    const bool rgb_equal = images_match(expected, actual, 0.0f, name);
+    UNSCOPED_INFO(name << ": alpha left NaN " << alpha_skipped);
+    return rgb_equal && (alpha_skipped || !alpha_nan);
+}
+
+// `backend`'s frame of `scene` against ref's, by channels_match.
 inline bool renders_channels_like_ref(Backend& backend, FrameChannels channels, bool alpha_nan, const Scene& scene,
                                       int width, int height, const std::string& name) {
     Image expected(width, height), actual(width, height);
     render_reference(scene, expected);
     backend.render(scene, actual);
     const std::string prefix = backend.name() + (channels == FrameChannels::rgba ? "_rgba_" : "_rgb_");
-    if (channels == FrameChannels::rgba) return images_match(expected, actual, 0.0f, prefix + name);
-    bool alpha_skipped = true;
-    for (const Rgba& p : actual.pixels) alpha_skipped = alpha_skipped && std::isnan(p.a);
-    for (std::size_t k = 0; k < actual.pixels.size(); ++k) actual.pixels[k].a = expected.pixels[k].a;
-    const bool rgb_equal = images_match(expected, actual, 0.0f, prefix + name);
-    UNSCOPED_INFO(name << ": alpha left NaN " << alpha_skipped);
-    return rgb_equal && (alpha_skipped || !alpha_nan);
+    return channels_match(expected, std::move(actual), channels, alpha_nan, prefix + name);
 }
 
 }  // namespace tilescan::testing
