@@ -2,6 +2,11 @@
 // unlike swapcontext, make no system call to save the signal mask, most of the cost otherwise), a
 // round-robin scheduler that resumes a fiber only when the collective it waits at is complete, and
 // the collectives' results.
+//
+// Fortified builds (Ubuntu's compilers define _FORTIFY_SOURCE by default) check that a longjmp
+// goes up the stack it is on, which a jump from one fiber's stack to another's never does: the
+// check would abort every switch, so it is off here, before any header reads it.
+#undef _FORTIFY_SOURCE
 #include "simt.h"
 
 #include <setjmp.h>
