@@ -3,10 +3,10 @@
 // binning and its two peers (sort: 64-bit keys through cub::DeviceRadixSort; naive: every tile
 // tests every circle), their ratios (end to end and for the binning stages alone), the stage
 // breakdown (from as many frames again, timed per stage), the blend rate, the cpu and ref times
-// (fewer repetitions), and a bit-exactness check of every timed image against ref. Beside the
-// frame as the plan takes it, the scan binning's frame with exact early termination's tail walk
-// (flat scenes), RGB and RGBA, and the blends it performs next to those covering the pixels. The
-// table goes to stdout and, as Markdown and CSV, to --out.
+// (fewer repetitions), and a bit-exactness check of every timed image against ref. Frames are RGB
+// (what PNG takes); ours is also timed RGBA, and, for flat scenes, both again with exact early
+// termination's tail walk off (the full walk), with the blends our frame performs next to those
+// covering the pixels. The table goes to stdout and, as Markdown and CSV, to --out.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -47,6 +47,8 @@ const std::vector<OptionSpec> kBenchOptions = {
      "circles' records overflow the L2 cache)"},
     {"--scan-path", "", true, "NAME",
      "cuda: the scan binning's path, pairs, packed, direct, compaction or regions (default: each frame's choice)"},
+    {"--tail-walk", "", true, "WHEN",
+     "cuda: exact early termination's tail walk on or off in our frames (default: each frame's choice)"},
     {"--commit", "", true, "HASH", "the commit the binary was built from, for the table's header"},
     {"--help", "-h", false, "", "show this help"},
 };
@@ -61,7 +63,7 @@ struct BenchSettings {
     int repeats = 20;                 // timed GPU frames per binning
     bool quick = false;               // no cpu timing
     std::uint64_t max_bin_bytes = 0;  // 0: the backends' default budget
-    PlanOverrides overrides;          // the frame plan's choices forced by --shade-pixels, --shade-boxes, --scan-path
+    PlanOverrides overrides;          // the frame plan's choices forced by --shade-pixels ... --tail-walk
 };
 
 // Every built-in scene at 1024x1024, plus the large ones at 2048x2048 (performance.md).
@@ -86,7 +88,6 @@ struct Timing {
     // have neither (0; "–" in the table, -1 in the csv).
     double binning_ms = 0;
     double shade_ms = 0;
-    std::uint64_t blends = 0;  // blends performed in one more frame, counted (the tail walk's rows)
     bool exact = false;
     bool ran = false;
 };
@@ -94,13 +95,15 @@ struct Timing {
 struct SceneResult {
     BenchCase bench_case;
     std::size_t circles = 0;
-    std::uint64_t blends = 0;
+    std::uint64_t blends = 0;     // the circles covering the pixels (ref's blends)
+    std::uint64_t performed = 0;  // the blends one more of our RGB frames performs, counted
     std::uint64_t pairs = 0;
     std::uint32_t busy_tiles = 0;  // shaded by the busy-tile branch (scan binning)
     double ref_ms = 0, cpu_ms = 0;
     bool cpu_exact = false;
-    Timing scan, sort, naive;
-    Timing tails, tails_rgba;  // the scan binning with the tail walk, RGB and RGBA frames (flat scenes)
+    Timing scan, sort, naive;  // RGB frames
+    Timing rgba;               // our RGBA frame
+    Timing full, full_rgba;    // ours with the full walk alone, RGB and RGBA (flat scenes: snow has no tail walk)
     std::string stages;        // scan binning's median stage times
 };
 
@@ -122,7 +125,7 @@ std::string stage_summary(const std::vector<std::vector<StageTime>>& runs) {
 // microseconds, which matter for the small scenes). The last image of each run is checked.
 // RGB frames are compared in their colours alone: their alpha is not computed (FrameChannels).
 Timing time_cuda(DeviceBackend& backend, Binning binning, const BenchCase& c, const Image& oracle, int repeats,
-                 std::string* stages, FrameChannels channels = FrameChannels::rgba) {
+                 std::string* stages, FrameChannels channels) {
     backend.set_binning(binning);
     backend.set_channels(channels);
     Timing t;
@@ -190,22 +193,24 @@ SceneResult run_case(const BenchCase& c, const BenchSettings& settings) {
         const std::unique_ptr<DeviceBackend> backend = make_cuda_backend(Binning::scan, settings.max_bin_bytes);
         backend->set_plan_overrides(settings.overrides);
         backend->upload(scene);
-        result.scan = time_cuda(*backend, Binning::scan, c, oracle, repeats, &result.stages);
-        const RenderStats stats = backend->render_uploaded(c.size, c.size, false);
+        constexpr FrameChannels rgb = FrameChannels::rgb, rgba = FrameChannels::rgba;
+        result.scan = time_cuda(*backend, Binning::scan, c, oracle, repeats, &result.stages, rgb);
+        const RenderStats stats = backend->render_uploaded(c.size, c.size, true);
         result.pairs = stats.pairs;
         result.busy_tiles = stats.busy_tiles;
-        result.sort = time_cuda(*backend, Binning::sort, c, oracle, repeats, nullptr);
+        result.performed = stats.blends;
+        result.rgba = time_cuda(*backend, Binning::scan, c, oracle, repeats, nullptr, rgba);
+        result.sort = time_cuda(*backend, Binning::sort, c, oracle, repeats, nullptr, rgb);
         // The naive peer costs O(tiles x circles): a few frames suffice where it takes long.
         if (static_cast<double>(scene.size()) * (c.size / 16) * (c.size / 16) < 2e10)
-            result.naive = time_cuda(*backend, Binning::naive, c, oracle, std::max(3, repeats / 4), nullptr);
+            result.naive = time_cuda(*backend, Binning::naive, c, oracle, std::max(3, repeats / 4), nullptr, rgb);
         // The tail walk takes flat circles only (the frame plan's shading_walks_tails).
         if (scene.shading == kShadingFlat) {
-            PlanOverrides tails = settings.overrides;
-            tails.tail_walk = true;
-            backend->set_plan_overrides(tails);
-            result.tails = time_cuda(*backend, Binning::scan, c, oracle, repeats, nullptr, FrameChannels::rgb);
-            result.tails.blends = backend->render_uploaded(c.size, c.size, true).blends;
-            result.tails_rgba = time_cuda(*backend, Binning::scan, c, oracle, repeats, nullptr, FrameChannels::rgba);
+            PlanOverrides full = settings.overrides;
+            full.tail_walk = false;
+            backend->set_plan_overrides(full);
+            result.full = time_cuda(*backend, Binning::scan, c, oracle, repeats, nullptr, rgb);
+            result.full_rgba = time_cuda(*backend, Binning::scan, c, oracle, repeats, nullptr, rgba);
             backend->set_plan_overrides(settings.overrides);
         }
     }
@@ -225,17 +230,16 @@ std::string ratio(const Timing& peer, double ours) {
 
 std::string table(const std::vector<SceneResult>& results) {
     std::ostringstream md;
-    md << "| scene | size | circles | pairs | busy tiles | blends | scan ms | sort ms | naive ms | sort/scan | "
-          "naive/scan "
-          "| binning sort/scan | Gblends/s (shade) | cpu ms | ref ms | exact (scan, sort, naive, cpu) | scan stages "
-          "(ms) | scan ms, stages timed | tails ms (RGB) | shade full/tails | tails ms (RGBA) | tail blends | "
-          "exact (tails RGB, RGBA) |\n";
-    md << "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+    md << "| scene | size | circles | pairs | busy tiles | blends | blends performed | scan ms | sort ms | naive ms | "
+          "sort/scan | naive/scan | binning sort/scan | Gblends/s (shade) | cpu ms | ref ms | exact (scan, sort, "
+          "naive, cpu) | scan stages (ms) | scan ms, stages timed | full walk ms | full/scan | shade full/scan | "
+          "RGBA ms | full walk RGBA ms | full/scan RGBA | exact (RGBA, full, full RGBA) |\n";
+    md << "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
     for (const SceneResult& r : results) {
         const auto exact = [](const Timing& t) { return !t.ran ? "–" : t.exact ? "yes" : "NO"; };
         md << "| " << r.bench_case.scene << " | " << r.bench_case.size << " | " << r.circles << " | " << r.pairs
            << " | " << (r.scan.ran ? std::to_string(r.busy_tiles) : "–") << " | " << r.blends << " | "
-           << (r.scan.ran ? cell(r.scan.frame_ms) : "–") << " | " << (r.sort.ran ? cell(r.sort.frame_ms) : "–") << " | "
+           << (r.scan.ran ? std::to_string(r.performed) : "–") << " | " << (r.scan.ran ? cell(r.scan.frame_ms) : "–") << " | " << (r.sort.ran ? cell(r.sort.frame_ms) : "–") << " | "
            << (r.naive.ran ? cell(r.naive.frame_ms) : "–") << " | " << ratio(r.sort, r.scan.frame_ms) << " | "
            << ratio(r.naive, r.scan.frame_ms) << " | "
            << (r.sort.ran && r.scan.binning_ms > 0 ? cell(r.sort.binning_ms / r.scan.binning_ms, "%.2fx") : "–")
@@ -243,14 +247,14 @@ std::string table(const std::vector<SceneResult>& results) {
            << " | " << (r.cpu_ms > 0 ? cell(r.cpu_ms, "%.1f") : "–") << " | " << cell(r.ref_ms, "%.1f") << " | "
            << exact(r.scan) << ", " << exact(r.sort) << ", " << exact(r.naive) << ", "
            << (r.cpu_ms > 0 ? (r.cpu_exact ? "yes" : "NO") : "–") << " | " << r.stages << " | "
-           << (r.scan.ran ? cell(r.scan.staged_frame_ms) : "–") << " | " << (r.tails.ran ? cell(r.tails.frame_ms) : "–")
-           << " | "
-           << (r.tails.ran && r.tails.shade_ms > 0 && r.scan.shade_ms > 0
-                   ? cell(r.scan.shade_ms / r.tails.shade_ms, "%.2fx")
+           << (r.scan.ran ? cell(r.scan.staged_frame_ms) : "–") << " | " << (r.full.ran ? cell(r.full.frame_ms) : "–")
+           << " | " << ratio(r.full, r.scan.frame_ms) << " | "
+           << (r.full.ran && r.full.shade_ms > 0 && r.scan.shade_ms > 0
+                   ? cell(r.full.shade_ms / r.scan.shade_ms, "%.2fx")
                    : "–")
-           << " | " << (r.tails_rgba.ran ? cell(r.tails_rgba.frame_ms) : "–") << " | "
-           << (r.tails.ran ? std::to_string(r.tails.blends) : "–") << " | " << exact(r.tails) << ", "
-           << exact(r.tails_rgba) << " |\n";
+           << " | " << (r.rgba.ran ? cell(r.rgba.frame_ms) : "–") << " | "
+           << (r.full_rgba.ran ? cell(r.full_rgba.frame_ms) : "–") << " | " << ratio(r.full_rgba, r.rgba.frame_ms)
+           << " | " << exact(r.rgba) << ", " << exact(r.full) << ", " << exact(r.full_rgba) << " |\n";
     }
     return md.str();
 }
@@ -259,8 +263,8 @@ std::string table(const std::vector<SceneResult>& results) {
 std::string csv(const std::vector<SceneResult>& results) {
     std::ostringstream text;
     text << "scene,size,circles,pairs,blends,scan_ms,scan_binning_ms,scan_shade_ms,sort_ms,sort_binning_ms,naive_ms,"
-            "cpu_ms,ref_ms,exact_scan,exact_sort,exact_naive,exact_cpu,scan_staged_ms,tails_ms,tails_shade_ms,"
-            "tails_rgba_ms,tail_blends,exact_tails,exact_tails_rgba\n";
+            "cpu_ms,ref_ms,exact_scan,exact_sort,exact_naive,exact_cpu,scan_staged_ms,blends_performed,rgba_ms,"
+            "full_ms,full_shade_ms,full_rgba_ms,exact_rgba,exact_full,exact_full_rgba\n";
     const auto ms = [](const Timing& t, double value) { return t.ran ? value : -1.0; };
     const auto stage_ms = [](const Timing& t, double value) { return t.ran && t.shade_ms > 0 ? value : -1.0; };
     const auto exact = [](bool ran, bool ok) { return ran ? (ok ? "1" : "0") : "-1"; };
@@ -272,10 +276,10 @@ std::string csv(const std::vector<SceneResult>& results) {
              << (r.cpu_ms > 0 ? r.cpu_ms : -1.0) << "," << r.ref_ms << "," << exact(r.scan.ran, r.scan.exact) << ","
              << exact(r.sort.ran, r.sort.exact) << "," << exact(r.naive.ran, r.naive.exact) << ","
              << exact(r.cpu_ms > 0, r.cpu_exact) << "," << ms(r.scan, r.scan.staged_frame_ms) << ","
-             << ms(r.tails, r.tails.frame_ms) << "," << stage_ms(r.tails, r.tails.shade_ms) << ","
-             << ms(r.tails_rgba, r.tails_rgba.frame_ms) << ","
-             << (r.tails.ran ? static_cast<long long>(r.tails.blends) : -1LL) << ","
-             << exact(r.tails.ran, r.tails.exact) << "," << exact(r.tails_rgba.ran, r.tails_rgba.exact) << "\n";
+             << (r.scan.ran ? static_cast<long long>(r.performed) : -1LL) << "," << ms(r.rgba, r.rgba.frame_ms) << ","
+             << ms(r.full, r.full.frame_ms) << "," << stage_ms(r.full, r.full.shade_ms) << ","
+             << ms(r.full_rgba, r.full_rgba.frame_ms) << "," << exact(r.rgba.ran, r.rgba.exact) << ","
+             << exact(r.full.ran, r.full.exact) << "," << exact(r.full_rgba.ran, r.full_rgba.exact) << "\n";
     }
     return text.str();
 }
@@ -308,9 +312,10 @@ std::string header(const std::string& commit, const BenchSettings& settings) {
          << "), the frame timed whole by CUDA events around it; the stage columns from as many frames again with "
             "events around every stage (the last column: those frames' time); circles already on the device; "
          << (settings.quick ? "--quick: no cpu timing" : "cpu = median of 3 renders on all cores")
-         << "; ref = one render on one core; every timed image compared with ref bit for bit (RGB frames in "
-            "their colours); tails = the scan binning with exact early termination's tail walk forced (flat "
-            "scenes), tail blends = the blends one such RGB frame performs (blends: those covering the pixels)"
+         << "; ref = one render on one core; RGB frames (PNG's) unless named RGBA, every timed image compared with "
+            "ref bit for bit (RGB frames in their colours); blends = the circles covering the pixels, blends "
+            "performed = those our RGB frame blends (exact early termination's tail walk skips the rest); full "
+            "walk = our frame with the tail walk off (flat scenes)"
          << (overrides.shade_pixels
                  ? "; shading forced to " + std::to_string(overrides.shade_pixels) + " pixels a thread (--shade-pixels)"
                  : std::string())
@@ -322,6 +327,9 @@ std::string header(const std::string& commit, const BenchSettings& settings) {
                  ? "; scan binning forced to its " + std::string(tile_list_strategy_name(*overrides.tile_lists)) +
                        " path (--scan-path)"
                  : std::string())
+         << (overrides.tail_walk ? std::string("; our frames' tail walk forced ") + (*overrides.tail_walk ? "on" : "off") +
+                                       " (--tail-walk)"
+                                 : std::string())
          << "\n\n";
     return text.str();
 }
@@ -357,6 +365,11 @@ int run_bench_command(const std::vector<std::string>& arguments) {
             throw InputError("--shade-boxes: unknown choice '" + how + "' (read or recompute)");
         settings.overrides.boxes_from_geometry = how == "recompute";
     }
+    if (parsed.has("--tail-walk")) {
+        const std::string when = parsed.value("--tail-walk");
+        if (when != "on" && when != "off") throw InputError("--tail-walk: unknown choice '" + when + "' (on or off)");
+        settings.overrides.tail_walk = when == "on";
+    }
     if (parsed.has("--scan-path")) {
         try {
             settings.overrides.tile_lists = parse_tile_list_strategy(parsed.value("--scan-path"));
@@ -376,7 +389,8 @@ int run_bench_command(const std::vector<std::string>& arguments) {
         const SceneResult& r = results.back();
         all_exact &= (!r.scan.ran || r.scan.exact) && (!r.sort.ran || r.sort.exact) &&
                      (!r.naive.ran || r.naive.exact) && (r.cpu_ms == 0 || r.cpu_exact) &&
-                     (!r.tails.ran || r.tails.exact) && (!r.tails_rgba.ran || r.tails_rgba.exact);
+                     (!r.rgba.ran || r.rgba.exact) && (!r.full.ran || r.full.exact) &&
+                     (!r.full_rgba.ran || r.full_rgba.exact);
     }
     const std::string markdown = table(results);
     std::cout << markdown;

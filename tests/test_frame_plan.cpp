@@ -5,6 +5,7 @@
 
 #include "kernels/render/frame_plan.h"
 #include "renderer/errors.h"
+#include "render_cases.h"
 #include "renderer/frame_options.h"
 
 using namespace tilescan;
@@ -189,9 +190,11 @@ TEST_CASE("frame plan: the scan binning's compactions", "[frame_plan]") {
     FrameFacts large = frame_facts(kTileCompactionMaxCircles, 0);
     large.bin_budget = 1;  // no room for region lists
     large.pair_capacity = std::uint64_t(large.circles) * tiles_of(large) / kTileCompactionTestsPerPair;
-    CHECK(plan_frame(large).tile_lists == TileListStrategy::tile_compaction);
+    PlanOverrides full;  // lists this long are binned for the tail walk (the next test case)
+    full.tail_walk = false;
+    CHECK(plan_frame(large, full).tile_lists == TileListStrategy::tile_compaction);
     large.pair_capacity -= 1;
-    CHECK(plan_frame(large).tile_lists != TileListStrategy::tile_compaction);
+    CHECK(plan_frame(large, full).tile_lists != TileListStrategy::tile_compaction);
     // No circles: nothing to compact; a later pass of a frame never compacts.
     CHECK(plan_frame(frame_facts(0, 0)).tile_lists == TileListStrategy::pairs);
     FrameFacts again = frame_facts(10, 100);
@@ -289,6 +292,16 @@ TEST_CASE("frame plan: the tail walk, for binned frames of flat circles", "[fram
     CHECK(shading_walks_tails(kShadingFlat, true));
     CHECK_FALSE(shading_walks_tails(kShadingFlat, false));
     CHECK_FALSE(shading_walks_tails(kShadingSnow, true));  // snow's brackets do not close
+    // Unless forced, only where pixels are covered often enough for a tail to skip coverings.
+    CHECK(shading_walks_tails(kShadingFlat, std::nullopt, kTailWalkMinCoverings) == kTailWalkByDefault);
+    CHECK_FALSE(shading_walks_tails(kShadingFlat, std::nullopt, kTailWalkMinCoverings - 0.5));
+    CHECK(shading_walks_tails(kShadingFlat, true, 1.0));
+    CHECK(shading_walks_tails(kShadingFlat, std::nullopt, -1.0) == kTailWalkByDefault);  // not known
+    FrameFacts sparse = frame_facts(kBinnedCircles, 40 * kBinnedCircles);
+    sparse.coverings_per_pixel = 6;  // micro2M's
+    CHECK_FALSE(plan_frame(sparse).tail_walk);
+    sparse.coverings_per_pixel = 400;  // rand1M's
+    CHECK(plan_frame(sparse).tail_walk == kTailWalkByDefault);
     PlanOverrides tails;
     tails.tail_walk = true;
     FrameFacts flat = frame_facts(kBinnedCircles, 40 * kBinnedCircles);
@@ -307,9 +320,12 @@ TEST_CASE("frame plan: the tail walk, for binned frames of flat circles", "[fram
 TEST_CASE("frame plan: frames of long lists are binned for the tail walk, not compacted", "[frame_plan]") {
     PlanOverrides tails;
     tails.tail_walk = true;
+    PlanOverrides full;
+    full.tail_walk = false;
     // 10000 large circles (biglittle): two-level compaction, unless the tail walk can pay.
     FrameFacts long_lists = frame_facts(10000, kTailWalkMinMeanList * 4096);
-    CHECK(plan_frame(long_lists).tile_lists == TileListStrategy::region_compaction);
+    CHECK(plan_frame(long_lists, full).tile_lists == TileListStrategy::region_compaction);
+    CHECK(plan_frame(long_lists).binned() == kTailWalkByDefault);
     const FramePlan binned = plan_frame(long_lists, tails);
     CHECK(binned.binned());
     CHECK(binned.tail_walk);
@@ -324,4 +340,21 @@ TEST_CASE("frame plan: frames of long lists are binned for the tail walk, not co
     tails.tile_lists.reset();
     long_lists.shading = kShadingSnow;
     CHECK(plan_frame(long_lists, tails).tile_lists == TileListStrategy::region_compaction);
+}
+
+TEST_CASE("frame plan: the mean coverings a pixel, from the circles", "[frame_plan]") {
+    const auto coverings = [](std::vector<float> x, std::vector<float> y, std::vector<float> radius) {
+        return mean_coverings(x.data(), y.data(), radius.data(), x.size());
+    };
+    const double quarter_pi = 3.14159265358979323846 / 4;
+    CHECK(coverings({}, {}, {}) == 0);
+    CHECK(coverings({0.5f}, {0.5f}, {0.1f}) == Approx(0.2 * 0.2 * quarter_pi));
+    CHECK(coverings({0.0f}, {0.0f}, {0.5f}) == Approx(0.5 * 0.5 * quarter_pi));  // a quarter inside
+    CHECK(coverings({0.5f}, {0.5f}, {10.0f}) == Approx(quarter_pi));              // clipped to the image
+    CHECK(coverings({2.0f}, {0.5f}, {0.5f}) == 0);                                // outside
+    // Against the blends a frame performs (tilescan bench's blends: rand100k 873,147,550 at
+    // 1024x1024; micro2M 6,582,443), within what the boxes' clipping and pixel rounding move.
+    const Scene rand100k = testing::builtin_frame("rand100k");
+    CHECK(mean_coverings(rand100k.x.data(), rand100k.y.data(), rand100k.radius.data(), rand100k.size()) ==
+          Approx(873147550.0 / (1024 * 1024)).epsilon(0.05));
 }

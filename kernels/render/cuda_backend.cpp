@@ -195,6 +195,9 @@ struct SceneBuffers {
     std::uint32_t circles = 0;
     ShadingKind shading = kShadingFlat;
     BackgroundParams background{};
+    // The frame plan's FrameFacts::coverings_per_pixel: measured on circles uploaded from the host,
+    // unknown (-1) for circles read in GPU memory.
+    double coverings_per_pixel = -1.0;
 
     DeviceCircles device_circles() const {
         return {x.data(), y.data(), z.data(), radius.data(), r.data(), g.data(), b.data(), a.data(), circles};
@@ -490,6 +493,9 @@ void CudaBackend::upload(const Scene& scene) {
     f.scene.circles = static_cast<std::uint32_t>(n);
     f.scene.shading = scene.shading;
     f.scene.background = scene.background;
+    f.scene.coverings_per_pixel = scene.shading == kShadingFlat
+                                      ? mean_coverings(scene.x.data(), scene.y.data(), scene.radius.data(), n)
+                                      : -1.0;
     launch_blend_range(f.scene.device_circles(), f.blend_range.data(), f.stream.get());
 }
 
@@ -513,6 +519,7 @@ FrameFacts CudaBackend::facts(const FrameParams& frame, std::uint64_t capacity, 
     facts.order_tiles_shared_max = order_tiles_shared_max_;
     facts.direct_binning_bytes = direct_binning_temp_bytes(f.scene.circles, band_tile_count(frame));
     facts.busy_tiles_apart = f.busy.apart;
+    facts.coverings_per_pixel = f.scene.coverings_per_pixel;
     return facts;
 }
 
@@ -851,6 +858,7 @@ DeviceImage CudaBackend::render_device_circles(const DeviceCircleFrame& in, cons
     s.circles = static_cast<std::uint32_t>(n);
     s.shading = in.shading;
     s.background = in.background;
+    s.coverings_per_pixel = -1.0;
     launch_blend_range(s.device_circles(), f.blend_range.data(), stream);
 
     DeviceImage image;

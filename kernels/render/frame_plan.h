@@ -46,6 +46,9 @@ struct FrameFacts {
     std::size_t order_tiles_shared_max = 0;  // dynamic shared memory the tile-ordering block may take
     std::size_t direct_binning_bytes = 0;    // direct_binning_temp_bytes of the pass's band
     bool busy_tiles_apart = false;           // next_busy_tiles_apart of the frames before
+    // The circles' coverings a pixel on average (mean_coverings), or a negative number where the
+    // host has not seen the circles (circles read in GPU memory).
+    double coverings_per_pixel = -1.0;
 };
 
 // How a pass executes.
@@ -159,11 +162,16 @@ bool next_busy_tiles_apart(bool apart, std::uint32_t busy_listed, bool seen);
 
 // Whether binned frames' tile blocks try exact early termination's tail walk before the full walk
 // (kernels/render/tail_walk.cuh): for flat circles, since snow's faint flakes close no bracket
-// within the lists they make (docs/tuning.md, "cpu backend"). `forced`: PlanOverrides::tail_walk.
-// Taken where asked until the GPU's measurement of both walks sets the default (docs/renderer.md,
-// "Exact early termination").
-constexpr bool kTailWalkByDefault = false;
-bool shading_walks_tails(ShadingKind shading, std::optional<bool> forced);
+// within the lists they make (docs/tuning.md, "cpu backend"), and, unless forced, where the
+// circles cover a pixel at least kTailWalkMinCoverings times on average (or where that is not
+// known): a pixel's tail is about 30 coverings, so with fewer the walk back skips nothing and costs
+// its occupancy (micro2M's 6: docs/tuning.md#tail-walk). `forced`: PlanOverrides::tail_walk.
+constexpr bool kTailWalkByDefault = true;
+constexpr double kTailWalkMinCoverings = 32;
+bool shading_walks_tails(ShadingKind shading, std::optional<bool> forced, double coverings_per_pixel = -1.0);
+// The coverings a pixel of the frame has on average: the circles' areas clipped to the image (a
+// circle's, pi/4 of its clipped box's) over the image's, in scene units, so for every frame size.
+double mean_coverings(const float* x, const float* y, const float* radius, std::size_t circles);
 // The compactions shade with the full walk, so a frame the plan would compact is binned instead
 // where the tail walk can pay: where its tiles' lists are at least kTailWalkMinMeanList long on
 // average (by the last frame's pairs), two batches of the narrow layout, below which walking a
