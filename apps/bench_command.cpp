@@ -239,7 +239,8 @@ std::string table(const std::vector<SceneResult>& results) {
         const auto exact = [](const Timing& t) { return !t.ran ? "–" : t.exact ? "yes" : "NO"; };
         md << "| " << r.bench_case.scene << " | " << r.bench_case.size << " | " << r.circles << " | " << r.pairs
            << " | " << (r.scan.ran ? std::to_string(r.busy_tiles) : "–") << " | " << r.blends << " | "
-           << (r.scan.ran ? std::to_string(r.performed) : "–") << " | " << (r.scan.ran ? cell(r.scan.frame_ms) : "–") << " | " << (r.sort.ran ? cell(r.sort.frame_ms) : "–") << " | "
+           << (r.scan.ran ? std::to_string(r.performed) : "–") << " | " << (r.scan.ran ? cell(r.scan.frame_ms) : "–")
+           << " | " << (r.sort.ran ? cell(r.sort.frame_ms) : "–") << " | "
            << (r.naive.ran ? cell(r.naive.frame_ms) : "–") << " | " << ratio(r.sort, r.scan.frame_ms) << " | "
            << ratio(r.naive, r.scan.frame_ms) << " | "
            << (r.sort.ran && r.scan.binning_ms > 0 ? cell(r.sort.binning_ms / r.scan.binning_ms, "%.2fx") : "–")
@@ -327,8 +328,8 @@ std::string header(const std::string& commit, const BenchSettings& settings) {
                  ? "; scan binning forced to its " + std::string(tile_list_strategy_name(*overrides.tile_lists)) +
                        " path (--scan-path)"
                  : std::string())
-         << (overrides.tail_walk ? std::string("; our frames' tail walk forced ") + (*overrides.tail_walk ? "on" : "off") +
-                                       " (--tail-walk)"
+         << (overrides.tail_walk ? std::string("; our frames' tail walk forced ") +
+                                       (*overrides.tail_walk ? "on" : "off") + " (--tail-walk)"
                                  : std::string())
          << "\n\n";
     return text.str();

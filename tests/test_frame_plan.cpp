@@ -4,8 +4,8 @@
 #include <catch2/catch.hpp>
 
 #include "kernels/render/frame_plan.h"
-#include "renderer/errors.h"
 #include "render_cases.h"
+#include "renderer/errors.h"
 #include "renderer/frame_options.h"
 
 using namespace tilescan;
@@ -288,20 +288,31 @@ TEST_CASE("frame plan: a binned pass's shading choices and overrides", "[frame_p
 }
 
 TEST_CASE("frame plan: the tail walk, for binned frames of flat circles", "[frame_plan]") {
-    CHECK(shading_walks_tails(kShadingFlat, std::nullopt) == kTailWalkByDefault);
-    CHECK(shading_walks_tails(kShadingFlat, true));
-    CHECK_FALSE(shading_walks_tails(kShadingFlat, false));
-    CHECK_FALSE(shading_walks_tails(kShadingSnow, true));  // snow's brackets do not close
-    // Unless forced, only where pixels are covered often enough for a tail to skip coverings.
-    CHECK(shading_walks_tails(kShadingFlat, std::nullopt, kTailWalkMinCoverings) == kTailWalkByDefault);
-    CHECK_FALSE(shading_walks_tails(kShadingFlat, std::nullopt, kTailWalkMinCoverings - 0.5));
-    CHECK(shading_walks_tails(kShadingFlat, true, 1.0));
-    CHECK(shading_walks_tails(kShadingFlat, std::nullopt, -1.0) == kTailWalkByDefault);  // not known
-    FrameFacts sparse = frame_facts(kBinnedCircles, 40 * kBinnedCircles);
-    sparse.coverings_per_pixel = 6;  // micro2M's
-    CHECK_FALSE(plan_frame(sparse).tail_walk);
-    sparse.coverings_per_pixel = 400;  // rand1M's
-    CHECK(plan_frame(sparse).tail_walk == kTailWalkByDefault);
+    FrameFacts rgb = frame_facts(kBinnedCircles, 40 * kBinnedCircles);
+    rgb.alpha = false;
+    CHECK(shading_walks_tails(rgb, std::nullopt) == kTailWalkByDefault);
+    CHECK(shading_walks_tails(rgb, true));
+    CHECK_FALSE(shading_walks_tails(rgb, false));
+    FrameFacts snow = rgb;
+    snow.shading = kShadingSnow;
+    CHECK_FALSE(shading_walks_tails(snow, true));  // snow's brackets do not close
+    // Unless forced: not for frames with alpha, and only where pixels are covered often enough
+    // for a tail to skip coverings (or where that is not known).
+    FrameFacts rgba = rgb;
+    rgba.alpha = true;
+    CHECK_FALSE(shading_walks_tails(rgba, std::nullopt));
+    CHECK(shading_walks_tails(rgba, true));
+    rgb.coverings_per_pixel = kTailWalkMinCoverings;
+    CHECK(shading_walks_tails(rgb, std::nullopt) == kTailWalkByDefault);
+    rgb.coverings_per_pixel = kTailWalkMinCoverings - 0.5;
+    CHECK_FALSE(shading_walks_tails(rgb, std::nullopt));
+    CHECK(shading_walks_tails(rgb, true));
+    rgb.coverings_per_pixel = 6;  // micro2M's
+    CHECK_FALSE(plan_frame(rgb).tail_walk);
+    rgb.coverings_per_pixel = 400;  // rand1M's
+    CHECK(plan_frame(rgb).tail_walk == kTailWalkByDefault);
+    rgb.coverings_per_pixel = -1;  // circles read in GPU memory
+    CHECK(plan_frame(rgb).tail_walk == kTailWalkByDefault);
     PlanOverrides tails;
     tails.tail_walk = true;
     FrameFacts flat = frame_facts(kBinnedCircles, 40 * kBinnedCircles);
@@ -310,8 +321,6 @@ TEST_CASE("frame plan: the tail walk, for binned frames of flat circles", "[fram
     CHECK(plan_frame(flat, tails).tail_walk);
     flat.binning = Binning::naive;  // its compaction kernel walks every list whole
     CHECK_FALSE(plan_frame(flat, tails).tail_walk);
-    FrameFacts snow = frame_facts(kBinnedCircles, 40 * kBinnedCircles);
-    snow.shading = kShadingSnow;
     CHECK_FALSE(plan_frame(snow, tails).tail_walk);
     CHECK_FALSE(plan_frame(frame_facts(10, 100), tails).binned());  // compacted: the full walk
     CHECK_FALSE(plan_frame(frame_facts(10, 100), tails).tail_walk);
@@ -325,7 +334,10 @@ TEST_CASE("frame plan: frames of long lists are binned for the tail walk, not co
     // 10000 large circles (biglittle): two-level compaction, unless the tail walk can pay.
     FrameFacts long_lists = frame_facts(10000, kTailWalkMinMeanList * 4096);
     CHECK(plan_frame(long_lists, full).tile_lists == TileListStrategy::region_compaction);
+    CHECK(plan_frame(long_lists).binned() == false);  // an RGBA frame: no tail walk by default
+    long_lists.alpha = false;
     CHECK(plan_frame(long_lists).binned() == kTailWalkByDefault);
+    long_lists.alpha = true;
     const FramePlan binned = plan_frame(long_lists, tails);
     CHECK(binned.binned());
     CHECK(binned.tail_walk);
@@ -350,8 +362,8 @@ TEST_CASE("frame plan: the mean coverings a pixel, from the circles", "[frame_pl
     CHECK(coverings({}, {}, {}) == 0);
     CHECK(coverings({0.5f}, {0.5f}, {0.1f}) == Approx(0.2 * 0.2 * quarter_pi));
     CHECK(coverings({0.0f}, {0.0f}, {0.5f}) == Approx(0.5 * 0.5 * quarter_pi));  // a quarter inside
-    CHECK(coverings({0.5f}, {0.5f}, {10.0f}) == Approx(quarter_pi));              // clipped to the image
-    CHECK(coverings({2.0f}, {0.5f}, {0.5f}) == 0);                                // outside
+    CHECK(coverings({0.5f}, {0.5f}, {10.0f}) == Approx(quarter_pi));             // clipped to the image
+    CHECK(coverings({2.0f}, {0.5f}, {0.5f}) == 0);                               // outside
     // Against the blends a frame performs (tilescan bench's blends: rand100k 873,147,550 at
     // 1024x1024; micro2M 6,582,443), within what the boxes' clipping and pixel rounding move.
     const Scene rand100k = testing::builtin_frame("rand100k");

@@ -493,9 +493,8 @@ void CudaBackend::upload(const Scene& scene) {
     f.scene.circles = static_cast<std::uint32_t>(n);
     f.scene.shading = scene.shading;
     f.scene.background = scene.background;
-    f.scene.coverings_per_pixel = scene.shading == kShadingFlat
-                                      ? mean_coverings(scene.x.data(), scene.y.data(), scene.radius.data(), n)
-                                      : -1.0;
+    f.scene.coverings_per_pixel =
+        scene.shading == kShadingFlat ? mean_coverings(scene.x.data(), scene.y.data(), scene.radius.data(), n) : -1.0;
     launch_blend_range(f.scene.device_circles(), f.blend_range.data(), f.stream.get());
 }
 
@@ -520,6 +519,7 @@ FrameFacts CudaBackend::facts(const FrameParams& frame, std::uint64_t capacity, 
     facts.direct_binning_bytes = direct_binning_temp_bytes(f.scene.circles, band_tile_count(frame));
     facts.busy_tiles_apart = f.busy.apart;
     facts.coverings_per_pixel = f.scene.coverings_per_pixel;
+    facts.alpha = f.channels == FrameChannels::rgba;
     return facts;
 }
 

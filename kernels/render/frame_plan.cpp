@@ -59,7 +59,7 @@ FramePlan plan_frame(const FrameFacts& facts, const PlanOverrides& overrides) {
         plan.tile_lists = TileListStrategy::tile_compaction;
         return plan;  // the compaction kernel reads the boxes the cull stores; no tile order, no busy branch
     }
-    const bool tails = shading_walks_tails(facts.shading, overrides.tail_walk, facts.coverings_per_pixel);
+    const bool tails = shading_walks_tails(facts, overrides.tail_walk);
     const std::uint64_t tiles = std::uint64_t(facts.grid.tiles_x) * std::uint64_t(facts.grid.tiles_y);
     const bool binned_for_tails =
         tails && !overrides.tile_lists.has_value() && tail_walk_beats_compaction(facts.pair_capacity, tiles);
@@ -81,14 +81,17 @@ FramePlan plan_frame(const FrameFacts& facts, const PlanOverrides& overrides) {
     return plan;
 }
 
-bool shading_walks_tails(ShadingKind shading, std::optional<bool> forced, double coverings_per_pixel) {
-    if (shading != kShadingFlat) return false;
+bool shading_walks_tails(const FrameFacts& facts, std::optional<bool> forced) {
+    if (facts.shading != kShadingFlat) return false;
     if (forced) return *forced;
-    return kTailWalkByDefault && (coverings_per_pixel < 0 || coverings_per_pixel >= kTailWalkMinCoverings);
+    const double coverings = facts.coverings_per_pixel;
+    return kTailWalkByDefault && !facts.alpha && (coverings < 0 || coverings >= kTailWalkMinCoverings);
 }
 
 double mean_coverings(const float* x, const float* y, const float* radius, std::size_t circles) {
-    const auto clipped = [](double centre, double r) { return std::max(0.0, std::min(1.0, centre + r) - std::max(0.0, centre - r)); };
+    const auto clipped = [](double centre, double r) {
+        return std::max(0.0, std::min(1.0, centre + r) - std::max(0.0, centre - r));
+    };
     double boxes = 0;  // the clipped boxes' areas
     for (std::size_t i = 0; i < circles; ++i) boxes += clipped(x[i], radius[i]) * clipped(y[i], radius[i]);
     return boxes * (3.14159265358979323846 / 4);

@@ -49,6 +49,7 @@ struct FrameFacts {
     // The circles' coverings a pixel on average (mean_coverings), or a negative number where the
     // host has not seen the circles (circles read in GPU memory).
     double coverings_per_pixel = -1.0;
+    bool alpha = true;  // the frame's output keeps alpha (FrameChannels::rgba)
 };
 
 // How a pass executes.
@@ -162,13 +163,14 @@ bool next_busy_tiles_apart(bool apart, std::uint32_t busy_listed, bool seen);
 
 // Whether binned frames' tile blocks try exact early termination's tail walk before the full walk
 // (kernels/render/tail_walk.cuh): for flat circles, since snow's faint flakes close no bracket
-// within the lists they make (docs/tuning.md, "cpu backend"), and, unless forced, where the
-// circles cover a pixel at least kTailWalkMinCoverings times on average (or where that is not
-// known): a pixel's tail is about 30 coverings, so with fewer the walk back skips nothing and costs
-// its occupancy (micro2M's 6: docs/tuning.md#tail-walk). `forced`: PlanOverrides::tail_walk.
+// within the lists they make (docs/tuning.md, "cpu backend"); unless forced, for frames without
+// alpha (whose sum over every circle leaves the tail walk nothing to gain) where the circles cover
+// a pixel at least kTailWalkMinCoverings times on average, or where that is not known: a pixel's
+// tail is about 30 coverings, so with fewer the walk back skips nothing and costs its occupancy
+// (docs/tuning.md#tail-walk). `forced`: PlanOverrides::tail_walk.
 constexpr bool kTailWalkByDefault = true;
 constexpr double kTailWalkMinCoverings = 32;
-bool shading_walks_tails(ShadingKind shading, std::optional<bool> forced, double coverings_per_pixel = -1.0);
+bool shading_walks_tails(const FrameFacts& facts, std::optional<bool> forced);
 // The coverings a pixel of the frame has on average: the circles' areas clipped to the image (a
 // circle's, pi/4 of its clipped box's) over the image's, in scene units, so for every frame size.
 double mean_coverings(const float* x, const float* y, const float* radius, std::size_t circles);
