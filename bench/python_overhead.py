@@ -9,10 +9,13 @@ Three Python forms are timed per frame, wall clock around the call: the Scene ob
 circles as an (N, 8) float32 array (converted to the scene model each call), and the array with
 a reused output array (out=); with the cuda backend a fourth, the circles already in CUDA memory
 (copied there once through the CUDA runtime: tests/python/cuda_runtime_arrays.py, no torch
-needed), the image returned in CUDA memory. The command's number is its own frame time (--stats --json: the
-backend's render, circles in place to the finished float image), so the difference is what the
-module adds: taking the circles, checking them, and copying the image into numpy. Each row gives
-the median over the frames after one warm-up frame. Results go to docs/python.md ("Overhead").
+needed), the image returned in CUDA memory. The command's number is its backend's whole call per
+frame (--stats --json: the frame, and on the cuda backend the circles' upload and the image's
+download, its stages "upload" and "download"), the same call the module makes, so the difference is
+what the module adds: taking the circles, checking them, and copying the image into numpy. The
+CUDA-array row has neither upload nor download, so its own backend column is the C++ part of its
+frame. Each row gives the median over the frames after one warm-up frame. Results go to
+docs/python.md ("Overhead").
 """
 
 import argparse
@@ -34,7 +37,12 @@ def command_frame_ms(cli, scene, size, backend, frames):
                                  str(frames + 1), "--stats", "--json", "-o", str(Path(folder) / "f.pfm")],
                                 capture_output=True, text=True, check=True)
     report = json.loads(result.stdout)
-    return statistics.median(frame["ms"] for frame in report["frames"][1:])
+    return statistics.median(backend_call_ms(frame["ms"], frame["stages"]) for frame in report["frames"][1:])
+
+
+def backend_call_ms(frame_ms, stages):
+    """The backend's whole call: the frame and, where the backend has them, its upload and download."""
+    return frame_ms + stages.get("upload", 0.0) + stages.get("download", 0.0)
 
 
 def python_frame_ms(renderer, circles, size, frames, out=None):
@@ -44,7 +52,7 @@ def python_frame_ms(renderer, circles, size, frames, out=None):
         start = time.perf_counter()
         renderer.render(circles, size, out=out)
         walls.append((time.perf_counter() - start) * 1e3)
-        inside.append(renderer.stats["total_ms"])
+        inside.append(backend_call_ms(renderer.stats["total_ms"], dict(renderer.stats["stages"])))
     return statistics.median(walls), statistics.median(inside)
 
 
