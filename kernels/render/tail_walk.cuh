@@ -31,11 +31,23 @@ enum class ShadeWalk { full, tails_rgb, tails_rgba };
 // The alpha an RGB frame's tail walk leaves: not computed.
 constexpr float kNoAlpha = __builtin_nanf("");
 
-// The bracket width, relative to the tile's widest channel, below which a pixel counts as closed:
-// some 14 halvings below one ulp of a value near 1, since two ends can stay an ulp apart for a few
-// blends after the bracket is narrower than that, and a pixel whose ends still differ sends its
-// whole tile to the full walk (docs/tuning.md#tail-walk).
-constexpr float kTailClosedWidth = 0x1p-38f;
+// TILESCAN_TAIL_CLOSED_WIDTH_LOG2 and TILESCAN_TAIL_NARROW_WARPS / TILESCAN_TAIL_WIDE_WARPS override
+// the closing width and the occupancy below, for tuning sweeps (scripts/try-defines).
+#ifndef TILESCAN_TAIL_CLOSED_WIDTH_LOG2
+#define TILESCAN_TAIL_CLOSED_WIDTH_LOG2 38
+#endif
+#ifndef TILESCAN_TAIL_NARROW_WARPS
+#define TILESCAN_TAIL_NARROW_WARPS 32
+#endif
+#ifndef TILESCAN_TAIL_WIDE_WARPS
+#define TILESCAN_TAIL_WIDE_WARPS 24
+#endif
+
+// The bracket width, relative to the tile's widest channel, below which a pixel counts as closed
+// (2^-38): some 14 halvings below one ulp of a value near 1, since two ends can stay an ulp apart
+// for a few blends after the bracket is narrower than that, and a pixel whose ends still differ
+// sends its whole tile to the full walk (docs/tuning.md#tail-walk).
+constexpr float kTailClosedWidth = 1.0f / float(std::uint64_t(1) << TILESCAN_TAIL_CLOSED_WIDTH_LOG2);
 // Two ends over a tail cost about three times the full walk over as many circles (the walk back,
 // then both ends), so a tile whose tail would pass a quarter of its list takes the full walk; and
 // one whose slowest pixel, a sixteenth of the list back, has not shrunk by a quarter of the way
@@ -50,7 +62,7 @@ constexpr std::uint64_t kTailCheckpointFraction = 16;
 // (docs/tuning.md#tail-walk).
 template <int kPixels>
 constexpr int tail_walk_blocks_per_sm() {
-    constexpr int warps = kPixels == kNarrowPixels ? 32 : 24;
+    constexpr int warps = kPixels == kNarrowPixels ? TILESCAN_TAIL_NARROW_WARPS : TILESCAN_TAIL_WIDE_WARPS;
     return warps / TileLayout<kPixels>::kWarps;
 }
 
