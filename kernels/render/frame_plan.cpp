@@ -98,7 +98,8 @@ double mean_coverings(const float* x, const float* y, const float* radius, std::
     std::size_t sampled = 0;
     for (std::size_t i = 0; i < circles; i += stride, ++sampled)
         boxes += clipped(x[i], radius[i]) * clipped(y[i], radius[i]);
-    return sampled ? boxes * (double(circles) / double(sampled)) * (3.14159265358979323846 / 4) : 0.0;
+    constexpr double kCircleShareOfBox = 3.14159265358979323846 / 4;
+    return sampled ? boxes * (double(circles) / double(sampled)) * kCircleShareOfBox : 0.0;
 }
 
 bool tail_walk_beats_compaction(std::uint64_t pairs, std::uint64_t tiles) {

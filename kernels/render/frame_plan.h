@@ -174,7 +174,7 @@ bool shading_walks_tails(const FrameFacts& facts, std::optional<bool> forced);
 // The coverings a pixel of the frame has on average: the circles' areas clipped to the image (a
 // circle's, pi/4 of its clipped box's) over the image's, in scene units, so for every frame size;
 // from an even sample of kCoveringSamples circles where there are more, so that an upload of 10M
-// circles spends microseconds on it.
+// circles spends a fraction of a millisecond on it.
 constexpr std::size_t kCoveringSamples = 65536;
 double mean_coverings(const float* x, const float* y, const float* radius, std::size_t circles);
 // The compactions shade with the full walk, so a frame the plan would compact is binned instead
