@@ -3,9 +3,9 @@
 // readers, the generators and library callers.
 #include "renderer/scene.h"
 
+#include <charconv>
 #include <cmath>
 #include <cstring>
-#include <sstream>
 
 #include "renderer/errors.h"
 
@@ -61,6 +61,18 @@ bool operator==(const Scene& lhs, const Scene& rhs) {
            same_bits(lhs.b, rhs.b) && same_bits(lhs.a, rhs.a);
 }
 
+namespace {
+
+// A float as `std::ostream << value` prints it (%g): to_chars is defined to print what printf does in
+// the "C" locale and touches no locale facet, which matters inside a Python process, where another
+// extension's copy of the facets may be the one an ostream finds (a crash, not just a wrong text).
+std::string float_text(float value) {
+    char text[16];  // the longest %g of a float: "-1.17549e-38"
+    return std::string(text, std::to_chars(text, text + sizeof text, value, std::chars_format::general, 6).ptr);
+}
+
+}  // namespace
+
 std::string circle_problem(const Circle& c) {
     const struct {
         const char* name;
@@ -74,10 +86,8 @@ std::string circle_problem(const Circle& c) {
     const bool within_extent =
         std::fabs(c.x) <= kMaxCircleExtent && std::fabs(c.y) <= kMaxCircleExtent && c.radius <= kMaxCircleExtent;
     if (c.radius >= 0.0f && within_extent && c.a >= 0.0f && c.a <= 1.0f) return std::string();
-    std::ostringstream problem;
-    if (c.radius < 0.0f) {
-        problem << "radius is negative (" << c.radius << ")";
-    } else if (!within_extent) {
+    if (c.radius < 0.0f) return "radius is negative (" + float_text(c.radius) + ")";
+    if (!within_extent) {
         const char* name = "radius";
         float value = c.radius;
         if (std::fabs(c.x) > kMaxCircleExtent) {
@@ -87,12 +97,10 @@ std::string circle_problem(const Circle& c) {
             name = "y";
             value = c.y;
         }
-        problem << name << " " << value << " is too large (positions and radii are at most " << kMaxCircleExtent
-                << " in magnitude)";
-    } else if (c.a < 0.0f || c.a > 1.0f) {
-        problem << "alpha " << c.a << " is outside [0, 1]";
+        return std::string(name) + " " + float_text(value) + " is too large (positions and radii are at most " +
+               float_text(kMaxCircleExtent) + " in magnitude)";
     }
-    return problem.str();
+    return "alpha " + float_text(c.a) + " is outside [0, 1]";
 }
 
 std::string invalid_circle_message(const std::string& where, std::size_t index, const Circle& c) {
