@@ -6,16 +6,17 @@ against the same frame rendered by the `tilescan` command (C++), on the same bac
         [--backend cpu] [--frames 5] [--cli build/apps/tilescan]
 
 Three Python forms are timed per frame, wall clock around the call: the Scene object, the same
-circles as an (N, 8) float32 array (converted to the scene model each call), and the array with
-a reused output array (out=); with the cuda backend a fourth, the circles already in CUDA memory
-(copied there once through the CUDA runtime: tests/python/cuda_runtime_arrays.py, no torch
-needed), the image returned in CUDA memory. The command's number is its backend's whole call per
-frame (--stats --json: the frame, and on the cuda backend the circles' upload and the image's
-download, its stages "upload" and "download"), the same call the module makes, so the difference is
-what the module adds: taking the circles, checking them, and copying the image into numpy. The
-CUDA-array row has neither upload nor download, so its own backend column is the C++ part of its
-frame. Each row gives the median over the frames after one warm-up frame. Results go to
-docs/python.md ("Overhead").
+circles as an (N, 8) float32 array, and the array with a reused output array (out=); with the cuda
+backend a fourth, the circles already in CUDA memory (copied there once through the CUDA runtime:
+tests/python/cuda_runtime_arrays.py, no torch needed), the image returned in CUDA memory. The
+command's number is its backend's whole call per frame (--stats --json: the frame, and on the cuda
+backend the circles' upload and the image's download), the C++ frame the Python calls are held
+against. Each Python row's backend column is the same for its own call (the stats' stages, with
+"unpack" and "export" for circles in CUDA memory, which have no transfers), so "added" is what the
+module and Python add around the backend: taking the circles and the output array, and for host
+backends copying the image into numpy (the cuda backend converts it on the device and copies only
+what the array holds). Each row gives the median over the frames after one warm-up frame. Results
+go to docs/python.md ("Overhead").
 """
 
 import argparse
@@ -41,8 +42,8 @@ def command_frame_ms(cli, scene, size, backend, frames):
 
 
 def backend_call_ms(frame_ms, stages):
-    """The backend's whole call: the frame and, where the backend has them, its upload and download."""
-    return frame_ms + stages.get("upload", 0.0) + stages.get("download", 0.0)
+    """The backend's whole call: the frame and what the backend does around it, where it has them."""
+    return frame_ms + sum(stages.get(name, 0.0) for name in ("upload", "download", "unpack", "export"))
 
 
 def python_frame_ms(renderer, circles, size, frames, out=None):

@@ -22,7 +22,8 @@ namespace tilescan {
 struct StageTime {
     std::string name;  ///< "cull+count", "scan", "emit", "bin", "shade" (the cuda backend: "cull+count",
                        ///< "scan+emit", "bin", "shade"; its direct binning: "cull", "count", "scan",
-                       ///< "bin", "shade"); "upload" and "download" apart
+                       ///< "bin", "shade"); "upload" and "download" apart; circles in device
+                       ///< memory (render_device_circles): "unpack" and "export" apart
     double ms;         ///< milliseconds
 };
 

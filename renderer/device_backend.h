@@ -50,6 +50,21 @@ struct DeviceImageLayout {
     float* out = nullptr;       ///< [height][width][channels] device memory, or null
 };
 
+/// A frame of circles in host memory (DeviceBackend::render_to_host): a Scene's circles, or `circles`
+/// rows of 8 float32 at `rows` in DeviceCircleFrame's layout, which cross to the device as they are
+/// and are checked there as DeviceCircleFrame's rows are. The frame's shading and background are
+/// drawn, not the Scene's (a Scene's circles are not checked again: validate_scene).
+struct HostCircleFrame {
+    const Scene* scene = nullptr;                                        ///< the circles, or null: `rows`
+    const float* rows = nullptr;                                         ///< [circles][8] host memory
+    std::size_t circles = 0;                                             ///< rows at `rows`
+    std::string where = "circles";                                       ///< names the rows in messages
+    ShadingKind shading = kShadingFlat;                                  ///< flat or snow
+    BackgroundParams background = {kBackgroundWhite, 1.0f, 1.0f, 1.0f};  ///< the clear colour
+    int width = 0;                                                       ///< image columns
+    int height = 0;                                                      ///< image rows
+};
+
 /// An image in device memory. `pixels` keeps the backend's allocation alive as long as a copy of it
 /// is held (it does not own a caller's `out`). Complete when render_device_circles returns: the
 /// backend waits for its own stream, so any stream may read it at once.
@@ -59,7 +74,7 @@ struct DeviceImage {
     int height = 0;                 ///< rows
     int channels = 4;               ///< 3 or 4, as the layout asked
     int device = 0;                 ///< the CUDA device ordinal
-    RenderStats stats;              ///< what the frame measured, as render() reports it
+    RenderStats stats;              ///< render()'s, with "unpack" and "export" for upload and download
 };
 
 /// A backend whose circles and image stay in device memory between frames (see the file comment).
@@ -77,6 +92,11 @@ public:
     /// Pointers that are not device memory of the backend's device throw InputError. The backend's
     /// device is made current for the call (and the caller's restored), whichever is current.
     virtual DeviceImage render_device_circles(const DeviceCircleFrame& frame, const DeviceImageLayout& layout) = 0;
+    /// render()'s frame of host circles, its image written to host memory at `pixels` in `layout`'s
+    /// order (layout.out unused): converted on the device, so only the floats asked for cross the
+    /// bus. Stats as render() reports them, with its "upload" and "download" stages.
+    virtual RenderStats render_to_host(const HostCircleFrame& frame, const DeviceImageLayout& layout,
+                                       float* pixels) = 0;
     /// `count` floats of device memory of the backend's device, freed when the last copy goes
     /// (render_device_circles' own images; a caller's `out`). InputError when the device is full.
     virtual std::shared_ptr<float> allocate_device_floats(std::size_t count) = 0;

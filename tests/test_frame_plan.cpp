@@ -371,5 +371,14 @@ TEST_CASE("frame plan: the mean coverings a pixel, from the circles", "[frame_pl
     };
     CHECK(scene_coverings(testing::builtin_frame("rand100k")) == Approx(873147550.0 / (1024 * 1024)).epsilon(0.05));
     // 2M circles: from a sample of kCoveringSamples.
-    CHECK(scene_coverings(testing::builtin_frame("micro2M")) == Approx(6582443.0 / (1024 * 1024)).epsilon(0.1));
+    const Scene micro2M = testing::builtin_frame("micro2M");
+    CHECK(scene_coverings(micro2M) == Approx(6582443.0 / (1024 * 1024)).epsilon(0.1));
+    // The same circles as rows of 8 floats (render_to_host's): the same sample, the same estimate.
+    std::vector<float> rows(micro2M.size() * 8);
+    for (std::size_t i = 0; i < micro2M.size(); ++i) {
+        rows[i * 8 + 0] = micro2M.x[i];
+        rows[i * 8 + 1] = micro2M.y[i];
+        rows[i * 8 + 3] = micro2M.radius[i];
+    }
+    CHECK(mean_coverings(rows.data(), rows.data() + 1, rows.data() + 3, micro2M.size(), 8) == scene_coverings(micro2M));
 }

@@ -394,6 +394,16 @@ void require_device_memory(const void* pointer, int device, const std::string& w
                          ", the cuda backend renders on device " + std::to_string(device));
 }
 
+// InputError unless a frame of width x height in images of `channels` floats a pixel can be made.
+void check_frame_layout(int width, int height, int channels) {
+    if (channels != 3 && channels != 4)
+        throw InputError("image: " + std::to_string(channels) + " channels, expected 3 or 4");
+    if (width < 1 || height < 1 || width > kMaxImageSide || height > kMaxImageSide ||
+        std::int64_t(width) * height > kMaxImagePixels)
+        throw InputError("image: size " + std::to_string(width) + "x" + std::to_string(height) +
+                         " is outside the image limits");
+}
+
 // The device current now, where the backend's memory and streams are made.
 int current_device() {
     int device = 0;
@@ -440,7 +450,9 @@ struct CudaBackend::Frame {
     FrameBuffer<unsigned long long> blends{allocations};
     DeviceBuffer<DeviceBlendRange> blend_range{1};         // the scene's colours, for the tail walk's brackets
     MappedPinned<std::uint64_t> host_total;                // the frame's pairs, copied by its emission or compaction
-    DeviceBuffer<unsigned long long> first_bad_circle{1};  // render_device_circles' check
+    DeviceBuffer<unsigned long long> first_bad_circle{1};  // load_rows' check
+    DeviceBuffer<float> host_rows;                         // render_to_host's rows, as the caller laid them out
+    DeviceBuffer<float> exported;                          // the image in a caller's layout, for the host
     CudaEvent circles_ready{true};                         // the caller's stream, where device circles come from
     std::uint64_t pair_capacity = 0;                       // pairs the pair buffers hold (grow-only memory)
     StageTimer timer{stream.get()};
@@ -473,10 +485,12 @@ CudaBackend::CudaBackend(Binning binning, std::uint64_t max_bin_bytes)
       frame_(std::make_unique<Frame>()) {}
 CudaBackend::~CudaBackend() = default;
 
-void CudaBackend::upload(const Scene& scene) {
+void CudaBackend::upload(const Scene& scene) { upload_circles(scene, scene.shading, scene.background); }
+
+void CudaBackend::upload_circles(const Scene& scene, ShadingKind shading, const BackgroundParams& background) {
     Frame& f = *frame_;
     const std::size_t n = scene.size();
-    if (n > 0xffffffffu) throw InputError("the cuda backend renders at most 2^32 - 1 circles per scene");
+    if (n > kMaxCircles) throw InputError("the cuda backend renders at most 2^32 - 1 circles per scene");
     with_out_of_memory_message("uploading the circles", [&] {
         const std::vector<float>* host[] = {&scene.x, &scene.y, &scene.z, &scene.radius,
                                             &scene.r, &scene.g, &scene.b, &scene.a};
@@ -491,11 +505,46 @@ void CudaBackend::upload(const Scene& scene) {
         f.circles.reserve(n);
     });
     f.scene.circles = static_cast<std::uint32_t>(n);
-    f.scene.shading = scene.shading;
-    f.scene.background = scene.background;
+    f.scene.shading = shading;
+    f.scene.background = background;
     f.scene.coverings_per_pixel =
-        scene.shading == kShadingFlat ? mean_coverings(scene.x.data(), scene.y.data(), scene.radius.data(), n) : -1.0;
+        shading == kShadingFlat ? mean_coverings(scene.x.data(), scene.y.data(), scene.radius.data(), n) : -1.0;
     launch_blend_range(f.scene.device_circles(), f.blend_range.data(), f.stream.get());
+}
+
+// The scene's buffers := `circles` rows of 8 floats in device memory (after the work on the stream so
+// far), checked there: a bad row throws validate_scene's message and leaves nothing to render.
+void CudaBackend::load_rows(const float* device_rows, std::size_t n, const std::string& where, ShadingKind shading,
+                            const BackgroundParams& background, double coverings_per_pixel) {
+    Frame& f = *frame_;
+    const cudaStream_t stream = f.stream.get();
+    SceneBuffers& s = f.scene;
+    with_out_of_memory_message("allocating the circles", [&] {
+        for (FrameBuffer<float>* field : {&s.x, &s.y, &s.z, &s.radius, &s.r, &s.g, &s.b, &s.a}) field->reserve(n);
+        f.circles.reserve(n);
+    });
+    TS_CUDA_CHECK(cudaMemsetAsync(f.first_bad_circle.data(), 0xff, sizeof(unsigned long long), stream));
+    launch_unpack_circle_rows(
+        device_rows, n,
+        {s.x.data(), s.y.data(), s.z.data(), s.radius.data(), s.r.data(), s.g.data(), s.b.data(), s.a.data()},
+        f.first_bad_circle.data(), stream);
+    unsigned long long first_bad = 0;
+    TS_CUDA_CHECK(
+        cudaMemcpyAsync(&first_bad, f.first_bad_circle.data(), sizeof first_bad, cudaMemcpyDeviceToHost, stream));
+    TS_CUDA_CHECK(cudaStreamSynchronize(stream));
+    if (first_bad != ~0ull) {
+        // The message is the host check's: the bad row comes to the host for circle_problem to read.
+        Circle bad{};
+        static_assert(sizeof(Circle) == 8 * sizeof(float), "a Circle is one row");
+        TS_CUDA_CHECK(cudaMemcpy(&bad, device_rows + first_bad * 8, sizeof bad, cudaMemcpyDeviceToHost));
+        s.circles = 0;  // the buffers hold a partly checked scene: nothing of it is rendered
+        throw InputError(invalid_circle_message(where, first_bad, bad));
+    }
+    s.circles = static_cast<std::uint32_t>(n);
+    s.shading = shading;
+    s.background = background;
+    s.coverings_per_pixel = coverings_per_pixel;
+    launch_blend_range(s.device_circles(), f.blend_range.data(), stream);
 }
 
 std::uint64_t CudaBackend::band_pair_limit() const {
@@ -793,13 +842,58 @@ void CudaBackend::download(Image& image) {
 }
 
 RenderStats CudaBackend::render(const Scene& scene, Image& image) {
+    HostCircleFrame frame;
+    frame.scene = &scene;
+    frame.shading = scene.shading;
+    frame.background = scene.background;
+    frame.width = image.width;
+    frame.height = image.height;
+    return render_host_frame(frame, channels_, {4, false, nullptr}, image.data());
+}
+
+RenderStats CudaBackend::render_to_host(const HostCircleFrame& frame, const DeviceImageLayout& layout,
+                                        float* pixels) {
+    return render_host_frame(frame, layout.channels == 4 ? FrameChannels::rgba : FrameChannels::rgb, layout, pixels);
+}
+
+// The frame of host circles: uploaded (a Scene's fields, or the rows to be unpacked and checked on
+// the device), rendered, and its image brought to `pixels` in `layout`'s order, converted on the
+// device unless it is the frame's own (RGBA, bottom row first).
+RenderStats CudaBackend::render_host_frame(const HostCircleFrame& in, FrameChannels channels,
+                                           const DeviceImageLayout& layout, float* pixels) {
+    const DeviceScope on_device(device_);
+    Frame& f = *frame_;
+    const cudaStream_t stream = f.stream.get();
+    check_frame_layout(in.width, in.height, layout.channels);
     const auto upload_start = std::chrono::steady_clock::now();
-    upload(scene);
-    TS_CUDA_CHECK(cudaStreamSynchronize(frame_->stream.get()));
+    if (in.scene) {
+        upload_circles(*in.scene, in.shading, in.background);
+    } else {
+        if (in.circles > kMaxCircles)
+            throw InputError(in.where + ": the cuda backend renders at most 2^32 - 1 circles per scene");
+        with_out_of_memory_message("uploading the circles", [&] { f.host_rows.reserve(in.circles * 8); });
+        if (in.circles)
+            TS_CUDA_CHECK(cudaMemcpyAsync(f.host_rows.data(), in.rows, in.circles * 8 * sizeof(float),
+                                          cudaMemcpyHostToDevice, stream));
+        const double coverings =
+            in.shading == kShadingFlat ? mean_coverings(in.rows, in.rows + 1, in.rows + 3, in.circles, 8) : -1.0;
+        load_rows(f.host_rows.data(), in.circles, in.where, in.shading, in.background, coverings);
+    }
+    TS_CUDA_CHECK(cudaStreamSynchronize(stream));
     const double upload_ms = milliseconds_since(upload_start);
-    RenderStats stats = render_uploaded(image.width, image.height, true, StageTiming::per_stage);
+    RenderStats stats = render_frame(in.width, in.height, true, StageTiming::per_stage, channels);
+
     const auto download_start = std::chrono::steady_clock::now();
-    download(image);
+    const std::size_t floats = std::size_t(in.width) * in.height * layout.channels;
+    const float* image = f.image.data();
+    if (layout.channels != 4 || layout.top_row_first) {
+        with_out_of_memory_message("allocating the image", [&] { f.exported.reserve(floats); });
+        launch_export_image(f.image.data(), in.width, in.height, layout.channels, layout.top_row_first,
+                            f.exported.data(), stream);
+        image = f.exported.data();
+    }
+    TS_CUDA_CHECK(cudaMemcpyAsync(pixels, image, floats * sizeof(float), cudaMemcpyDeviceToHost, stream));
+    TS_CUDA_CHECK(cudaStreamSynchronize(stream));
     stats.stages.insert(stats.stages.begin(), {"upload", upload_ms});
     stats.stages.push_back({"download", milliseconds_since(download_start)});
     return stats;
@@ -822,48 +916,20 @@ DeviceImage CudaBackend::render_device_circles(const DeviceCircleFrame& in, cons
     const cudaStream_t stream = f.stream.get();
     const std::size_t n = in.circles;
     if (n > kMaxCircles) throw InputError(in.where + ": the cuda backend renders at most 2^32 - 1 circles per scene");
-    if (layout.channels != 3 && layout.channels != 4)
-        throw InputError("image: " + std::to_string(layout.channels) + " channels, expected 3 or 4");
-    if (in.width < 1 || in.height < 1 || in.width > kMaxImageSide || in.height > kMaxImageSide ||
-        std::int64_t(in.width) * in.height > kMaxImagePixels)
-        throw InputError("image: size " + std::to_string(in.width) + "x" + std::to_string(in.height) +
-                         " is outside the image limits");
+    check_frame_layout(in.width, in.height, layout.channels);
     if (n) require_device_memory(in.rows, device_, in.where);
     if (layout.out) require_device_memory(layout.out, device_, "out");
 
+    const auto unpack_start = std::chrono::steady_clock::now();
     TS_CUDA_CHECK(cudaEventRecord(f.circles_ready.get(), static_cast<cudaStream_t>(in.wait_stream)));
     TS_CUDA_CHECK(cudaStreamWaitEvent(stream, f.circles_ready.get(), 0));
-    SceneBuffers& s = f.scene;
-    with_out_of_memory_message("allocating the circles", [&] {
-        for (FrameBuffer<float>* field : {&s.x, &s.y, &s.z, &s.radius, &s.r, &s.g, &s.b, &s.a}) field->reserve(n);
-        f.circles.reserve(n);
-    });
-    TS_CUDA_CHECK(cudaMemsetAsync(f.first_bad_circle.data(), 0xff, sizeof(unsigned long long), stream));
-    launch_unpack_circle_rows(
-        in.rows, n,
-        {s.x.data(), s.y.data(), s.z.data(), s.radius.data(), s.r.data(), s.g.data(), s.b.data(), s.a.data()},
-        f.first_bad_circle.data(), stream);
-    unsigned long long first_bad = 0;
-    TS_CUDA_CHECK(
-        cudaMemcpyAsync(&first_bad, f.first_bad_circle.data(), sizeof first_bad, cudaMemcpyDeviceToHost, stream));
-    TS_CUDA_CHECK(cudaStreamSynchronize(stream));
-    if (first_bad != ~0ull) {
-        // The message is the host check's: the bad row comes to the host for circle_problem to read.
-        Circle bad{};
-        static_assert(sizeof(Circle) == 8 * sizeof(float), "a Circle is one row");
-        TS_CUDA_CHECK(cudaMemcpy(&bad, in.rows + first_bad * 8, sizeof bad, cudaMemcpyDeviceToHost));
-        s.circles = 0;  // the buffers hold a partly checked scene: nothing of it is rendered
-        throw InputError(invalid_circle_message(in.where, first_bad, bad));
-    }
-    s.circles = static_cast<std::uint32_t>(n);
-    s.shading = in.shading;
-    s.background = in.background;
-    s.coverings_per_pixel = -1.0;
-    launch_blend_range(s.device_circles(), f.blend_range.data(), stream);
+    load_rows(in.rows, n, in.where, in.shading, in.background, -1.0);
+    const double unpack_ms = milliseconds_since(unpack_start);
 
     DeviceImage image;
     image.stats = render_frame(in.width, in.height, true, StageTiming::per_stage,
                                layout.channels == 4 ? FrameChannels::rgba : FrameChannels::rgb);
+    const auto export_start = std::chrono::steady_clock::now();
     image.width = in.width;
     image.height = in.height;
     image.channels = layout.channels;
@@ -877,6 +943,8 @@ DeviceImage CudaBackend::render_device_circles(const DeviceCircleFrame& in, cons
     launch_export_image(f.image.data(), in.width, in.height, layout.channels, layout.top_row_first, image.pixels.get(),
                         stream);
     TS_CUDA_CHECK(cudaStreamSynchronize(stream));
+    image.stats.stages.insert(image.stats.stages.begin(), {"unpack", unpack_ms});
+    image.stats.stages.push_back({"export", milliseconds_since(export_start)});
     return image;
 }
 

@@ -88,16 +88,18 @@ bool shading_walks_tails(const FrameFacts& facts, std::optional<bool> forced) {
     return kTailWalkByDefault && !facts.alpha && (coverings < 0 || coverings >= kTailWalkMinCoverings);
 }
 
-double mean_coverings(const float* x, const float* y, const float* radius, std::size_t circles) {
+double mean_coverings(const float* x, const float* y, const float* radius, std::size_t circles, std::size_t stride) {
     const auto clipped = [](double centre, double r) {
         return std::max(0.0, std::min(1.0, centre + r) - std::max(0.0, centre - r));
     };
     // A threshold's estimate: every circle up to kCoveringSamples, else an even sample of them.
-    const std::size_t stride = std::max<std::size_t>(1, circles / kCoveringSamples);
+    const std::size_t step = std::max<std::size_t>(1, circles / kCoveringSamples);
     double boxes = 0;  // the sampled circles' clipped boxes' areas
     std::size_t sampled = 0;
-    for (std::size_t i = 0; i < circles; i += stride, ++sampled)
-        boxes += clipped(x[i], radius[i]) * clipped(y[i], radius[i]);
+    for (std::size_t i = 0; i < circles; i += step, ++sampled) {
+        const std::size_t at = i * stride;
+        boxes += clipped(x[at], radius[at]) * clipped(y[at], radius[at]);
+    }
     constexpr double kCircleShareOfBox = 3.14159265358979323846 / 4;
     return sampled ? boxes * (double(circles) / double(sampled)) * kCircleShareOfBox : 0.0;
 }

@@ -174,9 +174,11 @@ bool shading_walks_tails(const FrameFacts& facts, std::optional<bool> forced);
 // The coverings a pixel of the frame has on average: the circles' areas clipped to the image (a
 // circle's, pi/4 of its clipped box's) over the image's, in scene units, so for every frame size;
 // from an even sample of kCoveringSamples circles where there are more, so that an upload of 10M
-// circles spends a fraction of a millisecond on it.
+// circles spends a fraction of a millisecond on it. `stride`: floats from one circle's value to the
+// next's (1 for a Scene's fields, 8 for rows of circles).
 constexpr std::size_t kCoveringSamples = 65536;
-double mean_coverings(const float* x, const float* y, const float* radius, std::size_t circles);
+double mean_coverings(const float* x, const float* y, const float* radius, std::size_t circles,
+                      std::size_t stride = 1);
 // The compactions shade with the full walk, so a frame the plan would compact is binned instead
 // where the tail walk can pay: where its tiles' lists are at least kTailWalkMinMeanList long on
 // average (by the last frame's pairs), two batches of the narrow layout, below which walking a

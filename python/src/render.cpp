@@ -151,11 +151,6 @@ public:
 private:
     py::array run(const std::vector<py::object>& items, bool batch, const py::object& size_object,
                   const Settings& settings, const py::object& out_object) {
-        const int channels = settings.channels;
-        const bool upper = settings.upper;
-        const std::optional<BackgroundParams>& background = settings.background;
-        const std::optional<ShadingKind>& shading = settings.shading;
-
         // Conversions hold new arrays (named columns, lists): `keep` owns them until the frames are done.
         std::vector<py::object> keep;
         std::vector<Frame> frames;
@@ -174,6 +169,7 @@ private:
         }
         const ImageSize size = frame_size(frames, size_object);
 
+        const int channels = settings.channels;
         std::vector<py::ssize_t> shape = {size.height, size.width, channels};
         if (batch) shape.insert(shape.begin(), static_cast<py::ssize_t>(frames.size()));
         py::array out = output_array(out_object, shape);
@@ -196,8 +192,7 @@ private:
             for (std::size_t w = first; w < last; ++w) {
                 for (std::size_t i = w; i < frames.size(); i += workers) {
                     try {
-                        render_frame(workers_[w], frames[i], size, background, shading);
-                        copy_image_out(workers_[w].image, pixels + i * frame_floats, channels, upper);
+                        render_frame(workers_[w], frames[i], size, settings, pixels + i * frame_floats);
                     } catch (...) {
                         failed_frame[w] = i;
                         failure[w] = std::current_exception();
@@ -266,23 +261,39 @@ private:
         return py::cast(std::move(image));
     }
 
-    static void render_frame(Worker& worker, const Frame& frame, const ImageSize& size,
-                             const std::optional<BackgroundParams>& background,
-                             const std::optional<ShadingKind>& shading) {
+    // One frame into pixels[height][width][channels] (flipped when upper). A device backend takes
+    // the frame's circles as they are, rows unpacked and checked on its device, and converts the
+    // image there (render_to_host); a host backend renders the scene model into the worker's image,
+    // copied out after. A Scene's circles were checked when it was made.
+    static void render_frame(Worker& worker, const Frame& frame, const ImageSize& size, const Settings& settings,
+                             float* pixels) {
         const Scene* scene = frame.scene;
-        if (!scene || background || shading) {
-            if (frame.scene) {
-                worker.scene = *frame.scene;
+        if (auto* device = dynamic_cast<DeviceBackend*>(worker.backend.get())) {
+            HostCircleFrame host;
+            host.scene = scene;
+            host.rows = frame.rows.data;
+            host.circles = frame.rows.count;
+            host.where = frame.where;
+            host.shading = settings.shading.value_or(scene ? scene->shading : host.shading);
+            host.background = settings.background.value_or(scene ? scene->background : host.background);
+            host.width = size.width;
+            host.height = size.height;
+            worker.stats = device->render_to_host(host, {settings.channels, settings.upper, nullptr}, pixels);
+            return;
+        }
+        if (!scene || settings.background || settings.shading) {
+            if (scene) {
+                worker.scene = *scene;
             } else {
                 fill_circles(worker.scene, frame.rows);
                 worker.scene.shading = kShadingFlat;
                 worker.scene.background = {kBackgroundWhite, 1.0f, 1.0f, 1.0f};
+                validate_scene(worker.scene, frame.where);
             }
-            if (shading) worker.scene.shading = *shading;
-            if (background) worker.scene.background = *background;
+            if (settings.shading) worker.scene.shading = *settings.shading;
+            if (settings.background) worker.scene.background = *settings.background;
             scene = &worker.scene;
         }
-        validate_scene(*scene, frame.where);
         try {
             if (worker.image.width != size.width || worker.image.height != size.height) {
                 worker.image = Image();  // the old buffer goes before the new one comes
@@ -293,6 +304,7 @@ private:
             throw OutOfMemory("not enough memory to render " + std::to_string(scene->size()) + " circles at " +
                               std::to_string(size.width) + "x" + std::to_string(size.height));
         }
+        copy_image_out(worker.image, pixels, settings.channels, settings.upper);
     }
 
     // The size named, else the frames' own (a Scene's size line), which must agree, else the default.

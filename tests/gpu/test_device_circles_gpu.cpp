@@ -1,6 +1,7 @@
-// The cuda backend's entry for circles already in device memory (render_device_circles): the image
-// equals the host path's bit for bit in every layout, a bad circle raises the host's message, and
-// pointers that are not the backend's device memory are refused.
+// The cuda backend's entries for circles already in device memory (render_device_circles) and for
+// host circles with the image converted on the device (render_to_host): the image equals ref's bit
+// for bit in every layout, a bad circle raises the host's message, and pointers that are not the
+// backend's device memory are refused.
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstring>
@@ -58,7 +59,68 @@ DeviceCircleFrame frame_of(const Scene& scene, const float* rows, int width, int
     return frame;
 }
 
+HostCircleFrame host_frame_of(const Scene* scene, const std::vector<float>* rows, const Scene& drawn, int width,
+                              int height) {
+    HostCircleFrame frame;
+    frame.scene = scene;
+    frame.rows = rows ? rows->data() : nullptr;
+    frame.circles = rows ? rows->size() / 8 : 0;
+    frame.shading = drawn.shading;
+    frame.background = drawn.background;
+    frame.width = width;
+    frame.height = height;
+    return frame;
+}
+
 }  // namespace
+
+TEST_CASE("cuda renders host circles into host memory like ref, in every layout",
+          "[gpu][render][device_circles][sanitize]") {
+    CudaBackend backend;
+    for (const char* name : {"rgb", "snowsingle", "rand10k"}) {
+        const Scene scene = builtin_frame(name);
+        const int width = 203, height = 117;
+        Image expected(width, height);
+        render_reference(scene, expected);
+        const std::vector<float> rows = circle_rows(scene);
+        for (const bool from_rows : {false, true}) {
+            const HostCircleFrame frame =
+                host_frame_of(from_rows ? nullptr : &scene, from_rows ? &rows : nullptr, scene, width, height);
+            for (const int channels : {3, 4}) {
+                for (const bool top : {true, false}) {
+                    INFO(name << (from_rows ? " rows" : " Scene") << ", " << channels << " channels, top first " << top);
+                    std::vector<float> pixels(std::size_t(width) * height * channels, -1.0f);
+                    const RenderStats stats = backend.render_to_host(frame, {channels, top, nullptr}, pixels.data());
+                    CHECK(same_bits(pixels, laid_out(expected, channels, top)));
+                    REQUIRE(stats.stages.size() >= 3);
+                    CHECK(stats.stages.front().name == "upload");
+                    CHECK(stats.stages.back().name == "download");
+                }
+            }
+        }
+    }
+    // The frame's shading and background are drawn, not the Scene's.
+    const Scene snow = builtin_frame("snowsingle");
+    Scene flat = snow;
+    flat.shading = kShadingFlat;
+    flat.background = {kBackgroundWhite, 1.0f, 1.0f, 1.0f};
+    Image expected(96, 80);
+    render_reference(flat, expected);
+    std::vector<float> pixels(std::size_t(96) * 80 * 4);
+    backend.render_to_host(host_frame_of(&snow, nullptr, flat, 96, 80), {4, false, nullptr}, pixels.data());
+    CHECK(same_bits(pixels, laid_out(expected, 4, false)));
+    // A bad row: the host check's message, and the next frame renders.
+    const Scene good = builtin_frame("rand10k");
+    std::vector<float> rows = circle_rows(good);
+    rows[5 * 8 + 3] = -1.0f;
+    CHECK_THROWS_WITH(backend.render_to_host(host_frame_of(nullptr, &rows, good, 64, 64), {3, true, nullptr},
+                                             pixels.data()),
+                      "circles: circle 5: radius is negative (-1)");
+    rows[5 * 8 + 3] = good.radius[5];
+    backend.render_to_host(host_frame_of(nullptr, &rows, good, 96, 80), {4, false, nullptr}, pixels.data());
+    render_reference(good, expected);
+    CHECK(same_bits(pixels, laid_out(expected, 4, false)));
+}
 
 TEST_CASE("cuda renders circles from device memory like its host path, in every layout",
           "[gpu][render][device_circles]") {
