@@ -34,7 +34,7 @@ constexpr float kNoAlpha = __builtin_nanf("");
 // TILESCAN_TAIL_CLOSED_WIDTH_LOG2 and TILESCAN_TAIL_NARROW_WARPS / TILESCAN_TAIL_WIDE_WARPS override
 // the closing width and the occupancy below, for tuning sweeps (scripts/try-defines).
 #ifndef TILESCAN_TAIL_CLOSED_WIDTH_LOG2
-#define TILESCAN_TAIL_CLOSED_WIDTH_LOG2 38
+#define TILESCAN_TAIL_CLOSED_WIDTH_LOG2 42
 #endif
 #ifndef TILESCAN_TAIL_NARROW_WARPS
 #define TILESCAN_TAIL_NARROW_WARPS 32
@@ -44,9 +44,10 @@ constexpr float kNoAlpha = __builtin_nanf("");
 #endif
 
 // The bracket width, relative to the tile's widest channel, below which a pixel counts as closed
-// (2^-38): some 14 halvings below one ulp of a value near 1, since two ends can stay an ulp apart
+// (2^-42): some 18 halvings below one ulp of a value near 1, since two ends can stay an ulp apart
 // for a few blends after the bracket is narrower than that, and a pixel whose ends still differ
-// sends its whole tile to the full walk (docs/tuning.md#tail-walk).
+// sends its whole tile to the full walk; a few more circles a tail cost less than those tiles'
+// full walks (docs/tuning.md#tail-walk).
 constexpr float kTailClosedWidth = 1.0f / float(std::uint64_t(1) << TILESCAN_TAIL_CLOSED_WIDTH_LOG2);
 // Two ends over a tail cost about three times the full walk over as many circles (the walk back,
 // then both ends), so a tile whose tail would pass a quarter of its list takes the full walk; and
