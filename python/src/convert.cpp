@@ -4,13 +4,16 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <mutex>
 #include <new>
 #include <string>
 #include <vector>
 
 #include "dlpack_arrays.h"
+#include "kernels/scan/scan_cpu.h"  // cpu_parallel_ranges, cpu_scan_default_threads
 #include "renderer/errors.h"
 #include "renderer/image.h"
+#include "renderer/shared/circle_math.h"
 #include "typed_arrays.h"
 
 namespace tilescan::python {
@@ -115,14 +118,31 @@ CircleRows circle_rows(const py::array& array, const std::string& where) {
     return {static_cast<const float*>(array.data()), count};
 }
 
-void fill_circles(Scene& scene, const CircleRows& rows) {
+unsigned host_threads(std::size_t items, unsigned threads) {
+    constexpr std::size_t kItemsPerThread = std::size_t(1) << 16;  // below, a thread costs more than it saves
+    if (threads == 0) threads = cpu_scan_default_threads();
+    return static_cast<unsigned>(std::max<std::size_t>(1, std::min<std::size_t>(threads, items / kItemsPerThread)));
+}
+
+void fill_checked_circles(Scene& scene, const CircleRows& rows, const std::string& where, unsigned threads) {
     scene.resize(rows.count);
     float* const fields[8] = {scene.x.data(), scene.y.data(), scene.z.data(), scene.radius.data(),
                               scene.r.data(), scene.g.data(), scene.b.data(), scene.a.data()};
-    for (std::size_t i = 0; i < rows.count; ++i) {
-        const float* row = rows.data + i * 8;
-        for (int c = 0; c < 8; ++c) fields[c][i] = row[c];
-    }
+    // Each range finds its first bad row; the lowest of them is the one a serial check names.
+    std::size_t first_bad = rows.count;
+    std::mutex first_bad_mutex;
+    cpu_parallel_ranges(rows.count, host_threads(rows.count, threads), [&](std::size_t first, std::size_t last) {
+        std::size_t bad = rows.count;
+        for (std::size_t i = first; i < last; ++i) {
+            const float* row = rows.data + i * 8;
+            for (int c = 0; c < 8; ++c) fields[c][i] = row[c];
+            if (bad == rows.count && !circle_values_valid(row[0], row[1], row[2], row[3], row[4], row[5], row[6], row[7]))
+                bad = i;
+        }
+        const std::lock_guard<std::mutex> lock(first_bad_mutex);
+        first_bad = std::min(first_bad, bad);
+    });
+    if (first_bad < rows.count) throw InputError(invalid_circle_message(where, first_bad, scene.circle(first_bad)));
 }
 
 ShadingKind parse_shading(const std::string& name, const std::string& where) {
@@ -201,22 +221,25 @@ int parse_channels(const std::string& channels, const std::string& where) {
     throw InputError(where + ": unknown channels '" + printable(channels) + "' (rgb, rgba)");
 }
 
-void copy_image_out(const Image& image, float* out, int channels, bool upper) {
+void copy_image_out(const Image& image, float* out, int channels, bool upper, unsigned threads) {
     const std::size_t width = static_cast<std::size_t>(image.width);
-    for (int row = 0; row < image.height; ++row) {
-        const int source_row = upper ? image.height - 1 - row : row;
-        const float* in = image.data() + static_cast<std::size_t>(source_row) * width * 4;
-        float* dst = out + static_cast<std::size_t>(row) * width * channels;
-        if (channels == 4) {
-            std::copy(in, in + width * 4, dst);
-            continue;
+    const unsigned row_threads = host_threads(std::size_t(image.width) * image.height, threads);
+    cpu_parallel_ranges(std::size_t(image.height), row_threads, [&](std::size_t first_row, std::size_t last_row) {
+        for (std::size_t row = first_row; row < last_row; ++row) {
+            const std::size_t source_row = upper ? image.height - 1 - row : row;
+            const float* in = image.data() + source_row * width * 4;
+            float* dst = out + row * width * channels;
+            if (channels == 4) {
+                std::copy(in, in + width * 4, dst);
+                continue;
+            }
+            for (std::size_t x = 0; x < width; ++x) {
+                dst[x * 3 + 0] = in[x * 4 + 0];
+                dst[x * 3 + 1] = in[x * 4 + 1];
+                dst[x * 3 + 2] = in[x * 4 + 2];
+            }
         }
-        for (std::size_t x = 0; x < width; ++x) {
-            dst[x * 3 + 0] = in[x * 4 + 0];
-            dst[x * 3 + 1] = in[x * 4 + 1];
-            dst[x * 3 + 2] = in[x * 4 + 2];
-        }
-    }
+    });
 }
 
 py::array image_to_array(const Image& image, int channels, bool upper) {

@@ -36,8 +36,13 @@ struct CircleRows {
 py::array circle_array(const py::object& circles, const std::string& where);
 /// The rows of an array circle_array returned (or any (N, 8) float32 C-contiguous array).
 CircleRows circle_rows(const py::array& array, const std::string& where);
-/// scene's circles := the rows (its capacity is reused); shading and background are left alone.
-void fill_circles(Scene& scene, const CircleRows& rows);
+/// Threads for a host loop over `items` (a Renderer's `threads`, 0: all cores): one per 2^16 items
+/// at most, so small frames of a fitting loop stay on the caller's thread.
+unsigned host_threads(std::size_t items, unsigned threads);
+/// scene's circles := the rows (its capacity is reused), checked as validate_scene checks them: a
+/// bad row throws its InputError, naming `where` and the first bad row. On up to `threads` threads
+/// (host_threads). Shading and background are left alone.
+void fill_checked_circles(Scene& scene, const CircleRows& rows, const std::string& where, unsigned threads = 0);
 
 /// "flat" | "snow".
 ShadingKind parse_shading(const std::string& name, const std::string& where);
@@ -62,8 +67,9 @@ bool parse_origin_upper(const std::string& origin, const std::string& where);
 /// "rgb" -> 3, "rgba" -> 4.
 int parse_channels(const std::string& channels, const std::string& where);
 
-/// Copies `image` into out[height][width][channels] (float32), flipped when `upper`.
-void copy_image_out(const Image& image, float* out, int channels, bool upper);
+/// Copies `image` into out[height][width][channels] (float32), flipped when `upper`, on up to
+/// `threads` threads (host_threads).
+void copy_image_out(const Image& image, float* out, int channels, bool upper, unsigned threads = 0);
 /// A new (H, W, channels) float32 array of `image`.
 py::array image_to_array(const Image& image, int channels, bool upper);
 /// An (H, W, 3|4) float32 C-contiguous array as an Image (alpha 1 where the array has none).

@@ -188,11 +188,15 @@ private:
         std::vector<std::size_t> failed_frame(workers, frames.size());
         std::vector<std::exception_ptr> failure(workers);
         if (workers == 0) return out;
+        // A frame's host loops (the rows taken, the image copied out) get the backend's threads when
+        // one frame renders at a time, else the frame's worker alone.
+        const unsigned frame_threads = workers == 1 ? options_.threads : 1u;
         cpu_parallel_ranges(workers, static_cast<unsigned>(workers), [&](std::size_t first, std::size_t last) {
             for (std::size_t w = first; w < last; ++w) {
                 for (std::size_t i = w; i < frames.size(); i += workers) {
                     try {
-                        render_frame(workers_[w], frames[i], size, settings, pixels + i * frame_floats);
+                        render_frame(workers_[w], frames[i], size, settings, frame_threads,
+                                     pixels + i * frame_floats);
                     } catch (...) {
                         failed_frame[w] = i;
                         failure[w] = std::current_exception();
@@ -266,7 +270,7 @@ private:
     // image there (render_to_host); a host backend renders the scene model into the worker's image,
     // copied out after. A Scene's circles were checked when it was made.
     static void render_frame(Worker& worker, const Frame& frame, const ImageSize& size, const Settings& settings,
-                             float* pixels) {
+                             unsigned threads, float* pixels) {
         const Scene* scene = frame.scene;
         if (auto* device = dynamic_cast<DeviceBackend*>(worker.backend.get())) {
             HostCircleFrame host;
@@ -285,10 +289,9 @@ private:
             if (scene) {
                 worker.scene = *scene;
             } else {
-                fill_circles(worker.scene, frame.rows);
+                fill_checked_circles(worker.scene, frame.rows, frame.where, threads);
                 worker.scene.shading = kShadingFlat;
                 worker.scene.background = {kBackgroundWhite, 1.0f, 1.0f, 1.0f};
-                validate_scene(worker.scene, frame.where);
             }
             if (settings.shading) worker.scene.shading = *settings.shading;
             if (settings.background) worker.scene.background = *settings.background;
@@ -304,7 +307,7 @@ private:
             throw OutOfMemory("not enough memory to render " + std::to_string(scene->size()) + " circles at " +
                               std::to_string(size.width) + "x" + std::to_string(size.height));
         }
-        copy_image_out(worker.image, pixels, settings.channels, settings.upper);
+        copy_image_out(worker.image, pixels, settings.channels, settings.upper, threads);
     }
 
     // The size named, else the frames' own (a Scene's size line), which must agree, else the default.

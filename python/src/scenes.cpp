@@ -23,7 +23,7 @@ Scene make_scene(const py::object& circles, const std::string& shading, const py
     Scene scene;
     if (!circles.is_none()) {
         const py::array array = circle_array(circles, "circles");
-        fill_circles(scene, circle_rows(array, "circles"));
+        fill_checked_circles(scene, circle_rows(array, "circles"), "circles");
     }
     scene.shading = parse_shading(shading, "shading");
     scene.background = parse_background(background, "background");
@@ -32,7 +32,6 @@ Scene make_scene(const py::object& circles, const std::string& shading, const py
         scene.default_width = checked.width;
         scene.default_height = checked.height;
     }
-    validate_scene(scene, "circles");
     return scene;
 }
 

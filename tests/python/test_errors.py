@@ -45,6 +45,18 @@ def test_bad_circles(circles, message):
     assert isinstance(raised.value, tilescan.InputError) and "\n" not in str(raised.value)
 
 
+def test_the_first_bad_circle_is_named_however_the_check_is_split():
+    circles = np.tile(GOOD, (1 << 16, 1))  # 262,144 rows: checked on several threads, or on the device
+    circles[200_000, 3] = -1
+    circles[70_000, 7] = 2
+    message = r"circles: circle 70000: alpha 2 is outside \[0, 1\]"
+    for renderer in (tilescan.Renderer("auto"), tilescan.Renderer("cpu"), tilescan.Renderer("cpu", threads=1)):
+        with pytest.raises(ValueError, match=message):
+            renderer.render(circles, 8)
+    with pytest.raises(ValueError, match=message):
+        tilescan.Scene(circles)
+
+
 @pytest.mark.parametrize("arguments, message", [
     ({"size": 0}, r"size: 0x0 is not a size"),
     ({"size": (8, -1)}, r"size: 8x-1 is not a size"),
