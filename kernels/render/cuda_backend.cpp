@@ -851,8 +851,7 @@ RenderStats CudaBackend::render(const Scene& scene, Image& image) {
     return render_host_frame(frame, channels_, {4, false, nullptr}, image.data());
 }
 
-RenderStats CudaBackend::render_to_host(const HostCircleFrame& frame, const DeviceImageLayout& layout,
-                                        float* pixels) {
+RenderStats CudaBackend::render_to_host(const HostCircleFrame& frame, const DeviceImageLayout& layout, float* pixels) {
     return render_host_frame(frame, layout.channels == 4 ? FrameChannels::rgba : FrameChannels::rgb, layout, pixels);
 }
 

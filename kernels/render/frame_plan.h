@@ -177,8 +177,7 @@ bool shading_walks_tails(const FrameFacts& facts, std::optional<bool> forced);
 // circles spends a fraction of a millisecond on it. `stride`: floats from one circle's value to the
 // next's (1 for a Scene's fields, 8 for rows of circles).
 constexpr std::size_t kCoveringSamples = 65536;
-double mean_coverings(const float* x, const float* y, const float* radius, std::size_t circles,
-                      std::size_t stride = 1);
+double mean_coverings(const float* x, const float* y, const float* radius, std::size_t circles, std::size_t stride = 1);
 // The compactions shade with the full walk, so a frame the plan would compact is binned instead
 // where the tail walk can pay: where its tiles' lists are at least kTailWalkMinMeanList long on
 // average (by the last frame's pairs), two batches of the narrow layout, below which walking a

@@ -136,7 +136,8 @@ void fill_checked_circles(Scene& scene, const CircleRows& rows, const std::strin
         for (std::size_t i = first; i < last; ++i) {
             const float* row = rows.data + i * 8;
             for (int c = 0; c < 8; ++c) fields[c][i] = row[c];
-            if (bad == rows.count && !circle_values_valid(row[0], row[1], row[2], row[3], row[4], row[5], row[6], row[7]))
+            if (bad == rows.count &&
+                !circle_values_valid(row[0], row[1], row[2], row[3], row[4], row[5], row[6], row[7]))
                 bad = i;
         }
         const std::lock_guard<std::mutex> lock(first_bad_mutex);

@@ -195,8 +195,7 @@ private:
             for (std::size_t w = first; w < last; ++w) {
                 for (std::size_t i = w; i < frames.size(); i += workers) {
                     try {
-                        render_frame(workers_[w], frames[i], size, settings, frame_threads,
-                                     pixels + i * frame_floats);
+                        render_frame(workers_[w], frames[i], size, settings, frame_threads, pixels + i * frame_floats);
                     } catch (...) {
                         failed_frame[w] = i;
                         failure[w] = std::current_exception();

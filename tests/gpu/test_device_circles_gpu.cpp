@@ -88,7 +88,8 @@ TEST_CASE("cuda renders host circles into host memory like ref, in every layout"
                 host_frame_of(from_rows ? nullptr : &scene, from_rows ? &rows : nullptr, scene, width, height);
             for (const int channels : {3, 4}) {
                 for (const bool top : {true, false}) {
-                    INFO(name << (from_rows ? " rows" : " Scene") << ", " << channels << " channels, top first " << top);
+                    INFO(name << (from_rows ? " rows" : " Scene") << ", " << channels << " channels, top first "
+                              << top);
                     std::vector<float> pixels(std::size_t(width) * height * channels, -1.0f);
                     const RenderStats stats = backend.render_to_host(frame, {channels, top, nullptr}, pixels.data());
                     CHECK(same_bits(pixels, laid_out(expected, channels, top)));
@@ -113,9 +114,9 @@ TEST_CASE("cuda renders host circles into host memory like ref, in every layout"
     const Scene good = builtin_frame("rand10k");
     std::vector<float> rows = circle_rows(good);
     rows[5 * 8 + 3] = -1.0f;
-    CHECK_THROWS_WITH(backend.render_to_host(host_frame_of(nullptr, &rows, good, 64, 64), {3, true, nullptr},
-                                             pixels.data()),
-                      "circles: circle 5: radius is negative (-1)");
+    CHECK_THROWS_WITH(
+        backend.render_to_host(host_frame_of(nullptr, &rows, good, 64, 64), {3, true, nullptr}, pixels.data()),
+        "circles: circle 5: radius is negative (-1)");
     rows[5 * 8 + 3] = good.radius[5];
     backend.render_to_host(host_frame_of(nullptr, &rows, good, 96, 80), {4, false, nullptr}, pixels.data());
     render_reference(good, expected);
