@@ -29,7 +29,7 @@ std::vector<float> circle_rows(const Scene& scene) {
     return rows;
 }
 
-// The host image as render_device_circles lays it out: rows reversed when top_row_first, alpha kept
+// The host image as render_device_circles and render_to_host lay it out: rows reversed when top_row_first, alpha kept
 // when channels == 4.
 std::vector<float> laid_out(const Image& image, int channels, bool top_row_first) {
     std::vector<float> out;
@@ -72,16 +72,29 @@ HostCircleFrame host_frame_of(const Scene* scene, const std::vector<float>* rows
     return frame;
 }
 
+// The scenes of the layout cases, each with ref's image of it at an odd size (203 x 117).
+struct LayoutCase {
+    std::string name;
+    Scene scene;
+    Image expected;
+};
+std::vector<LayoutCase> layout_cases() {
+    std::vector<LayoutCase> cases;
+    for (const char* name : {"rgb", "snowsingle", "rand10k"}) {
+        LayoutCase c{name, builtin_frame(name), Image(203, 117)};
+        render_reference(c.scene, c.expected);
+        cases.push_back(std::move(c));
+    }
+    return cases;
+}
+
 }  // namespace
 
 TEST_CASE("cuda renders host circles into host memory like ref, in every layout",
           "[gpu][render][device_circles][sanitize]") {
     CudaBackend backend;
-    for (const char* name : {"rgb", "snowsingle", "rand10k"}) {
-        const Scene scene = builtin_frame(name);
-        const int width = 203, height = 117;
-        Image expected(width, height);
-        render_reference(scene, expected);
+    for (const auto& [name, scene, expected] : layout_cases()) {
+        const int width = expected.width, height = expected.height;
         const std::vector<float> rows = circle_rows(scene);
         for (const bool from_rows : {false, true}) {
             const HostCircleFrame frame =
@@ -123,14 +136,10 @@ TEST_CASE("cuda renders host circles into host memory like ref, in every layout"
     CHECK(same_bits(pixels, laid_out(expected, 4, false)));
 }
 
-TEST_CASE("cuda renders circles from device memory like its host path, in every layout",
-          "[gpu][render][device_circles]") {
+TEST_CASE("cuda renders circles from device memory like ref, in every layout", "[gpu][render][device_circles]") {
     CudaBackend backend;
-    for (const char* name : {"rgb", "snowsingle", "rand10k"}) {
-        const Scene scene = builtin_frame(name);
-        const int width = 203, height = 117;
-        Image expected(width, height);
-        backend.render(scene, expected);
+    for (const auto& [name, scene, expected] : layout_cases()) {
+        const int width = expected.width, height = expected.height;
         const DeviceBuffer<float> rows = upload(circle_rows(scene));
         const DeviceCircleFrame frame = frame_of(scene, rows.data(), width, height);
         for (const int channels : {3, 4}) {
