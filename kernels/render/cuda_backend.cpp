@@ -394,6 +394,12 @@ void require_device_memory(const void* pointer, int device, const std::string& w
                          ", the cuda backend renders on device " + std::to_string(device));
 }
 
+// InputError unless the scene's `circles` fit the 32-bit circle ids; `where` ("" or "circles: ")
+// starts the message.
+void check_circle_count(std::size_t circles, const std::string& where) {
+    if (circles > kMaxCircles) throw InputError(where + "the cuda backend renders at most 2^32 - 1 circles per scene");
+}
+
 // InputError unless a frame of width x height in images of `channels` floats a pixel can be made.
 void check_frame_layout(int width, int height, int channels) {
     if (channels != 3 && channels != 4)
@@ -490,7 +496,7 @@ void CudaBackend::upload(const Scene& scene) { upload_circles(scene, scene.shadi
 void CudaBackend::upload_circles(const Scene& scene, ShadingKind shading, const BackgroundParams& background) {
     Frame& f = *frame_;
     const std::size_t n = scene.size();
-    if (n > kMaxCircles) throw InputError("the cuda backend renders at most 2^32 - 1 circles per scene");
+    check_circle_count(n, "");
     with_out_of_memory_message("uploading the circles", [&] {
         const std::vector<float>* host[] = {&scene.x, &scene.y, &scene.z, &scene.radius,
                                             &scene.r, &scene.g, &scene.b, &scene.a};
@@ -868,8 +874,7 @@ RenderStats CudaBackend::render_host_frame(const HostCircleFrame& in, FrameChann
     if (in.scene) {
         upload_circles(*in.scene, in.shading, in.background);
     } else {
-        if (in.circles > kMaxCircles)
-            throw InputError(in.where + ": the cuda backend renders at most 2^32 - 1 circles per scene");
+        check_circle_count(in.circles, in.where + ": ");
         with_out_of_memory_message("uploading the circles", [&] { f.host_rows.reserve(in.circles * 8); });
         if (in.circles)
             TS_CUDA_CHECK(cudaMemcpyAsync(f.host_rows.data(), in.rows, in.circles * 8 * sizeof(float),
@@ -914,7 +919,7 @@ DeviceImage CudaBackend::render_device_circles(const DeviceCircleFrame& in, cons
     Frame& f = *frame_;
     const cudaStream_t stream = f.stream.get();
     const std::size_t n = in.circles;
-    if (n > kMaxCircles) throw InputError(in.where + ": the cuda backend renders at most 2^32 - 1 circles per scene");
+    check_circle_count(n, in.where + ": ");
     check_frame_layout(in.width, in.height, layout.channels);
     if (n) require_device_memory(in.rows, device_, in.where);
     if (layout.out) require_device_memory(layout.out, device_, "out");
