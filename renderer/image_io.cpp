@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "renderer/atomic_file.h"
+#include "renderer/c_numbers.h"
 #include "renderer/errors.h"
 
 #define STB_IMAGE_STATIC
@@ -394,7 +395,7 @@ Image decode_pfm(const Bytes& bytes, const std::string& path) {
     require_pixel_count(width, height, path);
     const std::string scale_word = header.next();
     char* end = nullptr;
-    const float scale = std::strtof(scale_word.c_str(), &end);
+    const float scale = strtof_c(scale_word.c_str(), &end);
     if (*end != '\0' || !std::isfinite(scale) || scale == 0.0f)
         fail_corrupt(path,
                      "bad scale '" + printable(scale_word) + "' (a non-zero number whose sign gives the byte order)");

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "renderer/atomic_file.h"
+#include "renderer/c_numbers.h"
 #include "renderer/errors.h"
 #include "renderer/image.h"
 
@@ -203,7 +204,7 @@ std::string quoted(std::string_view word) {
 bool parse_float(std::string_view word, float* value, bool* overflow) {
     char* end = nullptr;
     errno = 0;
-    *value = std::strtof(word.data(), &end);
+    *value = strtof_c(word.data(), &end);
     *overflow = errno == ERANGE && std::isinf(*value);
     return end == word.data() + word.size();
 }

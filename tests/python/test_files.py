@@ -1,6 +1,11 @@
 """Scene and image files and diff: the same files and numbers as the command's."""
 
 import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -73,3 +78,32 @@ def test_diff_gives_the_commands_numbers(cli, tmp_path):
     assert tilescan.diff(a, b, tolerance=0.3).differing_pixels == 0
     assert tilescan.diff(a, a).equal and tilescan.diff(a, a).psnr == float("inf")
     assert tilescan.diff_heat_map(a, b).shape == (32, 32, 3)
+
+
+def test_files_read_the_same_under_a_decimal_comma_locale(tmp_path):
+    """A program may set LC_NUMERIC to a locale whose decimal point is a comma; the file formats
+    keep theirs. The locale is compiled into tmp_path (localedef, Debian's locales package)."""
+    localedef = shutil.which("localedef")
+    if localedef is None or not Path("/usr/share/i18n/locales/de_DE").exists():
+        pytest.skip("no localedef or no de_DE locale source (Debian: locales) to make a decimal-comma locale")
+    subprocess.run([localedef, "-c", "-i", "de_DE", "-f", "UTF-8", str(tmp_path / "de_DE.UTF-8")],
+                   check=False, capture_output=True)
+    if not (tmp_path / "de_DE.UTF-8").exists():
+        pytest.skip("localedef made no de_DE.UTF-8 locale")
+    scene = tilescan.Scene(random_circles(50, seed=3), background=(0.25, 0.5, 0.75))
+    tilescan.save_scene(tmp_path / "s.scene", scene)
+    tilescan.write_image(tmp_path / "i.pfm", tilescan.render(scene, 16))
+    script = (
+        "import locale, sys, numpy as np, tilescan\n"
+        "locale.setlocale(locale.LC_NUMERIC, 'de_DE.UTF-8')\n"
+        "assert locale.localeconv()['decimal_point'] == ','\n"
+        "folder = sys.argv[1]\n"
+        "scene = tilescan.load_scene(folder + '/s.scene')\n"
+        "np.save(folder + '/circles.npy', scene.circles)\n"
+        "np.save(folder + '/image.npy', tilescan.read_image(folder + '/i.pfm'))\n")
+    environment = dict(os.environ, LOCPATH=str(tmp_path), PYTHONPATH=os.pathsep.join(sys.path))
+    result = subprocess.run([sys.executable, "-c", script, str(tmp_path)], env=environment, capture_output=True,
+                            text=True)
+    assert result.returncode == 0, result.stderr
+    assert_bits_equal(np.load(tmp_path / "circles.npy"), scene.circles)
+    assert_bits_equal(np.load(tmp_path / "image.npy"), tilescan.read_image(tmp_path / "i.pfm"))
