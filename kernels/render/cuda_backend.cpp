@@ -510,11 +510,19 @@ void CudaBackend::upload_circles(const Scene& scene, ShadingKind shading, const 
         }
         f.circles.reserve(n);
     });
-    f.scene.circles = static_cast<std::uint32_t>(n);
+    set_scene(n, shading, background,
+              shading == kShadingFlat ? mean_coverings(scene.x.data(), scene.y.data(), scene.radius.data(), n) : -1.0);
+}
+
+// The scene's buffers hold `circles` circles now: what the frames read beside them, and the colour
+// range of the tail walk's brackets.
+void CudaBackend::set_scene(std::size_t circles, ShadingKind shading, const BackgroundParams& background,
+                            double coverings_per_pixel) {
+    Frame& f = *frame_;
+    f.scene.circles = static_cast<std::uint32_t>(circles);
     f.scene.shading = shading;
     f.scene.background = background;
-    f.scene.coverings_per_pixel =
-        shading == kShadingFlat ? mean_coverings(scene.x.data(), scene.y.data(), scene.radius.data(), n) : -1.0;
+    f.scene.coverings_per_pixel = coverings_per_pixel;
     launch_blend_range(f.scene.device_circles(), f.blend_range.data(), f.stream.get());
 }
 
@@ -546,11 +554,7 @@ void CudaBackend::load_rows(const float* device_rows, std::size_t n, const std::
         s.circles = 0;  // the buffers hold a partly checked scene: nothing of it is rendered
         throw InputError(invalid_circle_message(where, first_bad, bad));
     }
-    s.circles = static_cast<std::uint32_t>(n);
-    s.shading = shading;
-    s.background = background;
-    s.coverings_per_pixel = coverings_per_pixel;
-    launch_blend_range(s.device_circles(), f.blend_range.data(), stream);
+    set_scene(n, shading, background, coverings_per_pixel);
 }
 
 std::uint64_t CudaBackend::band_pair_limit() const {

@@ -59,6 +59,8 @@ public:
 private:
     struct Frame;
     void upload_circles(const Scene& scene, ShadingKind shading, const BackgroundParams& background);
+    void set_scene(std::size_t circles, ShadingKind shading, const BackgroundParams& background,
+                   double coverings_per_pixel);
     void load_rows(const float* device_rows, std::size_t circles, const std::string& where, ShadingKind shading,
                    const BackgroundParams& background, double coverings_per_pixel);
     RenderStats render_host_frame(const HostCircleFrame& frame, FrameChannels channels, const DeviceImageLayout& layout,
