@@ -211,6 +211,8 @@ SceneResult run_case(const BenchCase& c, const BenchSettings& settings) {
             backend->set_plan_overrides(full);
             result.full = time_cuda(*backend, Binning::scan, c, oracle, repeats, nullptr, rgb);
             result.full_rgba = time_cuda(*backend, Binning::scan, c, oracle, repeats, nullptr, rgba);
+            // Every pair: a compaction's tiles proved by their tails list their tails alone.
+            result.pairs = backend->render_uploaded(c.size, c.size, false).pairs;
             backend->set_plan_overrides(settings.overrides);
         }
     }

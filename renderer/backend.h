@@ -32,7 +32,9 @@ struct RenderStats {
     double total_ms = 0;          ///< the frame, from circles in place to the finished float image
     std::uint64_t blends = 0;     ///< pixel-circle coverings, when counted (see counted_blends)
     bool counted_blends = false;  ///< the viewer's device path does not count them
-    std::uint64_t pairs = 0;      ///< (tile, circle) pairs binned; 0 for `ref`
+    /// (tile, circle) pairs listed; a compaction's tiles proved by their tail walk list their tails
+    /// alone; 0 for `ref`
+    std::uint64_t pairs = 0;
     /// memory of the pair buffers (the pairs, their binning's lists and temporary storage): what
     /// the bin-memory budget bounds (`cpu`: never more than it; `cuda`: each path's buffers, grown
     /// by the frames that took it and kept, add up); 0 for `ref`

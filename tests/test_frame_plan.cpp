@@ -319,39 +319,30 @@ TEST_CASE("frame plan: the tail walk, for binned frames of flat circles", "[fram
     CHECK(plan_frame(flat, tails).tail_walk);
     flat.binning = Binning::sort;  // the peer shades as ours does
     CHECK(plan_frame(flat, tails).tail_walk);
-    flat.binning = Binning::naive;  // its compaction kernel walks every list whole
-    CHECK_FALSE(plan_frame(flat, tails).tail_walk);
+    flat.binning = Binning::naive;  // the peers shade as ours does, its compaction too
+    CHECK(plan_frame(flat, tails).tail_walk);
     CHECK_FALSE(plan_frame(snow, tails).tail_walk);
-    CHECK_FALSE(plan_frame(frame_facts(10, 100), tails).binned());  // compacted: the full walk
-    CHECK_FALSE(plan_frame(frame_facts(10, 100), tails).tail_walk);
+    CHECK_FALSE(plan_frame(frame_facts(10, 100), tails).binned());  // compacted, walking tails
+    CHECK(plan_frame(frame_facts(10, 100), tails).tail_walk);
 }
 
-TEST_CASE("frame plan: frames of long lists are binned for the tail walk, not compacted", "[frame_plan]") {
-    PlanOverrides tails;
-    tails.tail_walk = true;
+TEST_CASE("frame plan: the compactions walk tails as binned frames do", "[frame_plan]") {
     PlanOverrides full;
     full.tail_walk = false;
-    // 10000 large circles (biglittle): two-level compaction, unless the tail walk can pay.
-    FrameFacts long_lists = frame_facts(10000, kTailWalkMinMeanList * 4096);
-    CHECK(plan_frame(long_lists, full).tile_lists == TileListStrategy::region_compaction);
-    CHECK(plan_frame(long_lists).binned() == false);  // an RGBA frame: no tail walk by default
+    // 10000 large circles (biglittle, RGB): two-level compaction, its tiles walking their tails.
+    FrameFacts long_lists = frame_facts(10000, 256 * 4096);
     long_lists.alpha = false;
-    CHECK(plan_frame(long_lists).binned() == kTailWalkByDefault);
-    long_lists.alpha = true;
-    const FramePlan binned = plan_frame(long_lists, tails);
-    CHECK(binned.binned());
-    CHECK(binned.tail_walk);
-    long_lists.pair_capacity -= 1;
-    CHECK(plan_frame(long_lists, tails).tile_lists == TileListStrategy::region_compaction);
-    CHECK(tail_walk_beats_compaction(kTailWalkMinMeanList * 10, 10));
-    CHECK_FALSE(tail_walk_beats_compaction(kTailWalkMinMeanList * 10 - 1, 10));
-    // A forced compaction wins; snow never walks tails, so it compacts as before.
-    tails.tile_lists = TileListStrategy::region_compaction;
-    long_lists.pair_capacity += 1;
-    CHECK(plan_frame(long_lists, tails).tile_lists == TileListStrategy::region_compaction);
-    tails.tile_lists.reset();
-    long_lists.shading = kShadingSnow;
-    CHECK(plan_frame(long_lists, tails).tile_lists == TileListStrategy::region_compaction);
+    const FramePlan tails = plan_frame(long_lists);
+    CHECK(tails.tile_lists == TileListStrategy::region_compaction);
+    CHECK(tails.tail_walk == kTailWalkByDefault);
+    const FramePlan whole = plan_frame(long_lists, full);
+    CHECK(whole.tile_lists == TileListStrategy::region_compaction);
+    CHECK_FALSE(whole.tail_walk);
+    long_lists.alpha = true;  // an RGBA frame: the full walk by default
+    CHECK(plan_frame(long_lists).tile_lists == TileListStrategy::region_compaction);
+    CHECK_FALSE(plan_frame(long_lists).tail_walk);
+    long_lists.shading = kShadingSnow;  // snow never walks tails
+    CHECK_FALSE(plan_frame(long_lists).tail_walk);
 }
 
 TEST_CASE("frame plan: the mean coverings a pixel, from the circles", "[frame_plan]") {

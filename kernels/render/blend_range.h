@@ -45,6 +45,14 @@ TS_HD inline BlendRange blend_range_of(const DeviceBlendRange& keys) {
     return range;
 }
 
+// The shading's walk of each tile's list (binned or compacted): with `range` (the scene's, launch_blend_range), exact
+// early termination's tail walk of flat circles (tail_walk.cuh), its frames RGBA where `alpha`,
+// else RGB with alpha left NaN; without, the full walk.
+struct TailWalk {
+    const DeviceBlendRange* range;
+    bool alpha;
+};
+
 // *range = the BlendRange of the scene's flat circles (include_flat_circle over every circle; no
 // background: the shading adds its tile's).
 void launch_blend_range(const DeviceCircles& circles, DeviceBlendRange* range, cudaStream_t stream);

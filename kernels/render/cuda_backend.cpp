@@ -684,6 +684,10 @@ void CudaBackend::enqueue_direct_binning(const FrameParams& frame, std::uint64_t
     f.timer.end_stage("bin");
 }
 
+TailWalk CudaBackend::tail_walk(const FramePlan& plan) const {
+    return {plan.tail_walk ? frame_->blend_range.data() : nullptr, frame_->channels == FrameChannels::rgba};
+}
+
 // The cull, then one kernel that lists and shades each tile (after a kernel that lists each
 // region's circles, for region compaction).
 void CudaBackend::enqueue_compaction(const FrameParams& frame, const FramePlan& plan, unsigned long long* blends) {
@@ -700,7 +704,7 @@ void CudaBackend::enqueue_compaction(const FrameParams& frame, const FramePlan& 
         f.timer.end_stage("list regions");
     }
     launch_compact_and_shade_tiles(frame, f.circles.records(), circles, regions, f.compaction_totals(),
-                                   plan.shade_pixels, f.image.data(), blends, stream);
+                                   plan.shade_pixels, tail_walk(plan), f.image.data(), blends, stream);
     f.timer.end_frame("compact+shade");
 }
 
@@ -720,10 +724,9 @@ void CudaBackend::enqueue_pass(const FrameParams& frame, const FramePlan& plan, 
     const std::uint32_t band_tiles = band_tile_count(frame);
     const std::uint32_t circle_id_mask =
         plan.tile_lists == TileListStrategy::packed_pairs ? packed_circle_id_mask(band_tiles) : ~std::uint32_t(0);
-    const TailWalk tails{plan.tail_walk ? f.blend_range.data() : nullptr, f.channels == FrameChannels::rgba};
     launch_shade_tiles(frame, f.circles.records(), f.lists.tile_offsets.data(), f.lists.tile_circles.data(),
                        circle_id_mask, plan.order_tiles ? f.lists.tile_order.data() : nullptr,
-                       f.busy.on(plan.busy_tiles_apart), plan.shade_pixels, plan.boxes_from_geometry, tails,
+                       f.busy.on(plan.busy_tiles_apart), plan.shade_pixels, plan.boxes_from_geometry, tail_walk(plan),
                        f.image.data(), blends, f.stream.get());
     f.timer.end_frame("shade");
 }

@@ -32,6 +32,8 @@
 
 namespace tilescan {
 
+struct TailWalk;  // kernels/render/blend_range.h
+
 class CudaBackend : public DeviceBackend {
 public:
     // max_bin_bytes: the bin-memory budget (--max-bin-memory); 0 = half of the free device memory.
@@ -76,6 +78,7 @@ private:
     void enqueue_pair_binning(const FrameParams& frame, const FramePlan& plan, std::uint64_t capacity);
     void enqueue_direct_binning(const FrameParams& frame, std::uint64_t capacity);
     void enqueue_compaction(const FrameParams& frame, const FramePlan& plan, unsigned long long* blends);
+    TailWalk tail_walk(const FramePlan& plan) const;  // the shading's walk, binned or compacted
     std::uint64_t band_pair_limit() const;  // max_band_pairs of the budget and binning
 
     int device_;  // the device current at construction

@@ -161,8 +161,8 @@ bool shading_orders_tiles(ShadingKind shading, int pixels_per_thread, std::uint6
 // tiles pay nothing for the branch.
 bool next_busy_tiles_apart(bool apart, std::uint32_t busy_listed, bool seen);
 
-// Whether binned frames' tile blocks try exact early termination's tail walk before the full walk
-// (kernels/render/tail_walk.cuh): for flat circles, since snow's faint flakes close no bracket
+// Whether tile blocks, binned or compacted, of every binning, try exact early termination's tail
+// walk before the full walk (kernels/render/tail_walk.cuh): for flat circles, since snow's faint flakes close no bracket
 // within the lists they make (docs/tuning.md, "cpu backend"); unless forced, for frames without
 // alpha (whose sum over every circle leaves the tail walk nothing to gain) where the circles cover
 // a pixel at least kTailWalkMinCoverings times on average, or where that is not known: a pixel's
@@ -178,13 +178,6 @@ bool shading_walks_tails(const FrameFacts& facts, std::optional<bool> forced);
 // next's (1 for a Scene's fields, 8 for rows of circles).
 constexpr std::size_t kCoveringSamples = 65536;
 double mean_coverings(const float* x, const float* y, const float* radius, std::size_t circles, std::size_t stride = 1);
-// The compactions shade with the full walk, so a frame the plan would compact is binned instead
-// where the tail walk can pay: where its tiles' lists are at least kTailWalkMinMeanList long on
-// average (by the last frame's pairs), two batches of the narrow layout, below which walking a
-// batch back and blending it forward with both ends costs about what the full walk of the list
-// does; a forced strategy still wins (docs/tuning.md#tail-walk).
-constexpr std::uint64_t kTailWalkMinMeanList = 256;
-bool tail_walk_beats_compaction(std::uint64_t pairs, std::uint64_t tiles);
 
 // ---- Capacity and bands ----
 

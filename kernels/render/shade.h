@@ -18,14 +18,6 @@ namespace tilescan {
 // FrameFacts::order_tiles_shared_max.
 std::size_t order_tiles_shared_limit();
 
-// The shading's walk of each tile's list: with `range` (the scene's, launch_blend_range), exact
-// early termination's tail walk of flat circles (tail_walk.cuh), its frames RGBA where `alpha`,
-// else RGB with alpha left NaN; without, the full walk.
-struct TailWalk {
-    const DeviceBlendRange* range;
-    bool alpha;
-};
-
 // One block per tile of the frame's band: clears, blends the tile's circles in list order, writes
 // each pixel once, pixels_per_thread pixels a thread, recomputing the circles' boxes with
 // boxes_from_geometry (the frame plan chooses both: shade_pixels_per_thread,

@@ -108,6 +108,37 @@ __device__ __forceinline__ void shrink_by_round(const StagedCircles<kPixels>& st
     }
 }
 
+// The warp's walk back over a staged batch of `count` circles, a round of 32 at a time from the
+// last: shrinks its pixels' products until all are below `closed`, and returns the first slot of
+// the round that closed them, or -1 where the batch did not.
+template <int kPixels>
+__device__ __forceinline__ int shrink_back(const StagedCircles<kPixels>& staged, int count,
+                                           const TilePixels<kPixels>& p, float closed, float (&shrink)[kPixels]) {
+    for (int first = (count - 1) & ~31; first >= 0; first -= 32) {
+        const Round round = round_of_circles<kShadingFlat>(staged, first, count, p);
+        if (round.boxed != 0)
+            shrink_by_round<true>(staged, first, round, p, shrink);
+        else
+            shrink_by_round<false>(staged, first, round, p, shrink);
+        bool mine = true;
+#pragma unroll
+        for (int j = 0; j < kPixels; ++j) mine = mine && shrink[j] < closed;
+        if (__all_sync(0xffffffffu, mine)) return first;
+    }
+    return -1;
+}
+
+// The tail walks' checkpoint: whether one of the thread's pixels has not shrunk a quarter of the
+// way to `closed` (in powers of two).
+template <int kPixels>
+__device__ __forceinline__ bool behind_checkpoint(const float (&shrink)[kPixels], float closed) {
+    const float checkpoint_shrink = sqrtf(sqrtf(closed));
+    bool behind = false;
+#pragma unroll
+    for (int j = 0; j < kPixels; ++j) behind = behind || shrink[j] > checkpoint_shrink;
+    return behind;
+}
+
 // The walk back over [begin, end), one batch at a time through `staged`, the next batch's records
 // on their way while the block walks the current one.
 template <bool kBoxFromGeometry, int kPixels>
@@ -119,7 +150,6 @@ __device__ __forceinline__ TailStart find_tail(StagedCircles<kPixels>& staged, c
     const std::uint64_t length = end - begin;
     const std::uint64_t longest_tail = length / kTailLongestFraction;
     const std::uint64_t checkpoint = end - length / kTailCheckpointFraction;
-    const float checkpoint_shrink = sqrtf(sqrtf(closed));
     float shrink[kPixels];
 #pragma unroll
     for (int j = 0; j < kPixels; ++j) shrink[j] = p.inside[j] ? 1.0f : 0.0f;
@@ -140,27 +170,15 @@ __device__ __forceinline__ TailStart find_tail(StagedCircles<kPixels>& staged, c
         const std::uint64_t following = batch_first(first_circle) + threadIdx.x;
         if (following < first_circle)
             next = fetch_circle<kBoxFromGeometry>(records, tile_circles[following] & circle_id_mask);
-        for (int first = (count - 1) & ~31; first >= 0 && !warp_closed; first -= 32) {
-            const Round round = round_of_circles<kShadingFlat>(staged, first, count, p);
-            if (round.boxed != 0)
-                shrink_by_round<true>(staged, first, round, p, shrink);
-            else
-                shrink_by_round<false>(staged, first, round, p, shrink);
-            bool mine = true;
-#pragma unroll
-            for (int j = 0; j < kPixels; ++j) mine = mine && shrink[j] < closed;
-            if (__all_sync(0xffffffffu, mine)) {
-                warp_closed = true;
-                warp_start = first_circle + std::uint64_t(first);
-            }
+        if (!warp_closed) {
+            const int closed_at = shrink_back(staged, count, p, closed, shrink);
+            warp_closed = closed_at >= 0;
+            if (warp_closed) warp_start = first_circle + std::uint64_t(closed_at);
         }
         // Each verdict is a barrier too: the next batch may be staged over this one after it.
         if (!checked && first_circle <= checkpoint) {
             checked = true;
-            bool behind = false;
-#pragma unroll
-            for (int j = 0; j < kPixels; ++j) behind = behind || shrink[j] > checkpoint_shrink;
-            if (__syncthreads_or(behind)) return {begin, begin, false};
+            if (__syncthreads_or(behind_checkpoint(shrink, closed))) return {begin, begin, false};
         }
         if (__syncthreads_and(warp_closed)) return {first_circle, warp_start, true};
         if (end - first_circle >= longest_tail) return {begin, begin, false};
@@ -222,6 +240,71 @@ __device__ __forceinline__ std::uint32_t bits_from(std::uint64_t round_first, st
     return skipped >= 32 ? 0u : 0xffffffffu << skipped;
 }
 
+// The bracket a tile's tail starts from (the scene's colours `range_keys`, launch_blend_range, and
+// the background of the tile's own rows, widened for lists of up to `length` circles) and the width
+// below which a pixel counts as closed; false where the rule does not cover the tile or even the
+// scene's largest alpha covering a pixel all along the longest tail would not close its bracket
+// (short lists, faint circles).
+__device__ __forceinline__ bool tile_tail_bracket(const DeviceBlendRange& range_keys, const FrameParams& f,
+                                                  std::uint32_t tile, std::uint64_t length, TailBracket* bracket,
+                                                  float* closed) {
+    BlendRange range = blend_range_of(range_keys);
+    const int first_row = int(tile / std::uint32_t(f.grid.tiles_x)) << kTileLog2;
+    for (int row = first_row; row < first_row + kTileSize && row < f.height; ++row) {
+        const Rgba clear = background_pixel(f.background, row, f.height);
+        include_colour(range, clear.r, clear.g, clear.b);
+    }
+    if (!tail_bracket(range, length, bracket)) return false;
+    float widest = 0.0f;
+    for (int c = 0; c < 3; ++c) widest = fmaxf(widest, bracket->hi[c] - bracket->lo[c]);
+    *closed = kTailClosedWidth / widest;
+    return powf(1.0f - range.max_alpha, float(length / kTailLongestFraction)) < *closed;
+}
+
+// Both ends of every channel of the thread's pixels at the bracket, and their alpha sums at the
+// background's alpha.
+template <int kPixels>
+struct TailEnds {
+    float lo[3][kPixels], hi[3][kPixels], alpha[kPixels];
+
+    __device__ TailEnds(const TailBracket& bracket, const FrameParams& f, const TilePixels<kPixels>& p) {
+#pragma unroll
+        for (int j = 0; j < kPixels; ++j) {
+#pragma unroll
+            for (int c = 0; c < 3; ++c) {
+                lo[c][j] = bracket.lo[c];
+                hi[c][j] = bracket.hi[c];
+            }
+            alpha[j] = background_pixel(f.background, p.row[j], f.height).a;
+        }
+    }
+
+    // A round of staged circles, those in `in_tail` blending both ends (blend_round_ends).
+    template <bool kAlpha>
+    __device__ std::uint32_t blend_round(const StagedCircles<kPixels>& staged, int first, const Round& round,
+                                         std::uint32_t in_tail, const TilePixels<kPixels>& p) {
+        return round.boxed != 0 ? blend_round_ends<kAlpha, true>(staged, first, round, in_tail, p, lo, hi, alpha)
+                                : blend_round_ends<kAlpha, false>(staged, first, round, in_tail, p, lo, hi, alpha);
+    }
+
+    // Writes the tile and returns true where every pixel's ends meet; otherwise writes nothing. A
+    // barrier too: a full walk after a miss stages over the tail's shared memory.
+    template <bool kAlpha>
+    __device__ bool write_if_met(float* image, const FrameParams& f, const TilePixels<kPixels>& p) const {
+        bool met = true;
+#pragma unroll
+        for (int j = 0; j < kPixels; ++j)
+            met = met && (!p.inside[j] || (ends_meet(lo[0][j], hi[0][j]) && ends_meet(lo[1][j], hi[1][j]) &&
+                                           ends_meet(lo[2][j], hi[2][j])));
+        if (__syncthreads_or(!met)) return false;
+        Rgba pixels[kPixels];
+#pragma unroll
+        for (int j = 0; j < kPixels; ++j) pixels[j] = {lo[0][j], lo[1][j], lo[2][j], kAlpha ? alpha[j] : kNoAlpha};
+        write_pixels(image, f, p, pixels);
+        return true;
+    }
+};
+
 // The forward blend of both ends from the tail's start (RGBA frames: from the list's start, the
 // circles before each warp's tail adding alpha alone), double-buffered as the full walk is, the
 // block's start being the first circle of the batch find_tail staged last. Writes
@@ -233,16 +316,7 @@ __device__ __forceinline__ bool blend_tail(StagedCircles<kPixels> (&staged)[2], 
                                            std::uint32_t tile, const TilePixels<kPixels>& p, const TailStart& start,
                                            const TailBracket& bracket, float* image, std::uint32_t& blends) {
     constexpr int kBatch = TileLayout<kPixels>::kBatch;
-    float lo[3][kPixels], hi[3][kPixels], alpha[kPixels];
-#pragma unroll
-    for (int j = 0; j < kPixels; ++j) {
-#pragma unroll
-        for (int c = 0; c < 3; ++c) {
-            lo[c][j] = bracket.lo[c];
-            hi[c][j] = bracket.hi[c];
-        }
-        alpha[j] = background_pixel(f.background, p.row[j], f.height).a;
-    }
+    TailEnds<kPixels> ends(bracket, f, p);
     const std::uint64_t from = kAlpha ? begin : start.block;
     // The batches end where find_tail's did (end - k kBatch), so an RGB frame's first batch is
     // find_tail's last, still in staged[0]: staged again, it would be read from memory twice.
@@ -263,29 +337,16 @@ __device__ __forceinline__ bool blend_tail(StagedCircles<kPixels> (&staged)[2], 
             const std::uint32_t in_tail = bits_from(batch + std::uint64_t(first), start.warp);
             if (!kAlpha && in_tail == 0) continue;  // uniform in the warp
             const Round round = round_of_circles<kShadingFlat>(staged[buffer], first, count, p);
-            blends += round.boxed != 0
-                          ? blend_round_ends<kAlpha, true>(staged[buffer], first, round, in_tail, p, lo, hi, alpha)
-                          : blend_round_ends<kAlpha, false>(staged[buffer], first, round, in_tail, p, lo, hi, alpha);
+            blends += ends.template blend_round<kAlpha>(staged[buffer], first, round, in_tail, p);
         }
         batch = batch_end;
     }
-    bool met = true;
-#pragma unroll
-    for (int j = 0; j < kPixels; ++j)
-        met = met && (!p.inside[j] || (ends_meet(lo[0][j], hi[0][j]) && ends_meet(lo[1][j], hi[1][j]) &&
-                                       ends_meet(lo[2][j], hi[2][j])));
-    // A barrier too: the full walk after a miss stages over both buffers.
-    if (__syncthreads_or(!met)) return false;
-    Rgba pixels[kPixels];
-#pragma unroll
-    for (int j = 0; j < kPixels; ++j) pixels[j] = {lo[0][j], lo[1][j], lo[2][j], kAlpha ? alpha[j] : kNoAlpha};
-    write_pixels(image, f, p, pixels);
-    return true;
+    return ends.template write_if_met<kAlpha>(image, f, p);
 }
 
 // The tail walk of one tile, where the rule covers it and its tail pays; true where it wrote the
 // tile, false where the caller must take the full walk. `range`: the scene's circles
-// (launch_blend_range); the tile's own rows add their background.
+// (launch_blend_range).
 template <bool kAlpha, bool kBoxFromGeometry, int kPixels>
 __device__ __forceinline__ bool shade_tile_tail(StagedCircles<kPixels> (&staged)[2], const FrameParams& f,
                                                 const CircleRecords& records, const std::uint32_t* tile_circles,
@@ -293,21 +354,9 @@ __device__ __forceinline__ bool shade_tile_tail(StagedCircles<kPixels> (&staged)
                                                 std::uint32_t tile, const TilePixels<kPixels>& p,
                                                 const DeviceBlendRange& range_keys, float* image,
                                                 std::uint32_t& blends) {
-    BlendRange range = blend_range_of(range_keys);
-    const int first_row = int(tile / std::uint32_t(f.grid.tiles_x)) << kTileLog2;
-    for (int row = first_row; row < first_row + kTileSize && row < f.height; ++row) {
-        const Rgba clear = background_pixel(f.background, row, f.height);
-        include_colour(range, clear.r, clear.g, clear.b);
-    }
     TailBracket bracket;
-    const std::uint64_t length = end - begin;
-    if (!tail_bracket(range, length, &bracket)) return false;
-    float widest = 0.0f;
-    for (int c = 0; c < 3; ++c) widest = fmaxf(widest, bracket.hi[c] - bracket.lo[c]);
-    const float closed = kTailClosedWidth / widest;
-    // Even circles of the scene's largest alpha covering a pixel all along the longest tail would
-    // not close its bracket: short lists, faint circles.
-    if (powf(1.0f - range.max_alpha, float(length / kTailLongestFraction)) >= closed) return false;
+    float closed;
+    if (!tile_tail_bracket(range_keys, f, tile, end - begin, &bracket, &closed)) return false;
     const TailStart start =
         find_tail<kBoxFromGeometry>(staged[0], f, records, tile_circles, circle_id_mask, begin, end, tile, p, closed);
     if (!start.found) return false;

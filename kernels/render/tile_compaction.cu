@@ -1,5 +1,6 @@
 // Tile compaction: the shading of frames that skip binning (one level: every tile tests every
-// circle; two levels: each tile tests its region's list), also every frame of the naive peer.
+// circle; two levels: each tile tests its region's list), also every frame of the naive peer; with
+// exact early termination's tail walk where the frame plan asks.
 #include <cuda_runtime.h>
 
 #include "kernels/cuda_check.h"
@@ -19,48 +20,63 @@ __global__ void __launch_bounds__(kRegionListThreads, 2)
 }
 
 // A tile's block with its shared memory (compact_and_shade_tile).
-template <ShadingKind kShading, int kPixels, bool kCountBlends, bool kByRegion>
+template <ShadingKind kShading, ShadeWalk kWalk, int kPixels, bool kCountBlends, bool kByRegion>
 __device__ __forceinline__ void compact_and_shade_block(const FrameParams& f, const CircleRecords& records,
                                                         std::uint32_t circles, const RegionLists& regions,
+                                                        const DeviceBlendRange* blend_range,
                                                         const CompactionTotals& totals, float* image,
                                                         unsigned long long* blends) {
     __shared__ CompactedTile<kPixels, kCompactionCandidatesPerThread<kByRegion>> compacted;
     __shared__ StagedCircles<kPixels> staged;
     wait_for_prior_grid();  // the cull's records, the region lists
-    compact_and_shade_tile<kShading, kCountBlends, kByRegion>(compacted, staged, f, records, circles, regions, totals,
-                                                              blockIdx.x, gridDim.x, image, blends);
+    compact_and_shade_tile<kShading, kWalk, kCountBlends, kByRegion>(compacted, staged, f, records, circles, regions,
+                                                                     blend_range, totals, blockIdx.x, gridDim.x, image,
+                                                                     blends);
 }
 
-// One block per tile of the whole frame: one level, every tile testing every circle.
-template <ShadingKind kShading, int kPixels, bool kCountBlends>
-__global__ void __launch_bounds__(TileLayout<kPixels>::kThreads)
+// Blocks a compaction kernel's SM must hold (its __launch_bounds__): a tail walk's (the two ends
+// of its pixels: tail_walk_blocks_per_sm), else two levels at the binned shading's occupancy
+// (shade_blocks_per_sm), one level unbounded.
+template <ShadingKind kShading, ShadeWalk kWalk, int kPixels, bool kByRegion>
+constexpr int compaction_blocks_per_sm() {
+    if (kWalk != ShadeWalk::full) return tail_walk_blocks_per_sm<kPixels>();
+    return kByRegion ? shade_blocks_per_sm<kShading, kPixels>() : 0;
+}
+
+// One block per tile of the whole frame: every tile testing every circle (one level) or its
+// region's list (two levels).
+template <ShadingKind kShading, ShadeWalk kWalk, int kPixels, bool kCountBlends, bool kByRegion>
+__global__ void __launch_bounds__(TileLayout<kPixels>::kThreads,
+                                  compaction_blocks_per_sm<kShading, kWalk, kPixels, kByRegion>())
     compact_and_shade_tiles_kernel(FrameParams f, CircleRecords records, std::uint32_t circles, RegionLists regions,
-                                   CompactionTotals totals, float* __restrict__ image, unsigned long long* blends) {
-    compact_and_shade_block<kShading, kPixels, kCountBlends, false>(f, records, circles, regions, totals, image,
-                                                                    blends);
+                                   const DeviceBlendRange* __restrict__ blend_range, CompactionTotals totals,
+                                   float* __restrict__ image, unsigned long long* blends) {
+    compact_and_shade_block<kShading, kWalk, kPixels, kCountBlends, kByRegion>(f, records, circles, regions,
+                                                                               blend_range, totals, image, blends);
 }
 
-// Two levels: every tile testing its region's list, at the binned shading's occupancy
-// (shade_blocks_per_sm).
-template <ShadingKind kShading, int kPixels, bool kCountBlends>
-__global__ void __launch_bounds__(TileLayout<kPixels>::kThreads, shade_blocks_per_sm<kShading, kPixels>())
-    compact_and_shade_region_tiles_kernel(FrameParams f, CircleRecords records, std::uint32_t circles,
-                                          RegionLists regions, CompactionTotals totals, float* __restrict__ image,
-                                          unsigned long long* blends) {
-    compact_and_shade_block<kShading, kPixels, kCountBlends, true>(f, records, circles, regions, totals, image, blends);
-}
-
-// The kernel for a layout, a shading kind, whether the frame counts blends and whether its tiles
-// test their region's list (two-level compaction) or every circle.
-template <int kPixels>
-auto compact_and_shade_tiles_kernel_for(ShadingKind shading, bool count_blends, bool by_region) {
-    return dispatch_flag(shading == kShadingSnow, [&](auto snow) {
-        constexpr ShadingKind kShading = decltype(snow)::value ? kShadingSnow : kShadingFlat;
-        return dispatch_flag(count_blends, [&](auto count) {
-            return by_region ? compact_and_shade_region_tiles_kernel<kShading, kPixels, decltype(count)::value>
-                             : compact_and_shade_tiles_kernel<kShading, kPixels, decltype(count)::value>;
+// The kernel for a layout, a walk (full, or tails of flat circles), whether the frame counts
+// blends and whether its tiles test their region's list (two-level compaction) or every circle.
+template <int kPixels, ShadingKind kShading, ShadeWalk kWalk>
+auto compact_and_shade_tiles_kernel_for(bool count_blends, bool by_region) {
+    return dispatch_flag(count_blends, [&](auto count) {
+        return dispatch_flag(by_region, [&](auto regions) {
+            return compact_and_shade_tiles_kernel<kShading, kWalk, kPixels, decltype(count)::value,
+                                                  decltype(regions)::value>;
         });
     });
+}
+template <int kPixels>
+auto compact_and_shade_tiles_kernel_for(ShadingKind shading, const TailWalk& tails, bool count_blends,
+                                        bool by_region) {
+    if (shading == kShadingSnow)
+        return compact_and_shade_tiles_kernel_for<kPixels, kShadingSnow, ShadeWalk::full>(count_blends, by_region);
+    if (tails.range == nullptr)
+        return compact_and_shade_tiles_kernel_for<kPixels, kShadingFlat, ShadeWalk::full>(count_blends, by_region);
+    if (tails.alpha)
+        return compact_and_shade_tiles_kernel_for<kPixels, kShadingFlat, ShadeWalk::tails_rgba>(count_blends,
+                                                                                                 by_region);
+    return compact_and_shade_tiles_kernel_for<kPixels, kShadingFlat, ShadeWalk::tails_rgb>(count_blends, by_region);
 }
 
 }  // namespace
@@ -73,19 +89,22 @@ void launch_list_region_circles(const FrameParams& frame, const CircleRecords& r
 
 void launch_compact_and_shade_tiles(const FrameParams& frame, const CircleRecords& records, std::uint32_t circles,
                                     const RegionLists& regions, const CompactionTotals& totals, int pixels_per_thread,
-                                    float* image, unsigned long long* blends, cudaStream_t stream) {
+                                    const TailWalk& tails, float* image, unsigned long long* blends,
+                                    cudaStream_t stream) {
     check_pixels_per_thread("launch_compact_and_shade_tiles", pixels_per_thread);
+    if (tails.range != nullptr && frame.shading != kShadingFlat)
+        throw std::invalid_argument("launch_compact_and_shade_tiles: the tail walk is of flat circles");
+    const bool by_region = regions.ids != nullptr, count_blends = blends != nullptr;
     const auto shade = [&](auto kernel, int threads) {
         launch_after_prior_grid(kernel, tile_count(frame), unsigned(threads), stream, frame, records, circles, regions,
-                                totals, image, blends);
+                                tails.range, totals, image, blends);
     };
     if (pixels_per_thread == kWidePixels)
-        shade(compact_and_shade_tiles_kernel_for<kWidePixels>(frame.shading, blends != nullptr, regions.ids != nullptr),
+        shade(compact_and_shade_tiles_kernel_for<kWidePixels>(frame.shading, tails, count_blends, by_region),
               TileLayout<kWidePixels>::kThreads);
     else
-        shade(
-            compact_and_shade_tiles_kernel_for<kNarrowPixels>(frame.shading, blends != nullptr, regions.ids != nullptr),
-            TileLayout<kNarrowPixels>::kThreads);
+        shade(compact_and_shade_tiles_kernel_for<kNarrowPixels>(frame.shading, tails, count_blends, by_region),
+              TileLayout<kNarrowPixels>::kThreads);
 }
 
 }  // namespace tilescan

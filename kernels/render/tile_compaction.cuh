@@ -5,6 +5,7 @@
 // (tests/emulated/test_shading_emulated.cpp).
 #pragma once
 
+#include "kernels/render/tail_walk.cuh"
 #include "kernels/render/tile_compaction.h"
 #include "kernels/render/tile_shading.cuh"
 
@@ -56,6 +57,23 @@ struct RegionCandidates {
     const std::uint32_t* ids;
     std::uint32_t count;
     __device__ std::uint32_t operator[](std::uint32_t i) const { return ids[i]; }
+};
+
+// A tile's candidates seen from candidate `first` on (the tail walk's forward blend), and all of
+// them from the last back (its walk back); a view's index i is the candidate index `at(i)`.
+template <typename Candidates>
+struct CandidatesFrom {
+    Candidates all;
+    std::uint32_t first, count;
+    __device__ std::uint32_t at(std::uint32_t i) const { return first + i; }
+    __device__ std::uint32_t operator[](std::uint32_t i) const { return all[at(i)]; }
+};
+template <typename Candidates>
+struct CandidatesBack {
+    Candidates all;
+    std::uint32_t count;
+    __device__ std::uint32_t at(std::uint32_t i) const { return count - 1 - i; }
+    __device__ std::uint32_t operator[](std::uint32_t i) const { return all[at(i)]; }
 };
 
 // A box no rectangle meets (box_meets_rect needs x0 < rect_x0 + width and x_last >= rect_x0), for
@@ -176,14 +194,137 @@ constexpr int kRegionCandidatesPerThread = 8;
 template <bool kByRegion>
 constexpr int kCompactionCandidatesPerThread = kByRegion ? kRegionCandidatesPerThread : kCompactionPerThread;
 
+// A round of the tile's candidates `view` (CandidatesFrom, CandidatesBack, or the candidates
+// themselves) tested against tile (tx, ty), the box first and then the binning stages' exact tile
+// test (circle_touches_tile), and its hits placed into compacted.circles in the view's order, each
+// as entry(its index in the view); returns the round's hits. The list is complete after the
+// caller's next barrier.
+template <int kPixels, int kPerThread, typename View, typename Entry>
+__device__ __forceinline__ int list_round(CompactedTile<kPixels, kPerThread>& compacted, const FrameParams& f,
+                                          const CircleRecords& records, const View& view, std::uint32_t round, int tx,
+                                          int ty, Entry entry) {
+    const std::uint32_t mine = lane_slots<kPerThread>(round);
+    const std::uint32_t hits = test_round<kPerThread>(
+        records, view, mine,
+        [&](const CircleBox& box) {
+            return box_meets_rect(box, tx << kTileLog2, ty << kTileLog2, kTileSize, kTileSize);
+        },
+        [&](std::uint32_t circle) {
+            const CircleFootprint c = footprint_of(records, circle);
+            return circle_touches_tile(c, nearest_centre_of(c, f), tx, ty, f.inverse_width, f.inverse_height);
+        });
+    return int(place_round_hits<TileLayout<kPixels>::kWarps, kPerThread>(
+        hits, mine, compacted.warp_sums, [&](std::uint32_t at, std::uint32_t slot) { compacted.circles[at] = entry(slot); }));
+}
+
+// The tail walk's walk back over a tile's candidates (tail_walk.cuh's find_tail over a list the
+// block compacts as it goes): rounds of candidates from the last back, each round's hits staged a
+// batch at a time in draw order and walked back from the batch's last. The starts it returns are
+// candidate indices: the block's the first of the batch it stopped in, the warp's the first of
+// its closing round of 32. The give-up points are find_tail's, in candidates.
+template <int kPixels, int kPerThread, typename Candidates>
+__device__ __forceinline__ TailStart find_compacted_tail(CompactedTile<kPixels, kPerThread>& compacted,
+                                                         StagedCircles<kPixels>& staged, const FrameParams& f,
+                                                         const CircleRecords& records, const Candidates& candidates,
+                                                         std::uint32_t tile, int tx, int ty,
+                                                         const TilePixels<kPixels>& p, float closed) {
+    constexpr std::uint32_t kRound = CompactedTile<kPixels, kPerThread>::kRound;
+    constexpr int kBatch = TileLayout<kPixels>::kBatch;
+    const CandidatesBack<Candidates> back{candidates, candidates.count};
+    const std::uint32_t longest_tail = back.count / kTailLongestFraction;
+    const std::uint32_t checkpoint = back.count / kTailCheckpointFraction;
+    float shrink[kPixels];
+#pragma unroll
+    for (int j = 0; j < kPixels; ++j) shrink[j] = p.inside[j] ? 1.0f : 0.0f;
+    bool warp_closed = false, checked = false;
+    std::uint32_t warp_start = 0;
+    for (std::uint32_t round = 0; round < back.count; round += kRound) {
+        const int count = list_round(compacted, f, records, back, round, tx, ty,
+                                     [&](std::uint32_t slot) { return back.at(slot); });
+        __syncthreads();  // the list is complete
+        for (int first = 0; first < count; first += kBatch) {
+            const int batch = count - first < kBatch ? count - first : kBatch;
+            // The list runs from the last circle back; staged, the batch runs in draw order.
+            if (int(threadIdx.x) < batch)
+                stage_circle<kShadingFlat, false>(staged, batch - 1 - int(threadIdx.x),
+                                                  fetch_circle(records, candidates[compacted.circles[first + threadIdx.x]]),
+                                                  tile, f);
+            __syncthreads();
+            if (!warp_closed) {
+                const int closed_at = shrink_back(staged, batch, p, closed, shrink);
+                warp_closed = closed_at >= 0;
+                if (warp_closed) warp_start = compacted.circles[first + batch - 1 - closed_at];
+            }
+            // A barrier too: the next batch is staged over this one, the next round listed, after it.
+            if (__syncthreads_and(warp_closed)) return {compacted.circles[first + batch - 1], warp_start, true};
+        }
+        const std::uint32_t walked = back.count - round > kRound ? round + kRound : back.count;
+        if (!checked && walked >= checkpoint) {
+            checked = true;
+            if (__syncthreads_or(behind_checkpoint(shrink, closed))) return {0, 0, false};
+        }
+        if (walked >= longest_tail) return {0, 0, false};
+    }
+    return {0, 0, false};
+}
+
+// The tail walk's forward blend over a tile's candidates from the block's start (RGBA frames: from
+// the first, the circles before each warp's tail adding alpha alone), compacted again round by
+// round. Writes the tile and returns true where every pixel's ends meet, *listed then the pairs
+// it listed; otherwise writes nothing.
+template <bool kAlpha, int kPixels, int kPerThread, typename Candidates>
+__device__ __forceinline__ bool blend_compacted_tail(CompactedTile<kPixels, kPerThread>& compacted,
+                                                     StagedCircles<kPixels>& staged, const FrameParams& f,
+                                                     const CircleRecords& records, const Candidates& candidates,
+                                                     std::uint32_t tile, int tx, int ty, const TilePixels<kPixels>& p,
+                                                     const TailStart& start, const TailBracket& bracket, float* image,
+                                                     std::uint32_t& blends, std::uint32_t& listed) {
+    constexpr std::uint32_t kRound = CompactedTile<kPixels, kPerThread>::kRound;
+    constexpr int kBatch = TileLayout<kPixels>::kBatch;
+    TailEnds<kPixels> ends(bracket, f, p);
+    const std::uint32_t from = kAlpha ? 0u : std::uint32_t(start.block);
+    const CandidatesFrom<Candidates> view{candidates, from, candidates.count - from};
+    std::uint32_t tail_listed = 0;
+    for (std::uint32_t round = 0; round < view.count; round += kRound) {
+        const int count = list_round(compacted, f, records, view, round, tx, ty,
+                                     [&](std::uint32_t slot) { return view.at(slot); });
+        __syncthreads();  // the list is complete
+        for (int first = 0; first < count; first += kBatch) {
+            const int batch = count - first < kBatch ? count - first : kBatch;
+            if (int(threadIdx.x) < batch)
+                stage_circle<kShadingFlat, false>(
+                    staged, threadIdx.x, fetch_circle(records, candidates[compacted.circles[first + threadIdx.x]]),
+                    tile, f);
+            __syncthreads();
+            for (int k = 0; k < batch; k += 32) {
+                const int mine = k + int(threadIdx.x & 31);
+                const std::uint32_t in_tail =
+                    __ballot_sync(0xffffffffu, mine < batch && compacted.circles[first + mine] >= start.warp);
+                if (!kAlpha && in_tail == 0) continue;  // uniform in the warp
+                const Round circles = round_of_circles<kShadingFlat>(staged, k, batch, p);
+                blends += ends.template blend_round<kAlpha>(staged, k, circles, in_tail, p);
+            }
+            __syncthreads();  // before the next batch or round rewrites the staged records, the list, the sums
+        }
+        tail_listed += std::uint32_t(count);
+    }
+    if (!ends.template write_if_met<kAlpha>(image, f, p)) return false;
+    listed = tail_listed;
+    return true;
+}
+
 // Tile `tile`'s block (of `tiles`): lists its candidates that touch the tile and shades them,
-// through its shared memory `compacted` and `staged`. `totals` gathers the frame's (tile, circle)
-// pairs for the host (CompactionTotals).
-template <ShadingKind kShading, bool kCountBlends, bool kByRegion, int kPixels>
+// through its shared memory `compacted` and `staged`. `totals` gathers the pairs the frame's
+// blocks listed for the host (CompactionTotals): every (tile, circle) pair, but for a tile proved
+// by the tail walk (kWalk, flat circles; the scene's colours in *range_keys), which lists only its
+// tail. A tile whose tail walk proves nothing takes the full walk after it.
+template <ShadingKind kShading, ShadeWalk kWalk, bool kCountBlends, bool kByRegion, int kPixels>
 __device__ __forceinline__ void compact_and_shade_tile(
     CompactedTile<kPixels, kCompactionCandidatesPerThread<kByRegion>>& compacted, StagedCircles<kPixels>& staged,
     const FrameParams& f, const CircleRecords& records, std::uint32_t circles, const RegionLists& regions,
-    const CompactionTotals& totals, std::uint32_t tile, std::uint32_t tiles, float* image, unsigned long long* blends) {
+    const DeviceBlendRange* range_keys, const CompactionTotals& totals, std::uint32_t tile, std::uint32_t tiles,
+    float* image, unsigned long long* blends) {
+    static_assert(kWalk == ShadeWalk::full || kShading == kShadingFlat, "the tail walk is of flat circles");
     using Layout = TileLayout<kPixels>;
     constexpr int kPerThread = kCompactionCandidatesPerThread<kByRegion>;
     constexpr int kRound = CompactedTile<kPixels, kPerThread>::kRound;
@@ -191,36 +332,42 @@ __device__ __forceinline__ void compact_and_shade_tile(
     const int ty = int(tile / std::uint32_t(f.grid.tiles_x));
     const auto candidates = tile_candidates<kByRegion>(regions, circles, tx, ty, f);
     const TilePixels<kPixels> p = tile_pixels<kPixels>(f, tile);
-    Rgba pixels[kPixels];
-    clear_pixels(f, p, pixels);
     std::uint32_t my_blends = 0, listed = 0;
-    for (std::uint32_t round = 0; round < candidates.count; round += kRound) {
-        const std::uint32_t mine = lane_slots<kPerThread>(round);
-        const std::uint32_t hits = test_round<kPerThread>(
-            records, candidates, mine,
-            [&](const CircleBox& box) {
-                return box_meets_rect(box, tx << kTileLog2, ty << kTileLog2, kTileSize, kTileSize);
-            },
-            [&](std::uint32_t circle) {
-                const CircleFootprint c = footprint_of(records, circle);
-                return circle_touches_tile(c, nearest_centre_of(c, f), tx, ty, f.inverse_width, f.inverse_height);
-            });
-        const int count = int(place_round_hits<Layout::kWarps, kPerThread>(
-            hits, mine, compacted.warp_sums,
-            [&](std::uint32_t at, std::uint32_t slot) { compacted.circles[at] = candidates[slot]; }));
-        __syncthreads();  // the list is complete
-        for (int first = 0; first < count; first += Layout::kBatch) {
-            const int batch = count - first < Layout::kBatch ? count - first : Layout::kBatch;
-            if (int(threadIdx.x) < batch)
-                stage_circle<kShading, false>(staged, threadIdx.x,
-                                              fetch_circle(records, compacted.circles[first + threadIdx.x]), tile, f);
-            __syncthreads();
-            my_blends += blend_staged<kShading>(staged, batch, p, pixels);
-            __syncthreads();  // before the next batch or round rewrites the staged records, the list, the sums
+    bool shaded = false;
+    if constexpr (kWalk != ShadeWalk::full) {
+        TailBracket bracket;
+        float closed;
+        if (candidates.count != 0 &&
+            tile_tail_bracket(*range_keys, f, tile, candidates.count, &bracket, &closed)) {
+            const TailStart start = find_compacted_tail(compacted, staged, f, records, candidates, tile, tx, ty, p, closed);
+            shaded = start.found &&
+                     blend_compacted_tail<kWalk == ShadeWalk::tails_rgba>(compacted, staged, f, records, candidates, tile,
+                                                                          tx, ty, p, start, bracket, image, my_blends,
+                                                                          listed);
         }
-        listed += std::uint32_t(count);
     }
-    write_pixels(image, f, p, pixels);
+    if (!shaded) {
+        Rgba pixels[kPixels];
+        clear_pixels(f, p, pixels);
+        for (std::uint32_t round = 0; round < candidates.count; round += kRound) {
+            const int count = list_round(compacted, f, records, candidates, round, tx, ty,
+                                         [&](std::uint32_t slot) { return candidates[slot]; });
+            __syncthreads();  // the list is complete
+            for (int first = 0; first < count; first += Layout::kBatch) {
+                const int batch = count - first < Layout::kBatch ? count - first : Layout::kBatch;
+                if (int(threadIdx.x) < batch)
+                    stage_circle<kShading, false>(staged, threadIdx.x,
+                                                  fetch_circle(records, compacted.circles[first + threadIdx.x]), tile, f);
+                __syncthreads();
+                my_blends += blend_staged<kShading>(staged, batch, p, pixels);
+                __syncthreads();  // before the next batch or round rewrites the staged records, the list, the sums
+            }
+            listed += std::uint32_t(count);
+        }
+        if constexpr (kWalk == ShadeWalk::tails_rgb)
+            for (Rgba& pixel : pixels) pixel.a = kNoAlpha;
+        write_pixels(image, f, p, pixels);
+    }
     if constexpr (kCountBlends) add_blends(blends, my_blends);
     if (threadIdx.x == 0) {
         // The last block to finish hands the frame's total to the host and clears the tallies.

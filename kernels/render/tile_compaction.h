@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "kernels/render/blend_range.h"
 #include "kernels/render/frame_params.h"
 
 namespace tilescan {
@@ -35,9 +36,13 @@ struct RegionLists {
 };
 void launch_list_region_circles(const FrameParams& frame, const CircleRecords& records, std::uint32_t circles,
                                 const RegionLists& regions, cudaStream_t stream);
-// Regions null (regions.ids): one level.
+// Regions null (regions.ids): one level. `tails` selects the walk (the frame plan's tail_walk): a
+// tile its tail walk proves lists (and adds to *totals.pairs) only the circles of its tail, from
+// the last back until its pixels close (kernels/render/tail_walk.cuh). `blends`, when not null,
+// accumulates the number of blends performed.
 void launch_compact_and_shade_tiles(const FrameParams& frame, const CircleRecords& records, std::uint32_t circles,
                                     const RegionLists& regions, const CompactionTotals& totals, int pixels_per_thread,
+                                    const TailWalk& tails,
                                     float* image,  // [height][width][4], row 0 = bottom
                                     unsigned long long* blends, cudaStream_t stream);
 

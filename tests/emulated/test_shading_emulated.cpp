@@ -1,6 +1,6 @@
 // The cuda backend's shading of a tile (kernels/render/shade_tile.cuh: the full walk, and exact
 // early termination's tail walk; kernels/render/tile_compaction.cuh: tile compaction, one level and
-// by regions; kernels/render/busy_tiles.cuh: busy tiles shaded apart; kernels/render/blend_range.cuh:
+// by regions, each with the tail walk; kernels/render/busy_tiles.cuh: busy tiles shaded apart; kernels/render/blend_range.cuh:
 // the scene's colour range) run on the CPU, its device code compiled as host
 // C++ under emulated CUDA threads (simt.h), against `ref` bit for bit. The tile lists, records and colour range are
 // built on the host by the same shared functions the GPU's cull and binning stages call (renderer/shared,
@@ -146,9 +146,14 @@ std::vector<std::pair<std::string, std::uint64_t>> check_shading(const Scene& sc
 }
 
 // The frame by tile compaction, as its kernels would run it: with kByRegion the region lists
-// first (a block a region), then a block a tile. Returns the pairs the last block handed over.
-template <ShadingKind kShading, int kPixels, bool kByRegion>
-std::uint64_t compact_emulated(BinnedFrame& b, Image& image) {
+// first (a block a region), then a block a tile. Returns the pairs the last block handed over and
+// the blends.
+struct Compacted {
+    std::uint64_t pairs, blends;
+};
+
+template <ShadingKind kShading, ShadeWalk kWalk, int kPixels, bool kByRegion>
+Compacted compact_emulated(BinnedFrame& b, Image& image) {
     const FrameParams& f = b.frame;
     const std::uint32_t circles = std::uint32_t(b.shading.size());
     const CircleRecords records{b.shading.data(), b.box.data()};
@@ -170,39 +175,65 @@ std::uint64_t compact_emulated(BinnedFrame& b, Image& image) {
         CompactedTile<kPixels, kCompactionCandidatesPerThread<kByRegion>> compacted;
         StagedCircles<kPixels> staged;
         simt::run_block(tile, tiles, TileLayout<kPixels>::kThreads, [&] {
-            compact_and_shade_tile<kShading, true, kByRegion>(compacted, staged, f, records, circles, regions, totals,
-                                                              tile, tiles, reinterpret_cast<float*>(image.data()),
-                                                              &blends);
+            compact_and_shade_tile<kShading, kWalk, true, kByRegion>(compacted, staged, f, records, circles, regions,
+                                                                     &b.range, totals, tile, tiles,
+                                                                     reinterpret_cast<float*>(image.data()), &blends);
         });
     }
     CHECK(pairs == 0);  // the last block clears the tallies for the next frame
     CHECK(finished == 0);
-    return host_total;
+    return {host_total, blends};
 }
 
-// Both compactions, both layouts, against ref; the pairs they count against the host's lists.
+// Both compactions, both layouts, with the full walk and (flat circles) the tail walk of RGB and
+// RGBA frames, against ref; the pairs they list against the host's lists: all of them, but for an
+// RGB frame's tiles proved by their tails, which list their tails alone. Returns the blends of the
+// full walk and of the RGB tail walk, one level, two pixels a thread.
 template <ShadingKind kShading>
-void check_compaction(const Scene& scene, int width, int height, const std::string& name) {
+std::pair<std::uint64_t, std::uint64_t> check_compaction(const Scene& scene, int width, int height,
+                                                         const std::string& name) {
     Image expected(width, height);
     render_reference(scene, expected);
     BinnedFrame b = bin_on_host(scene, width, height);
     const std::uint64_t pairs = b.tile_circles.size();
-    const auto check = [&](auto compact, const std::string& variant) {
+    std::pair<std::uint64_t, std::uint64_t> blends{0, 0};
+    const auto check = [&](auto compact, ShadeWalk walk, const std::string& variant) {
         Image image(width, height);
-        CHECK(compact(image) == pairs);
-        CHECK(images_match(expected, image, 0.0f, "emulated_cuda_" + variant + "_" + name));
+        const Compacted c = compact(image);
+        if (walk == ShadeWalk::tails_rgb)
+            CHECK(c.pairs <= pairs);
+        else
+            CHECK(c.pairs == pairs);
+        CHECK(channels_match(expected, image, walk == ShadeWalk::tails_rgb ? FrameChannels::rgb : FrameChannels::rgba,
+                             true, "emulated_cuda_" + variant + "_" + name));
+        return c.blends;
     };
-    check([&](Image& i) { return compact_emulated<kShading, 2, false>(b, i); }, "compaction_2px");
-    check([&](Image& i) { return compact_emulated<kShading, 4, false>(b, i); }, "compaction_4px");
-    check([&](Image& i) { return compact_emulated<kShading, 2, true>(b, i); }, "regions_2px");
-    check([&](Image& i) { return compact_emulated<kShading, 4, true>(b, i); }, "regions_4px");
+    blends.first = check([&](Image& i) { return compact_emulated<kShading, ShadeWalk::full, 2, false>(b, i); },
+                         ShadeWalk::full, "compaction_2px");
+    check([&](Image& i) { return compact_emulated<kShading, ShadeWalk::full, 4, false>(b, i); }, ShadeWalk::full,
+          "compaction_4px");
+    check([&](Image& i) { return compact_emulated<kShading, ShadeWalk::full, 2, true>(b, i); }, ShadeWalk::full,
+          "regions_2px");
+    check([&](Image& i) { return compact_emulated<kShading, ShadeWalk::full, 4, true>(b, i); }, ShadeWalk::full,
+          "regions_4px");
+    if constexpr (kShading == kShadingFlat) {
+        blends.second =
+            check([&](Image& i) { return compact_emulated<kShading, ShadeWalk::tails_rgb, 2, false>(b, i); },
+                  ShadeWalk::tails_rgb, "compaction_tails_rgb_2px");
+        check([&](Image& i) { return compact_emulated<kShading, ShadeWalk::tails_rgba, 4, false>(b, i); },
+              ShadeWalk::tails_rgba, "compaction_tails_rgba_4px");
+        check([&](Image& i) { return compact_emulated<kShading, ShadeWalk::tails_rgb, 4, true>(b, i); },
+              ShadeWalk::tails_rgb, "regions_tails_rgb_4px");
+        check([&](Image& i) { return compact_emulated<kShading, ShadeWalk::tails_rgba, 2, true>(b, i); },
+              ShadeWalk::tails_rgba, "regions_tails_rgba_2px");
+    }
+    return blends;
 }
 
-void check_compaction(const Scene& scene, int width, int height, const std::string& name) {
-    if (scene.shading == kShadingSnow)
-        check_compaction<kShadingSnow>(scene, width, height, name);
-    else
-        check_compaction<kShadingFlat>(scene, width, height, name);
+std::pair<std::uint64_t, std::uint64_t> check_compaction(const Scene& scene, int width, int height,
+                                                         const std::string& name) {
+    return scene.shading == kShadingSnow ? check_compaction<kShadingSnow>(scene, width, height, name)
+                                         : check_compaction<kShadingFlat>(scene, width, height, name);
 }
 
 // Busy tiles shaded apart, as a frame's two branches would: the main grid skipping them, then the
@@ -321,6 +352,28 @@ TEST_CASE("emulated cuda shading: tile compaction in one level and by regions re
     for (const std::string name : {"rgb", "pattern", "snowsingle", "rand10k"})
         check_compaction(builtin_frame(name), 61, 47, name);
     check_compaction(builtin_frame("pattern"), 1, 1, "pattern_1x1");
+}
+
+TEST_CASE("emulated cuda shading: tile compaction's tail walk renders scenes made to break the rule like ref",
+          "[emulated][render][early_termination]") {
+    for (const AdversarialScene& a : rule_breaking_scenes()) check_compaction(a.scene, a.width, a.height, a.name);
+    for (const std::string name : {"biglittle", "littlebig", "rand100k"})
+        for (const auto& [w, h] : {std::pair{1, 1}, {61, 47}})
+            check_compaction(builtin_frame(name), w, h, name + "_" + std::to_string(w) + "x" + std::to_string(h));
+}
+
+// Compaction's tail walk must end early where the rule allows, across its rounds of candidates:
+// 9000 circles of alpha 0.5 covering every pixel (one level's rounds take 4096 or 2048 candidates
+// a block) close within a few dozen, and faint ones blend as the full walk does.
+TEST_CASE("emulated cuda shading: tile compaction's tail walk blends fewer circles than cover the pixels",
+          "[emulated][render][early_termination]") {
+    const Scene dense = random_scene(22, 9000, 64, 30, 60, 0.0f, 1.0f, 0.5f, 0.5f);
+    const auto [full, tail] = check_compaction(dense, 64, 48, "compaction_dense");
+    INFO("full walk " << full << " blends, tail walk (RGB) " << tail);
+    CHECK(tail * 5 < full);
+    const Scene faint = random_scene(5, 4000, 97, 20, 60, 0.0f, 1.0f, 0.001f, 0.03f);
+    const auto [faint_full, faint_tail] = check_compaction(faint, 97, 83, "compaction_faint");
+    CHECK(faint_tail == faint_full);
 }
 
 TEST_CASE("emulated cuda shading: the full walk renders like ref", "[emulated][render]") {

@@ -1,6 +1,6 @@
 // The cuda backend's tail walk (exact early termination, kernels/render/tail_walk.cuh) equal to
-// `ref` bit for bit: forced on, over every binned tile-list path, both shading layouts, boxes read
-// and recomputed, RGB frames (alpha left NaN) and RGBA frames, on the built-in scenes and on the
+// `ref` bit for bit: forced on, over every binned tile-list path and both compactions, both shading
+// layouts, boxes read and recomputed, RGB frames (alpha left NaN) and RGBA frames, on the built-in scenes and on the
 // scenes made to break the rule (render_cases.h); and proof that it terminates early at all.
 #include <catch2/catch.hpp>
 #include <string>
@@ -14,8 +14,11 @@ using namespace tilescan::testing;
 
 namespace {
 
-const TileListStrategy kBinnedPaths[] = {TileListStrategy::pairs, TileListStrategy::packed_pairs,
-                                         TileListStrategy::direct};
+// The paths whose tiles walk tails: the binned ones and the compactions (each forced where the
+// frame fits it, else pairs).
+const TileListStrategy kTailPaths[] = {TileListStrategy::pairs, TileListStrategy::packed_pairs,
+                                       TileListStrategy::direct, TileListStrategy::tile_compaction,
+                                       TileListStrategy::region_compaction};
 
 PlanOverrides tail_walk_on(TileListStrategy path, int pixels, bool boxes_from_geometry) {
     PlanOverrides overrides;
@@ -26,16 +29,19 @@ PlanOverrides tail_walk_on(TileListStrategy path, int pixels, bool boxes_from_ge
     return overrides;
 }
 
-// Every binned path, layout and box source with the tail walk, in both channel sets, against one
-// `ref` image: the scan binning's paths (direct where the frame fits it, else pairs) and the sort
-// peer, which shades its lists with the same kernel.
+// Every path, layout and box source with the tail walk, in both channel sets, against one `ref`
+// image: the scan binning's paths (direct and the compactions where the frame fits them, else
+// pairs), the sort peer, which shades its lists with the same kernel, and the naive peer, whose
+// compaction is ours.
 void check_tail_walk(const Scene& scene, int width, int height, const std::string& name) {
     Image expected(width, height);
     render_reference(scene, expected);
     for (const FrameChannels channels : {FrameChannels::rgb, FrameChannels::rgba}) {
-        for (const Binning binning : {Binning::scan, Binning::sort}) {
-            for (const TileListStrategy path : kBinnedPaths) {
-                if (binning == Binning::sort && path != TileListStrategy::pairs) continue;
+        for (const Binning binning : {Binning::scan, Binning::sort, Binning::naive}) {
+            for (const TileListStrategy path : kTailPaths) {
+                if (binning != Binning::scan && path != TileListStrategy::pairs) continue;
+                // The naive peer tests every circle against every tile: not for millions of them.
+                if (binning == Binning::naive && scene.size() > 2000000) continue;
                 for (const int pixels : {2, 4}) {
                     const bool boxes = (pixels == 2) == (path != TileListStrategy::packed_pairs);
                     CudaBackend backend(binning);
@@ -102,31 +108,36 @@ TEST_CASE("cuda's tail walk in bands of tile rows renders like ref", "[gpu][rend
     }
 }
 
-// Small enough for the sanitizers: the tail walk's kernels on lists that close, that fall behind,
-// and that close at an opaque circle, both layouts, RGB and RGBA.
+// Small enough for the sanitizers: the tail walk's kernels, binned and compacted, on lists that
+// close, that fall behind, and that close at an opaque circle, both layouts, RGB and RGBA.
 TEST_CASE("cuda's tail walk on lists that close and lists that do not", "[gpu][render][tail_walk][sanitize]") {
     for (const AdversarialScene& a : rule_breaking_scenes()) {
         if (a.name != "typical" && a.name != "falls_behind" && a.name != "closes_at_opaque") continue;
-        for (const FrameChannels channels : {FrameChannels::rgb, FrameChannels::rgba})
-            for (const int pixels : {2, 4}) {
-                CudaBackend backend;
-                backend.set_channels(channels);
-                backend.set_plan_overrides(tail_walk_on(TileListStrategy::pairs, pixels, false));
-                CHECK(renders_channels_like_ref(backend, channels, false, a.scene, a.width, a.height,
-                                                "tails_sanitize_" + std::to_string(pixels) + "px_" + a.name));
-            }
+        for (const TileListStrategy path :
+             {TileListStrategy::pairs, TileListStrategy::tile_compaction, TileListStrategy::region_compaction})
+            for (const FrameChannels channels : {FrameChannels::rgb, FrameChannels::rgba})
+                for (const int pixels : {2, 4}) {
+                    CudaBackend backend;
+                    backend.set_channels(channels);
+                    backend.set_plan_overrides(tail_walk_on(path, pixels, false));
+                    CHECK(renders_channels_like_ref(backend, channels, false, a.scene, a.width, a.height,
+                                                    "tails_sanitize_" + std::string(tile_list_strategy_name(path)) +
+                                                        "_" + std::to_string(pixels) + "px_" + a.name));
+                }
     }
 }
 
-// The walk must end early where the design says it does: rand100k's pixels are covered by hundreds
-// of circles and close within a few dozen, so the tail walk blends a fraction of what the full walk
-// does; a frame of faint circles falls back to the full walk and blends as many.
+// The walk must end early where the design says it does: rand100k's pixels (binned) and
+// biglittle's (compacted by regions) are covered by hundreds of circles and close within a few
+// dozen, so the tail walk blends a fraction of what the full walk does; a frame of faint circles
+// falls back to the full walk and blends as many.
 TEST_CASE("cuda's tail walk blends fewer circles than cover the pixels", "[gpu][render][tail_walk]") {
-    const auto blends = [](const Scene& scene, int size, bool tails) {
+    const auto blends = [](const Scene& scene, int size, bool tails,
+                           TileListStrategy path = TileListStrategy::pairs) {
         CudaBackend backend;
         backend.set_channels(FrameChannels::rgb);
         PlanOverrides overrides;
-        overrides.tile_lists = TileListStrategy::pairs;
+        overrides.tile_lists = path;
         overrides.tail_walk = tails;
         backend.set_plan_overrides(overrides);
         Image image(size, size);
@@ -136,6 +147,12 @@ TEST_CASE("cuda's tail walk blends fewer circles than cover the pixels", "[gpu][
     const std::uint64_t full = blends(rand100k, 512, false), tail = blends(rand100k, 512, true);
     INFO("rand100k 512x512: full walk " << full << " blends, tail walk " << tail);
     CHECK(tail * 5 < full);
+    const Scene biglittle = builtin_frame("biglittle");
+    const TileListStrategy regions = TileListStrategy::region_compaction;
+    const std::uint64_t compacted_full = blends(biglittle, 256, false, regions),
+                        compacted_tail = blends(biglittle, 256, true, regions);
+    INFO("biglittle 256x256: full walk " << compacted_full << " blends, tail walk " << compacted_tail);
+    CHECK(compacted_tail * 5 < compacted_full);
     Scene faint = random_scene(5, 4000, 97, 20, 60, 0.0f, 1.0f, 0.001f, 0.03f);
     const std::uint64_t faint_full = blends(faint, 97, false), faint_tail = blends(faint, 97, true);
     INFO("faint circles 97x97: full walk " << faint_full << " blends, tail walk " << faint_tail);
