@@ -7,8 +7,9 @@ against the same frame rendered by the `tilescan` command (C++), on the same bac
 
 Three Python forms are timed per frame, wall clock around the call: the Scene object, the same
 circles as an (N, 8) float32 array, and the array with a reused output array (out=); with the cuda
-backend a fourth, the circles already in CUDA memory (copied there once through the CUDA runtime:
-tests/python/cuda_runtime_arrays.py, no torch needed), the image returned in CUDA memory. The
+backend two more, the circles already in CUDA memory (copied there once through the CUDA runtime:
+tests/python/cuda_runtime_arrays.py, no torch needed), the image returned in a new CudaImage or
+written into a reused output array in CUDA memory (out=, made there the same way). The
 command's number is its backend's whole call per frame (--stats --json: the frame, and on the cuda
 backend the circles' upload and the image's download), the C++ frame the Python calls are held
 against. Each Python row's backend column is the same for its own call (the stats' stages, with
@@ -82,17 +83,20 @@ def main():
         from cuda_runtime_arrays import RuntimeArray, cuda_runtime
         runtime = cuda_runtime()
         if runtime is None:
-            print("no CUDA runtime library for the CUDA-array row", file=sys.stderr)
+            print("no CUDA runtime library for the CUDA-array rows", file=sys.stderr)
         else:
             device_circles = RuntimeArray(runtime, circles, 0)
             rows.append(("Renderer.render(CUDA array)",) +
                         python_frame_ms(renderer, device_circles, args.size, args.frames))
+            device_out = RuntimeArray(runtime, np.zeros((args.size, args.size, 3), np.float32), 0)
+            rows.append(("Renderer.render(CUDA array, out=)",) +
+                        python_frame_ms(renderer, device_circles, args.size, args.frames, out=device_out))
 
     print(f"{args.scene} at {args.size}x{args.size}, backend {renderer.backend}, median of {args.frames} frames "
           f"after a warm-up")
-    print(f"{'how':32} {'frame ms':>9} {'backend ms':>11} {'added ms':>9} {'vs C++':>8}")
+    print(f"{'how':34} {'frame ms':>9} {'backend ms':>11} {'added ms':>9} {'vs C++':>8}")
     for how, wall, inside in rows:
-        print(f"{how:32} {wall:9.1f} {inside:11.1f} {wall - inside:9.1f} {100 * (wall / command - 1):+7.1f}%")
+        print(f"{how:34} {wall:9.2f} {inside:11.2f} {wall - inside:9.2f} {100 * (wall / command - 1):+7.1f}%")
     return 0
 
 

@@ -62,7 +62,8 @@ py::tuple shape_tuple(const CudaImage& image) {
 
 void bind_cuda_images(py::module_& module) {
     py::class_<CudaImage>(module, "CudaImage", R"doc(
-An image in CUDA memory: what render and render_batch return for circles in CUDA memory.
+An image in CUDA memory: what render and render_batch return for circles in CUDA memory (without
+out=; a CudaImage may itself be the out= of a later render of the same shape).
 
 A float32 C-contiguous array of shape (H, W, 3|4), or (B, H, W, 3|4) for a batch, on the device of
 the circles. Read it where it is with torch.from_dlpack, cupy.from_dlpack or cupy.asarray (it has

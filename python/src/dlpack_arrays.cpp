@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -73,39 +74,48 @@ py::capsule take_tensor(const py::object& capsule, DLManagedTensor* managed) {
     });
 }
 
-// "(3, 8)", as shape_text (typed_arrays.h) writes a numpy shape.
-std::string shape_text(const std::vector<std::size_t>& shape) {
-    std::string text = "(";
-    for (std::size_t d = 0; d < shape.size(); ++d)
-        text += (d ? ", " : "") + std::to_string(shape[d]) + (shape.size() == 1 ? "," : "");
-    return text + ")";
+// What a CUDA array must hold for its use: InputError, naming the array, unless its element type
+// (whether float32, and its name for the message) and its shape are right. The layout is checked
+// after, by check_c_order, as the same for every use.
+using ContentCheck =
+    std::function<void(bool float32, const std::string& type_text, const std::vector<std::size_t>& shape)>;
+
+// Circles: float32, (N, 8), or (B, N, 8) when `batch`, N within a scene's limit.
+ContentCheck circle_check(bool batch, const std::string& where) {
+    return [batch, where](bool float32, const std::string& type_text, const std::vector<std::size_t>& shape) {
+        if (!float32)
+            throw InputError(where + ": dtype " + type_text +
+                             ", expected float32 (convert with .float() or .astype('float32') on the device)");
+        const std::size_t rank = batch ? 3 : 2;
+        if (shape.size() != rank || shape.back() != 8)
+            throw InputError(where +
+                             (batch ? ": expected a (B, N, 8) CUDA array of circles, got shape "
+                                    : ": expected an (N, 8) array (x y z radius r g b a per circle), got shape ") +
+                             shape_text(shape));
+        if (shape[rank - 2] > kMaxCircles)
+            throw InputError(where + ": " + std::to_string(shape[rank - 2]) + " circles, more than the " +
+                             std::to_string(kMaxCircles) + " a scene may hold");
+    };
 }
 
-// The legacy default stream's cudaStream_t handle (cudaStreamLegacy), as DLPack and the interface
-// name it.
-void* const kLegacyDefaultStream = reinterpret_cast<void*>(std::uintptr_t(1));
+// An image: float32 of exactly `expected`.
+ContentCheck image_check(const std::vector<std::size_t>& expected, const std::string& where) {
+    return [expected, where](bool float32, const std::string& type_text, const std::vector<std::size_t>& shape) {
+        if (!float32) throw InputError(where + ": dtype " + type_text + ", expected float32");
+        if (shape != expected)
+            throw InputError(where + ": shape " + shape_text(shape) + ", expected " + shape_text(expected));
+    };
+}
 
-// InputError unless a CUDA array's element type, shape and layout are those of circles: float32,
-// (N, 8) or (B, N, 8) when `batch`, C-contiguous. Strides are in elements; none means C order.
-void check_circle_layout(bool float32, const std::string& type_text, const std::vector<std::size_t>& shape,
-                         const std::vector<std::int64_t>* strides, bool batch, const std::string& where) {
-    if (!float32)
-        throw InputError(where + ": dtype " + type_text +
-                         ", expected float32 (convert with .float() or .astype('float32') on the device)");
-    const std::size_t rank = batch ? 3 : 2;
-    if (shape.size() != rank || shape.back() != 8)
-        throw InputError(where +
-                         (batch ? ": expected a (B, N, 8) CUDA array of circles, got shape "
-                                : ": expected an (N, 8) array (x y z radius r g b a per circle), got shape ") +
-                         shape_text(shape));
-    if (shape[rank - 2] > kMaxCircles)
-        throw InputError(where + ": " + std::to_string(shape[rank - 2]) + " circles, more than the " +
-                         std::to_string(kMaxCircles) + " a scene may hold");
+// InputError unless a CUDA array of `shape` is C-contiguous. Strides are in elements; none means C
+// order.
+void check_c_order(const std::vector<std::size_t>& shape, const std::vector<std::int64_t>* strides,
+                   const std::string& where) {
     bool empty = false;
     for (const std::size_t extent : shape) empty |= extent == 0;
     if (!strides || empty) return;
     std::int64_t step = 1;
-    for (std::size_t d = rank; d-- > 0;) {
+    for (std::size_t d = shape.size(); d-- > 0;) {
         // an extent of 1 is never stepped over, so its stride says nothing about the layout
         if (shape[d] != 1 && (*strides)[d] != step)
             throw InputError(
@@ -114,9 +124,10 @@ void check_circle_layout(bool float32, const std::string& type_text, const std::
     }
 }
 
-// A CUDA DLPack capsule's circles; the tensor is taken only once it passed the checks (a refused
-// capsule stays unused, its producer's to free).
-CudaArray cuda_array_from_capsule(const py::object& capsule, bool batch, const std::string& where, void* stream) {
+// A CUDA DLPack capsule's array, `stream` being where its producer ordered its work; the tensor is
+// taken only once it passed the checks (a refused capsule stays unused, its producer's to free).
+CudaArray cuda_array_from_capsule(const py::object& capsule, const ContentCheck& check, const std::string& where,
+                                  void* stream) {
     DLManagedTensor* managed = capsule_tensor(capsule, where);
     const DLTensor& tensor = managed->dl_tensor;
     if (!cuda_device(tensor.device.device_type))
@@ -135,17 +146,19 @@ CudaArray cuda_array_from_capsule(const py::object& capsule, bool batch, const s
         array.shape.push_back(static_cast<std::size_t>(tensor.shape[d]));
         if (tensor.strides) strides.push_back(tensor.strides[d]);
     }
-    check_circle_layout(name && std::strcmp(name, "float32") == 0, type_text, array.shape,
-                        tensor.strides ? &strides : nullptr, batch, where);
-    array.data = reinterpret_cast<const float*>(static_cast<const char*>(tensor.data) + tensor.byte_offset);
+    check(name && std::strcmp(name, "float32") == 0, type_text, array.shape);
+    check_c_order(array.shape, tensor.strides ? &strides : nullptr, where);
+    array.data = reinterpret_cast<float*>(static_cast<char*>(tensor.data) + tensor.byte_offset);
     array.device = tensor.device.device_id;
     array.stream = stream;
     array.keep = take_tensor(capsule, managed);
     return array;
 }
 
-// An object's __cuda_array_interface__ (versions 2 and 3) as circles.
-CudaArray cuda_array_from_interface(const py::object& object, bool batch, const std::string& where) {
+// An object's __cuda_array_interface__ (versions 2 and 3); one marked read-only is refused when the
+// array is to be `written`.
+CudaArray cuda_array_from_interface(const py::object& object, const ContentCheck& check, bool written,
+                                    const std::string& where) {
     CudaArray array;
     try {
         const py::dict interface = object.attr("__cuda_array_interface__");
@@ -172,10 +185,12 @@ CudaArray cuda_array_from_interface(const py::object& object, bool batch, const 
             if (strides.size() != array.shape.size())
                 throw InputError(where + ": __cuda_array_interface__ strides and shape differ in length");
         }
-        check_circle_layout(typestr == "<f4", "'" + typestr + "'", array.shape, has_strides ? &strides : nullptr, batch,
-                            where);
+        check(typestr == "<f4", "'" + typestr + "'", array.shape);
+        check_c_order(array.shape, has_strides ? &strides : nullptr, where);
         const py::tuple data = interface["data"].cast<py::tuple>();
-        array.data = reinterpret_cast<const float*>(static_cast<std::uintptr_t>(data[0].cast<unsigned long long>()));
+        if (written && data[1].cast<bool>())
+            throw InputError(where + ": the CUDA array is read-only (its __cuda_array_interface__ says so)");
+        array.data = reinterpret_cast<float*>(static_cast<std::uintptr_t>(data[0].cast<unsigned long long>()));
         array.stream = kLegacyDefaultStream;
         if (version >= 3 && interface.contains("stream") && !interface["stream"].is_none()) {
             const unsigned long long stream = interface["stream"].cast<unsigned long long>();
@@ -193,7 +208,30 @@ CudaArray cuda_array_from_interface(const py::object& object, bool batch, const 
     return array;
 }
 
+// The CUDA array of `object` (is_cuda_array) as `check` wants it. A DLPack producer is asked for its
+// tensor on `stream`; a bare capsule says nothing of streams, so it is taken as ready for the legacy
+// default one.
+CudaArray cuda_array(const py::object& object, const ContentCheck& check, void* stream, bool written,
+                     const std::string& where) {
+    if (PyCapsule_CheckExact(object.ptr())) return cuda_array_from_capsule(object, check, where, kLegacyDefaultStream);
+    if (py::hasattr(object, "__dlpack_device__") && py::hasattr(object, "__dlpack__")) {
+        const py::object capsule =
+            object.attr("__dlpack__")(py::arg("stream") = py::int_(reinterpret_cast<std::uintptr_t>(stream)));
+        return cuda_array_from_capsule(capsule, check, where, stream);
+    }
+    return cuda_array_from_interface(object, check, written, where);
+}
+
 }  // namespace
+
+void* const kLegacyDefaultStream = reinterpret_cast<void*>(std::uintptr_t(1));
+
+std::string shape_text(const std::vector<std::size_t>& shape) {
+    std::string text = "(";
+    for (std::size_t d = 0; d < shape.size(); ++d)
+        text += (d ? ", " : "") + std::to_string(shape[d]) + (shape.size() == 1 ? "," : "");
+    return text + ")";
+}
 
 bool is_dlpack_capsule(const py::handle& object) {
     return PyCapsule_CheckExact(object.ptr()) && PyCapsule_IsValid(object.ptr(), kCapsuleName);
@@ -247,13 +285,17 @@ bool is_cuda_array(const py::handle& object) {
 }
 
 CudaArray cuda_circle_array(const py::object& object, bool batch, const std::string& where) {
-    if (PyCapsule_CheckExact(object.ptr()))  // a bare capsule says nothing of streams: the legacy default
-        return cuda_array_from_capsule(object, batch, where, kLegacyDefaultStream);
-    if (py::hasattr(object, "__dlpack_device__") && py::hasattr(object, "__dlpack__")) {
-        const py::object capsule = object.attr("__dlpack__")(py::arg("stream") = 1);
-        return cuda_array_from_capsule(capsule, batch, where, kLegacyDefaultStream);
-    }
-    return cuda_array_from_interface(object, batch, where);
+    return cuda_array(object, circle_check(batch, where), kLegacyDefaultStream, false, where);
+}
+
+CudaArray cuda_image_array(const py::object& object, const std::vector<std::size_t>& shape, void* stream,
+                           const std::string& where) {
+    CudaArray array = cuda_array(object, image_check(shape, where), stream, true, where);
+    bool empty = false;
+    for (const std::size_t extent : shape) empty |= extent == 0;
+    // the render takes a null image pointer for "allocate one": it must not reach it
+    if (!empty && !array.data) throw InputError(where + ": the CUDA array's pointer is null");
+    return array;
 }
 
 }  // namespace tilescan::python

@@ -1,7 +1,8 @@
 // Arrays handed over through DLPack (numpy >= 1.22, PyTorch, JAX, CuPy...) or
 // __cuda_array_interface__: host tensors are read where they are, as numpy views that keep the
 // producer's tensor alive; CUDA tensors are described (pointer, shape, device, stream) for the cuda
-// backend to read where they are (docs/python.md, "GPU arrays"). Nothing here touches device memory.
+// backend to read (circles) or write (an out= image) where they are (docs/python.md, "GPU arrays").
+// Nothing here touches device memory.
 #pragma once
 
 #include <pybind11/numpy.h>
@@ -30,13 +31,20 @@ void refuse_device_array(const py::object& object, const std::string& where);
 /// or producer whose device is CUDA (or CUDA managed memory).
 bool is_cuda_array(const py::handle& object);
 
+/// "(3, 8)", as shape_text (typed_arrays.h) writes a numpy shape.
+std::string shape_text(const std::vector<std::size_t>& shape);
+
+/// The legacy default stream's cudaStream_t handle (cudaStreamLegacy), as DLPack and the interface
+/// name it.
+extern void* const kLegacyDefaultStream;
+
 /// A float32 C-contiguous array in CUDA memory, as read from its protocol. The DLPack tensor taken
 /// from its producer is released with `keep`; a __cuda_array_interface__ object must outlive the use.
 struct CudaArray {
-    const float* data = nullptr;
+    float* data = nullptr;  // written only where cuda_image_array took it (checked writable)
     std::vector<std::size_t> shape;
     int device = -1;         // the CUDA ordinal, -1 where the protocol does not say (the interface)
-    void* stream = nullptr;  // where the producer's writes are ordered: a cudaStream_t handle
+    void* stream = nullptr;  // where the producer's work is ordered: a cudaStream_t handle
     py::object keep;         // the owner of the taken DLPack tensor, or the interface's object
 };
 
@@ -44,5 +52,13 @@ struct CudaArray {
 /// `batch`. A DLPack producer is asked for its tensor on the legacy default stream (stream=1), where
 /// the render then reads it; an interface's v3 stream is honoured, the legacy default one otherwise.
 CudaArray cuda_circle_array(const py::object& object, bool batch, const std::string& where);
+
+/// An array in CUDA memory (is_cuda_array) for an image to be written into: float32, C-contiguous,
+/// of `shape`, with a pointer when not empty, and not marked read-only by its interface (a legacy
+/// DLPack capsule carries no such mark). A DLPack producer is asked for its tensor on `stream` (a
+/// cudaStream_t handle, as CudaArray's), so its pending work is ordered before that stream; an
+/// interface's stream is read as cuda_circle_array reads it, and a bare capsule's is the legacy one.
+CudaArray cuda_image_array(const py::object& object, const std::vector<std::size_t>& shape, void* stream,
+                           const std::string& where);
 
 }  // namespace tilescan::python

@@ -2,7 +2,8 @@
 // module's render / render_batch, which keep one Renderer per backend name. Circles are converted
 // and checked while the GIL is held; rendering and the copy into the output array run without it,
 // one frame at a time per Renderer (a backend is not thread-safe). Circles in CUDA memory go to the
-// cuda backend where they are (DeviceBackend::render_device_circles) and come back as a CudaImage.
+// cuda backend where they are (DeviceBackend::render_device_circles), and their image comes back as
+// a CudaImage or is written into the caller's CUDA array (out=).
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -20,6 +21,7 @@
 #include "bindings.h"
 #include "convert.h"
 #include "cuda_images.h"
+#include "cuda_streams.h"
 #include "dlpack_arrays.h"
 #include "kernels/scan/scan_cpu.h"  // cpu_parallel_ranges, cpu_scan_default_threads
 #include "renderer/backends.h"
@@ -212,7 +214,8 @@ private:
         return out;
     }
 
-    // Frames whose circles are in CUDA memory, on the cuda backend's device, into one CudaImage.
+    // Frames whose circles are in CUDA memory, on the cuda backend's device, into one CudaImage, or
+    // into `out` when it is a CUDA array (returned as it is, as the host path returns its out).
     py::object run_cuda(const std::vector<CudaArray>& arrays, bool batch, const py::object& size_object,
                         const Settings& settings, const py::object& out_object) {
         auto* device = dynamic_cast<DeviceBackend*>(workers_[0].backend.get());
@@ -226,8 +229,6 @@ private:
             throw InputError(first + ": in CUDA memory, which needs the cuda backend; this Renderer's is '" +
                              backend() + "' (pass backend=\"cuda\")");
         }
-        if (!out_object.is_none())
-            throw InputError("out: not taken with circles in CUDA memory (the image comes back as a new CudaImage)");
         DeviceCircleFrame frame;
         // Unless named, DeviceCircleFrame's flat shading on white, as host arrays render.
         if (settings.shading) frame.shading = *settings.shading;
@@ -241,26 +242,50 @@ private:
         const ImageSize size = frame_size({}, size_object);
         frame.width = size.width;
         frame.height = size.height;
-        CudaImage image;
-        image.device = device->device();
-        image.shape = {std::size_t(size.height), std::size_t(size.width), std::size_t(settings.channels)};
-        if (batch) image.shape.insert(image.shape.begin(), arrays.size());
+        std::vector<std::size_t> shape = {std::size_t(size.height), std::size_t(size.width),
+                                          std::size_t(settings.channels)};
+        if (batch) shape.insert(shape.begin(), arrays.size());
         const std::size_t frame_floats = std::size_t(size.width) * size.height * settings.channels;
 
+        // A frame waits for one stream, its circles'. A DLPack `out` is asked to order its pending work
+        // before the first frame's; an `out` on another stream (an interface's own, a bare capsule's)
+        // is waited for on the host before the first frame writes.
+        void* const stream = arrays.empty() ? kLegacyDefaultStream : arrays[0].stream;
+        std::optional<CudaArray> target;
+        if (!out_object.is_none()) {
+            if (!is_cuda_array(out_object))
+                throw InputError("out: expected a CUDA array of shape " + shape_text(shape) + " (the " +
+                                 (batch ? "scenes" : "circles") + " are in CUDA memory, and so is the image), got " +
+                                 std::string(py::str(py::type::of(out_object).attr("__name__"))));
+            target = cuda_image_array(out_object, shape, stream, "out");
+            if (target->device >= 0 && target->device != device->device())
+                throw InputError("out: on CUDA device " + std::to_string(target->device) +
+                                 ", and the cuda backend renders on device " + std::to_string(device->device()));
+        }
+        CudaImage image;
         {
             py::gil_scoped_release release;
             std::lock_guard<std::mutex> lock(mutex_);
-            image.pixels = device->allocate_device_floats(std::max<std::size_t>(1, arrays.size() * frame_floats));
+            float* pixels = nullptr;
+            if (target) {
+                if (!arrays.empty() && target->stream != stream) synchronize_stream(device->device(), target->stream);
+                pixels = target->data;
+            } else {
+                image.pixels = device->allocate_device_floats(std::max<std::size_t>(1, arrays.size() * frame_floats));
+                pixels = image.pixels.get();
+            }
             for (std::size_t i = 0; i < arrays.size(); ++i) {
                 frame.rows = arrays[i].data;
                 frame.circles = arrays[i].shape[0];
                 frame.wait_stream = arrays[i].stream;
                 frame.where = batch ? "scenes[" + std::to_string(i) + "]" : "circles";
-                const DeviceImageLayout layout{settings.channels, settings.upper,
-                                               image.pixels.get() + i * frame_floats};
+                const DeviceImageLayout layout{settings.channels, settings.upper, pixels + i * frame_floats};
                 last_stats_ = device->render_device_circles(frame, layout).stats;
             }
         }
+        if (target) return out_object;
+        image.device = device->device();
+        image.shape = std::move(shape);
         return py::cast(std::move(image));
     }
 
@@ -329,18 +354,21 @@ private:
 
     static py::array output_array(const py::object& out, const std::vector<py::ssize_t>& shape) {
         if (out.is_none()) return py::array_t<float>(shape);
-        if (!py::isinstance<py::array>(out)) throw InputError("out: expected a numpy array");
+        const std::vector<std::size_t> want(shape.begin(), shape.end());
+        if (!py::isinstance<py::array>(out)) {
+            if (is_cuda_array(out))
+                throw InputError(
+                    "out: a CUDA array, written only for circles in CUDA memory: pass a numpy array of shape " +
+                    shape_text(want) + " for host circles");
+            throw InputError("out: expected a numpy array");
+        }
         py::array array = py::reinterpret_borrow<py::array>(out);
         require_dtype<float>(array, "out");
         require_c_contiguous(array, "out");
         if (!array.writeable()) throw InputError("out: the array is read-only");
         bool same = array.ndim() == static_cast<py::ssize_t>(shape.size());
         for (std::size_t d = 0; same && d < shape.size(); ++d) same = array.shape(d) == shape[d];
-        if (!same) {
-            std::string want = "(";
-            for (std::size_t d = 0; d < shape.size(); ++d) want += (d ? ", " : "") + std::to_string(shape[d]);
-            throw InputError("out: shape " + shape_text(array) + ", expected " + want + ")");
-        }
+        if (!same) throw InputError("out: shape " + shape_text(array) + ", expected " + shape_text(want));
         return array;
     }
 
@@ -410,20 +438,23 @@ circles: an (N, 8) float32 array (x y z radius r g b a per row, the scene format
   row order), named columns (a dict or a structured array with x y radius r g b a, z optional), a
   tilescan.Scene, or a host tensor through DLPack. With the cuda backend, an (N, 8) float32
   C-contiguous tensor in CUDA memory (DLPack or __cuda_array_interface__) is read where it is and
-  the image returned in CUDA memory as a tilescan.CudaImage (out= is not taken then).
+  the image returned in CUDA memory as a tilescan.CudaImage, or written into out.
 size: an int (square) or (width, height); default: the Scene's own size, else 1024.
 background: "white", "snow-gradient" or (r, g, b); default: the Scene's, else white.
 shading: "flat" or "snow"; default: the Scene's, else flat.
 channels: "rgb", or "rgba" (alpha: the background's 1 plus every covering circle's alpha).
 origin: "upper" (row 0 at the top, as images are shown) or "lower" (row 0 at the bottom: y up).
-out: a float32 C-contiguous array of the result's shape to write into instead.
+out: a float32 C-contiguous array of the result's shape to write into and return instead of a new
+  one: a numpy array for host circles; for circles in CUDA memory a writable CUDA array (DLPack or
+  __cuda_array_interface__) on the cuda backend's device, complete when render returns.
 The bits equal `tilescan render` with the same scene and size, on every backend.
 )doc");
     def_shared("render_batch", &Renderer::render_batch, "scenes", R"doc(
 Renders B scenes in one call into a (B, H, W, 3|4) float32 array, each frame equal to render().
 
 scenes: a (B, N, 8) float32 array or a sequence of anything render() takes (counts may differ);
-  a (B, N, 8) tensor in CUDA memory, or a sequence of (N, 8) ones, gives a (B, H, W, 3|4) CudaImage.
+  a (B, N, 8) tensor in CUDA memory, or a sequence of (N, 8) ones, gives a (B, H, W, 3|4) CudaImage
+  (or fills a CUDA out of that shape).
 The other arguments are render()'s and apply to every frame.
 )doc");
 }

@@ -13,6 +13,12 @@ FloatArray = npt.NDArray[np.float32]
 #: nested sequences; a DLPack capsule or an object with __dlpack__ on the CPU; with the cuda
 #: backend, a CUDA tensor (DLPack or __cuda_array_interface__), whose image is a CudaImage.
 Circles = Union[FloatArray, Mapping[str, Any], Sequence[Sequence[float]], Any]
+#: An array in CUDA memory: an object with __cuda_array_interface__, or with __dlpack__ on a CUDA
+#: device (a torch tensor, a CuPy array, a CudaImage).
+CudaArray = Any
+#: Where render and render_batch may write: a numpy array for host circles; for circles in CUDA
+#: memory a writable CUDA array on the cuda backend's device. Either is returned as it is.
+Out = Union[FloatArray, CudaArray, None]
 #: An int (square) or (width, height).
 Size = Union[int, Tuple[int, int]]
 #: "white", "snow-gradient" or (r, g, b).
@@ -103,28 +109,30 @@ class Renderer:
     def render(
         self, circles: Union[Circles, Scene], size: Union[Size, None] = None, *,
         background: Union[Background, None] = None, shading: Union[str, None] = None, channels: str = "rgb",
-        origin: str = "upper", out: Union[FloatArray, None] = None) -> Union[FloatArray, CudaImage]: ...
+        origin: str = "upper", out: Out = None) -> Union[FloatArray, CudaImage, CudaArray]: ...
     def render_batch(
         self, scenes: Union[FloatArray, Sequence[Union[Circles, Scene]]], size: Union[Size, None] = None, *,
         background: Union[Background, None] = None, shading: Union[str, None] = None, channels: str = "rgb",
-        origin: str = "upper", out: Union[FloatArray, None] = None) -> Union[FloatArray, CudaImage]: ...
+        origin: str = "upper", out: Out = None) -> Union[FloatArray, CudaImage, CudaArray]: ...
 
 def render(
     circles: Union[Circles, Scene], size: Union[Size, None] = None, *, background: Union[Background, None] = None,
     shading: Union[str, None] = None, backend: str = "auto", channels: str = "rgb", origin: str = "upper",
-    out: Union[FloatArray, None] = None) -> Union[FloatArray, CudaImage]:
+    out: Out = None) -> Union[FloatArray, CudaImage, CudaArray]:
     """Renders circles into a new (H, W, 3|4) float32 array, row 0 at the top (origin="upper").
 
-    Circles in CUDA memory render on the cuda backend where they are, into a CudaImage."""
+    Circles in CUDA memory render on the cuda backend where they are, into a CudaImage, or into
+    `out` when it is a CUDA array of that shape (returned)."""
 
 def render_batch(
     scenes: Union[FloatArray, Sequence[Union[Circles, Scene]]], size: Union[Size, None] = None, *,
     background: Union[Background, None] = None, shading: Union[str, None] = None, backend: str = "auto",
-    channels: str = "rgb", origin: str = "upper", out: Union[FloatArray, None] = None
-) -> Union[FloatArray, CudaImage]:
+    channels: str = "rgb", origin: str = "upper", out: Out = None
+) -> Union[FloatArray, CudaImage, CudaArray]:
     """Renders B scenes into a (B, H, W, 3|4) float32 array, each frame equal to render().
 
-    A (B, N, 8) CUDA tensor, or a sequence of (N, 8) ones, renders into one (B, H, W, 3|4) CudaImage."""
+    A (B, N, 8) CUDA tensor, or a sequence of (N, 8) ones, renders into one (B, H, W, 3|4) CudaImage,
+    or into `out` when it is a CUDA array of that shape (returned)."""
 
 def builtin_scene_names() -> list[str]: ...
 def builtin_scene(name: str, *, seed: int = 0, frame: int = 0) -> Scene: ...
