@@ -79,7 +79,7 @@ private:
     void enqueue_direct_binning(const FrameParams& frame, std::uint64_t capacity);
     void enqueue_compaction(const FrameParams& frame, const FramePlan& plan, unsigned long long* blends);
     TailWalk tail_walk(const FramePlan& plan) const;  // the shading's walk, binned or compacted
-    std::uint64_t band_pair_limit() const;  // max_band_pairs of the budget and binning
+    std::uint64_t band_pair_limit() const;            // max_band_pairs of the budget and binning
 
     int device_;  // the device current at construction
     Binning binning_;

@@ -162,12 +162,12 @@ bool shading_orders_tiles(ShadingKind shading, int pixels_per_thread, std::uint6
 bool next_busy_tiles_apart(bool apart, std::uint32_t busy_listed, bool seen);
 
 // Whether tile blocks, binned or compacted, of every binning, try exact early termination's tail
-// walk before the full walk (kernels/render/tail_walk.cuh): for flat circles, since snow's faint flakes close no bracket
-// within the lists they make (docs/tuning.md, "cpu backend"); unless forced, for frames without
-// alpha (whose sum over every circle leaves the tail walk nothing to gain) where the circles cover
-// a pixel at least kTailWalkMinCoverings times on average, or where that is not known: a pixel's
-// tail is about 30 coverings, so with fewer the walk back skips nothing and costs its occupancy
-// (docs/tuning.md#tail-walk). `forced`: PlanOverrides::tail_walk.
+// walk before the full walk (kernels/render/tail_walk.cuh): for flat circles, since snow's faint
+// flakes close no bracket within the lists they make (docs/tuning.md, "cpu backend"); unless
+// forced, for frames without alpha (whose sum over every circle leaves the tail walk nothing to
+// gain) where the circles cover a pixel at least kTailWalkMinCoverings times on average, or where
+// that is not known: a pixel's tail is about 30 coverings, so with fewer the walk back skips
+// nothing and costs its occupancy (docs/tuning.md#tail-walk). `forced`: PlanOverrides::tail_walk.
 constexpr bool kTailWalkByDefault = true;
 constexpr double kTailWalkMinCoverings = 32;
 bool shading_walks_tails(const FrameFacts& facts, std::optional<bool> forced);

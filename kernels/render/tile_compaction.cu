@@ -29,9 +29,8 @@ __device__ __forceinline__ void compact_and_shade_block(const FrameParams& f, co
     __shared__ CompactedTile<kPixels, kCompactionCandidatesPerThread<kByRegion>> compacted;
     __shared__ StagedCircles<kPixels> staged;
     wait_for_prior_grid();  // the cull's records, the region lists
-    compact_and_shade_tile<kShading, kWalk, kCountBlends, kByRegion>(compacted, staged, f, records, circles, regions,
-                                                                     blend_range, totals, blockIdx.x, gridDim.x, image,
-                                                                     blends);
+    compact_and_shade_tile<kShading, kWalk, kCountBlends, kByRegion>(
+        compacted, staged, f, records, circles, regions, blend_range, totals, blockIdx.x, gridDim.x, image, blends);
 }
 
 // Blocks a compaction kernel's SM must hold (its __launch_bounds__): a tail walk's (the two ends
@@ -67,15 +66,14 @@ auto compact_and_shade_tiles_kernel_for(bool count_blends, bool by_region) {
     });
 }
 template <int kPixels>
-auto compact_and_shade_tiles_kernel_for(ShadingKind shading, const TailWalk& tails, bool count_blends,
-                                        bool by_region) {
+auto compact_and_shade_tiles_kernel_for(ShadingKind shading, const TailWalk& tails, bool count_blends, bool by_region) {
     if (shading == kShadingSnow)
         return compact_and_shade_tiles_kernel_for<kPixels, kShadingSnow, ShadeWalk::full>(count_blends, by_region);
     if (tails.range == nullptr)
         return compact_and_shade_tiles_kernel_for<kPixels, kShadingFlat, ShadeWalk::full>(count_blends, by_region);
     if (tails.alpha)
         return compact_and_shade_tiles_kernel_for<kPixels, kShadingFlat, ShadeWalk::tails_rgba>(count_blends,
-                                                                                                 by_region);
+                                                                                                by_region);
     return compact_and_shade_tiles_kernel_for<kPixels, kShadingFlat, ShadeWalk::tails_rgb>(count_blends, by_region);
 }
 

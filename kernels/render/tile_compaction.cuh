@@ -214,7 +214,8 @@ __device__ __forceinline__ int list_round(CompactedTile<kPixels, kPerThread>& co
             return circle_touches_tile(c, nearest_centre_of(c, f), tx, ty, f.inverse_width, f.inverse_height);
         });
     return int(place_round_hits<TileLayout<kPixels>::kWarps, kPerThread>(
-        hits, mine, compacted.warp_sums, [&](std::uint32_t at, std::uint32_t slot) { compacted.circles[at] = entry(slot); }));
+        hits, mine, compacted.warp_sums,
+        [&](std::uint32_t at, std::uint32_t slot) { compacted.circles[at] = entry(slot); }));
 }
 
 // The tail walk's walk back over a tile's candidates (tail_walk.cuh's find_tail over a list the
@@ -239,16 +240,16 @@ __device__ __forceinline__ TailStart find_compacted_tail(CompactedTile<kPixels, 
     bool warp_closed = false, checked = false;
     std::uint32_t warp_start = 0;
     for (std::uint32_t round = 0; round < back.count; round += kRound) {
-        const int count = list_round(compacted, f, records, back, round, tx, ty,
-                                     [&](std::uint32_t slot) { return back.at(slot); });
+        const int count =
+            list_round(compacted, f, records, back, round, tx, ty, [&](std::uint32_t slot) { return back.at(slot); });
         __syncthreads();  // the list is complete
         for (int first = 0; first < count; first += kBatch) {
             const int batch = count - first < kBatch ? count - first : kBatch;
             // The list runs from the last circle back; staged, the batch runs in draw order.
             if (int(threadIdx.x) < batch)
-                stage_circle<kShadingFlat, false>(staged, batch - 1 - int(threadIdx.x),
-                                                  fetch_circle(records, candidates[compacted.circles[first + threadIdx.x]]),
-                                                  tile, f);
+                stage_circle<kShadingFlat, false>(
+                    staged, batch - 1 - int(threadIdx.x),
+                    fetch_circle(records, candidates[compacted.circles[first + threadIdx.x]]), tile, f);
             __syncthreads();
             if (!warp_closed) {
                 const int closed_at = shrink_back(staged, batch, p, closed, shrink);
@@ -286,8 +287,8 @@ __device__ __forceinline__ bool blend_compacted_tail(CompactedTile<kPixels, kPer
     const CandidatesFrom<Candidates> view{candidates, from, candidates.count - from};
     std::uint32_t tail_listed = 0;
     for (std::uint32_t round = 0; round < view.count; round += kRound) {
-        const int count = list_round(compacted, f, records, view, round, tx, ty,
-                                     [&](std::uint32_t slot) { return view.at(slot); });
+        const int count =
+            list_round(compacted, f, records, view, round, tx, ty, [&](std::uint32_t slot) { return view.at(slot); });
         __syncthreads();  // the list is complete
         for (int first = 0; first < count; first += kBatch) {
             const int batch = count - first < kBatch ? count - first : kBatch;
@@ -337,13 +338,12 @@ __device__ __forceinline__ void compact_and_shade_tile(
     if constexpr (kWalk != ShadeWalk::full) {
         TailBracket bracket;
         float closed;
-        if (candidates.count != 0 &&
-            tile_tail_bracket(*range_keys, f, tile, candidates.count, &bracket, &closed)) {
-            const TailStart start = find_compacted_tail(compacted, staged, f, records, candidates, tile, tx, ty, p, closed);
-            shaded = start.found &&
-                     blend_compacted_tail<kWalk == ShadeWalk::tails_rgba>(compacted, staged, f, records, candidates, tile,
-                                                                          tx, ty, p, start, bracket, image, my_blends,
-                                                                          listed);
+        if (candidates.count != 0 && tile_tail_bracket(*range_keys, f, tile, candidates.count, &bracket, &closed)) {
+            const TailStart start =
+                find_compacted_tail(compacted, staged, f, records, candidates, tile, tx, ty, p, closed);
+            shaded = start.found && blend_compacted_tail<kWalk == ShadeWalk::tails_rgba>(
+                                        compacted, staged, f, records, candidates, tile, tx, ty, p, start, bracket,
+                                        image, my_blends, listed);
         }
     }
     if (!shaded) {
@@ -356,8 +356,8 @@ __device__ __forceinline__ void compact_and_shade_tile(
             for (int first = 0; first < count; first += Layout::kBatch) {
                 const int batch = count - first < Layout::kBatch ? count - first : Layout::kBatch;
                 if (int(threadIdx.x) < batch)
-                    stage_circle<kShading, false>(staged, threadIdx.x,
-                                                  fetch_circle(records, compacted.circles[first + threadIdx.x]), tile, f);
+                    stage_circle<kShading, false>(
+                        staged, threadIdx.x, fetch_circle(records, compacted.circles[first + threadIdx.x]), tile, f);
                 __syncthreads();
                 my_blends += blend_staged<kShading>(staged, batch, p, pixels);
                 __syncthreads();  // before the next batch or round rewrites the staged records, the list, the sums

@@ -1,11 +1,11 @@
 // The cuda backend's shading of a tile (kernels/render/shade_tile.cuh: the full walk, and exact
 // early termination's tail walk; kernels/render/tile_compaction.cuh: tile compaction, one level and
-// by regions, each with the tail walk; kernels/render/busy_tiles.cuh: busy tiles shaded apart; kernels/render/blend_range.cuh:
-// the scene's colour range) run on the CPU, its device code compiled as host
-// C++ under emulated CUDA threads (simt.h), against `ref` bit for bit. The tile lists, records and colour range are
-// built on the host by the same shared functions the GPU's cull and binning stages call (renderer/shared,
-// circle_records.cuh), so this checks the shading kernels' own logic, barriers and warp votes included, on every
-// machine; the GPU tests check the real thing.
+// by regions, each with the tail walk; kernels/render/busy_tiles.cuh: busy tiles shaded apart;
+// kernels/render/blend_range.cuh: the scene's colour range) run on the CPU, its device code compiled as host C++ under
+// emulated CUDA threads (simt.h), against `ref` bit for bit. The tile lists, records and colour range are built on the
+// host by the same shared functions the GPU's cull and binning stages call (renderer/shared, circle_records.cuh), so
+// this checks the shading kernels' own logic, barriers and warp votes included, on every machine; the GPU tests check
+// the real thing.
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstring>

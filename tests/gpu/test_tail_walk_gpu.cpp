@@ -132,8 +132,7 @@ TEST_CASE("cuda's tail walk on lists that close and lists that do not", "[gpu][r
 // dozen, so the tail walk blends a fraction of what the full walk does; a frame of faint circles
 // falls back to the full walk and blends as many.
 TEST_CASE("cuda's tail walk blends fewer circles than cover the pixels", "[gpu][render][tail_walk]") {
-    const auto blends = [](const Scene& scene, int size, bool tails,
-                           TileListStrategy path = TileListStrategy::pairs) {
+    const auto blends = [](const Scene& scene, int size, bool tails, TileListStrategy path = TileListStrategy::pairs) {
         CudaBackend backend;
         backend.set_channels(FrameChannels::rgb);
         PlanOverrides overrides;
