@@ -190,11 +190,9 @@ TEST_CASE("frame plan: the scan binning's compactions", "[frame_plan]") {
     FrameFacts large = frame_facts(kTileCompactionMaxCircles, 0);
     large.bin_budget = 1;  // no room for region lists
     large.pair_capacity = std::uint64_t(large.circles) * tiles_of(large) / kTileCompactionTestsPerPair;
-    PlanOverrides full;  // lists this long are binned for the tail walk (the next test case)
-    full.tail_walk = false;
-    CHECK(plan_frame(large, full).tile_lists == TileListStrategy::tile_compaction);
+    CHECK(plan_frame(large).tile_lists == TileListStrategy::tile_compaction);
     large.pair_capacity -= 1;
-    CHECK(plan_frame(large, full).tile_lists != TileListStrategy::tile_compaction);
+    CHECK(plan_frame(large).tile_lists != TileListStrategy::tile_compaction);
     // No circles: nothing to compact; a later pass of a frame never compacts.
     CHECK(plan_frame(frame_facts(0, 0)).tile_lists == TileListStrategy::pairs);
     FrameFacts again = frame_facts(10, 100);

@@ -85,8 +85,9 @@ bool tile_compaction_pays(std::uint32_t circles, std::uint64_t tiles, std::uint6
 
 // ---- Region compaction (two levels) ----
 
-// Most circles a forced region compaction takes: its list kernel tests regions x circles boxes.
-constexpr std::uint32_t kRegionCompactionMaxCircles = 65536;
+// Most circles a forced region compaction takes: its list kernel tests regions x circles boxes,
+// and its lists hold as many ids (256 MiB at 1024 x 1024).
+constexpr std::uint32_t kRegionCompactionMaxCircles = 262144;
 // It pays past kTileCompactionPaysCircles while its regions x circles tests stay within those of
 // 24576 circles at 1024 x 1024 (256 regions) (docs/tuning.md#region-compaction).
 constexpr std::uint64_t kRegionCompactionMaxTests = std::uint64_t(256) * 24576;
