@@ -317,30 +317,51 @@ TEST_CASE("frame plan: the tail walk, for binned frames of flat circles", "[fram
     CHECK(plan_frame(flat, tails).tail_walk);
     flat.binning = Binning::sort;  // the peer shades as ours does
     CHECK(plan_frame(flat, tails).tail_walk);
-    flat.binning = Binning::naive;  // the peers shade as ours does, its compaction too
+    flat.binning = Binning::naive;  // its compaction kernel walks tails only where forced
     CHECK(plan_frame(flat, tails).tail_walk);
+    flat.alpha = false;
+    CHECK_FALSE(plan_frame(flat).tail_walk);
     CHECK_FALSE(plan_frame(snow, tails).tail_walk);
-    CHECK_FALSE(plan_frame(frame_facts(10, 100), tails).binned());  // compacted, walking tails
-    CHECK(plan_frame(frame_facts(10, 100), tails).tail_walk);
+    FrameFacts few = frame_facts(10, 100);  // compacted
+    few.alpha = false;
+    CHECK_FALSE(plan_frame(few, tails).binned());
+    CHECK(plan_frame(few, tails).tail_walk);
+    CHECK_FALSE(plan_frame(few).tail_walk);
 }
 
-TEST_CASE("frame plan: the compactions walk tails as binned frames do", "[frame_plan]") {
+TEST_CASE("frame plan: frames of long lists are binned for the tail walk unless it is forced", "[frame_plan]") {
+    PlanOverrides tails;
+    tails.tail_walk = true;
     PlanOverrides full;
     full.tail_walk = false;
-    // 10000 large circles (biglittle, RGB): two-level compaction, its tiles walking their tails.
-    FrameFacts long_lists = frame_facts(10000, 256 * 4096);
+    // 10000 large circles (biglittle): two-level compaction, unless the tail walk can pay.
+    FrameFacts long_lists = frame_facts(10000, kTailWalkMinMeanList * 4096);
+    CHECK(plan_frame(long_lists, full).tile_lists == TileListStrategy::region_compaction);
+    CHECK_FALSE(plan_frame(long_lists, full).tail_walk);
+    CHECK(plan_frame(long_lists).binned() == false);  // an RGBA frame: no tail walk by default
     long_lists.alpha = false;
-    const FramePlan tails = plan_frame(long_lists);
-    CHECK(tails.tile_lists == TileListStrategy::region_compaction);
-    CHECK(tails.tail_walk == kTailWalkByDefault);
-    const FramePlan whole = plan_frame(long_lists, full);
-    CHECK(whole.tile_lists == TileListStrategy::region_compaction);
-    CHECK_FALSE(whole.tail_walk);
-    long_lists.alpha = true;  // an RGBA frame: the full walk by default
+    CHECK(plan_frame(long_lists).binned() == kTailWalkByDefault);
+    CHECK(plan_frame(long_lists).tail_walk == kTailWalkByDefault);
+    long_lists.pair_capacity -= 1;  // shorter lists: compacted, the full walk
     CHECK(plan_frame(long_lists).tile_lists == TileListStrategy::region_compaction);
     CHECK_FALSE(plan_frame(long_lists).tail_walk);
-    long_lists.shading = kShadingSnow;  // snow never walks tails
-    CHECK_FALSE(plan_frame(long_lists).tail_walk);
+    CHECK(tail_walk_beats_compaction(kTailWalkMinMeanList * 10, 10));
+    CHECK_FALSE(tail_walk_beats_compaction(kTailWalkMinMeanList * 10 - 1, 10));
+    // Forced, the compactions walk tails themselves: nothing is binned for it.
+    long_lists.pair_capacity += 1;
+    long_lists.alpha = true;
+    CHECK_FALSE(compactions_walk_tails(std::nullopt));
+    CHECK(compactions_walk_tails(true));
+    const FramePlan compacted = plan_frame(long_lists, tails);
+    CHECK(compacted.tile_lists == TileListStrategy::region_compaction);
+    CHECK(compacted.tail_walk);
+    // A forced compaction wins; snow never walks tails, so it compacts as before.
+    tails.tile_lists = TileListStrategy::region_compaction;
+    CHECK(plan_frame(long_lists, tails).tile_lists == TileListStrategy::region_compaction);
+    tails.tile_lists.reset();
+    long_lists.shading = kShadingSnow;
+    CHECK(plan_frame(long_lists, tails).tile_lists == TileListStrategy::region_compaction);
+    CHECK_FALSE(plan_frame(long_lists, tails).tail_walk);
 }
 
 TEST_CASE("frame plan: the mean coverings a pixel, from the circles", "[frame_plan]") {

@@ -55,14 +55,20 @@ FramePlan plan_frame(const FrameFacts& facts, const PlanOverrides& overrides) {
     FramePlan plan;
     plan.shade_pixels =
         overrides.shade_pixels ? overrides.shade_pixels : shade_pixels_per_thread(facts.pair_capacity, facts.circles);
-    plan.tail_walk = shading_walks_tails(facts, overrides.tail_walk);
+    const bool tails = shading_walks_tails(facts, overrides.tail_walk);
+    const bool compacted_tails = tails && compactions_walk_tails(overrides.tail_walk);
     if (facts.binning == Binning::naive) {
         plan.tile_lists = TileListStrategy::tile_compaction;
+        plan.tail_walk = compacted_tails;
         return plan;  // the compaction kernel reads the boxes the cull stores; no tile order, no busy branch
     }
-    if (facts.binning == Binning::scan && facts.circles > 0 && facts.first_pass) {
+    const std::uint64_t tiles = std::uint64_t(facts.grid.tiles_x) * std::uint64_t(facts.grid.tiles_y);
+    const bool binned_for_tails = tails && !compacted_tails && !overrides.tile_lists.has_value() &&
+                                  tail_walk_beats_compaction(facts.pair_capacity, tiles);
+    if (facts.binning == Binning::scan && facts.circles > 0 && facts.first_pass && !binned_for_tails) {
         if (const std::optional<TileListStrategy> compacted = compaction(facts, overrides)) {
             plan.tile_lists = *compacted;
+            plan.tail_walk = compacted_tails;
             return plan;
         }
     }
@@ -74,6 +80,7 @@ FramePlan plan_frame(const FrameFacts& facts, const PlanOverrides& overrides) {
     plan.order_tiles = shading_orders_tiles(facts.shading, plan.shade_pixels, facts.pair_capacity, band_tiles,
                                             facts.order_tiles_shared_max);
     plan.busy_tiles_apart = facts.busy_tiles_apart;
+    plan.tail_walk = tails;
     return plan;
 }
 
@@ -98,6 +105,12 @@ double mean_coverings(const float* x, const float* y, const float* radius, std::
     }
     constexpr double kCircleShareOfBox = 3.14159265358979323846 / 4;
     return sampled ? boxes * (double(circles) / double(sampled)) * kCircleShareOfBox : 0.0;
+}
+
+bool compactions_walk_tails(std::optional<bool> forced) { return forced.value_or(false); }
+
+bool tail_walk_beats_compaction(std::uint64_t pairs, std::uint64_t tiles) {
+    return pairs >= kTailWalkMinMeanList * tiles;
 }
 
 bool tile_compaction_fits(std::uint32_t circles) { return circles <= kTileCompactionMaxCircles; }

@@ -180,6 +180,20 @@ bool shading_walks_tails(const FrameFacts& facts, std::optional<bool> forced);
 constexpr std::size_t kCoveringSamples = 65536;
 double mean_coverings(const float* x, const float* y, const float* radius, std::size_t circles, std::size_t stride = 1);
 
+// Whether the compactions' tile blocks (frames of few circles, two-level compaction, the naive peer)
+// walk tails where shading_walks_tails says a frame's do: only where forced, since whether their
+// walk (tile_compaction.cuh: the tests of a tail's candidates alone, then both ends) beats binning
+// the frames of long lists, or the full walk of short ones, is not measured yet
+// (docs/tuning.md#tail-walk). `forced`: PlanOverrides::tail_walk.
+bool compactions_walk_tails(std::optional<bool> forced);
+// So, unless forced, a frame the plan would compact is binned instead where the tail walk can pay:
+// where its tiles' lists are at least kTailWalkMinMeanList long on average (by the last frame's
+// pairs), two batches of the narrow layout, below which walking a batch back and blending it
+// forward with both ends costs about what the full walk of the list does; a forced strategy still
+// wins (docs/tuning.md#tail-walk).
+constexpr std::uint64_t kTailWalkMinMeanList = 256;
+bool tail_walk_beats_compaction(std::uint64_t pairs, std::uint64_t tiles);
+
 // ---- Capacity and bands ----
 
 // The most pairs one band bins: the ordered binning's element limit, less the sort peer's
