@@ -43,11 +43,14 @@ struct DeviceCircleFrame {
 /// How render_device_circles lays out its image: height rows of width pixels of `channels` float32
 /// (3: r g b, 4: r g b a), contiguous; row 0 is the top row of the picture when top_row_first, else
 /// the bottom one (the Image's order). `out`, when not null, is caller device memory of the backend's
-/// device with room for the image; when null, the backend allocates the image (allocate_device_floats).
+/// device with room for the image, written after the work issued so far to `out_stream` (a
+/// cudaStream_t handle, as DeviceCircleFrame::wait_stream); when null, the backend allocates the
+/// image (allocate_device_floats).
 struct DeviceImageLayout {
-    int channels = 4;           ///< 3 (r g b) or 4 (r g b a)
-    bool top_row_first = true;  ///< row 0 is the picture's top row (else its bottom row)
-    float* out = nullptr;       ///< [height][width][channels] device memory, or null
+    int channels = 4;             ///< 3 (r g b) or 4 (r g b a)
+    bool top_row_first = true;    ///< row 0 is the picture's top row (else its bottom row)
+    float* out = nullptr;         ///< [height][width][channels] device memory, or null
+    void* out_stream = nullptr;   ///< a cudaStream_t: `out` written after its work
 };
 
 /// A frame of circles in host memory (DeviceBackend::render_to_host): a Scene's circles, or `circles`

@@ -460,6 +460,7 @@ struct CudaBackend::Frame {
     DeviceBuffer<float> host_rows;                         // render_to_host's rows, as the caller laid them out
     DeviceBuffer<float> exported;                          // the image in a caller's layout, for the host
     CudaEvent circles_ready{true};                         // the caller's stream, where device circles come from
+    CudaEvent out_ready{true};                             // the caller's stream, where a device image goes
     std::uint64_t pair_capacity = 0;                       // pairs the pair buffers hold (grow-only memory)
     StageTimer timer{stream.get()};
     FrameGraph graph;
@@ -948,6 +949,10 @@ DeviceImage CudaBackend::render_device_circles(const DeviceCircleFrame& in, cons
     const std::size_t floats = std::size_t(in.width) * in.height * layout.channels;
     if (layout.out) {
         image.pixels = std::shared_ptr<float>(std::shared_ptr<float>(), layout.out);  // the caller's: not owned
+        if (layout.out_stream != in.wait_stream) {
+            TS_CUDA_CHECK(cudaEventRecord(f.out_ready.get(), static_cast<cudaStream_t>(layout.out_stream)));
+            TS_CUDA_CHECK(cudaStreamWaitEvent(stream, f.out_ready.get(), 0));
+        }
     } else {
         image.pixels = allocate_device_floats(floats);
     }

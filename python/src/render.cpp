@@ -21,7 +21,6 @@
 #include "bindings.h"
 #include "convert.h"
 #include "cuda_images.h"
-#include "cuda_streams.h"
 #include "dlpack_arrays.h"
 #include "kernels/scan/scan_cpu.h"  // cpu_parallel_ranges, cpu_scan_default_threads
 #include "renderer/backends.h"
@@ -247,9 +246,9 @@ private:
         if (batch) shape.insert(shape.begin(), arrays.size());
         const std::size_t frame_floats = std::size_t(size.width) * size.height * settings.channels;
 
-        // A frame waits for one stream, its circles'. A DLPack `out` is asked to order its pending work
-        // before the first frame's; an `out` on another stream (an interface's own, a bare capsule's)
-        // is waited for on the host before the first frame writes.
+        // A frame reads its circles after their stream's work and writes `out` after out's: a DLPack
+        // `out` is asked for the first frame's circles' stream, an interface's names its own, a bare
+        // capsule's is the legacy default stream.
         void* const stream = arrays.empty() ? kLegacyDefaultStream : arrays[0].stream;
         std::optional<CudaArray> target;
         if (!out_object.is_none()) {
@@ -268,7 +267,6 @@ private:
             std::lock_guard<std::mutex> lock(mutex_);
             float* pixels = nullptr;
             if (target) {
-                if (!arrays.empty() && target->stream != stream) synchronize_stream(device->device(), target->stream);
                 pixels = target->data;
             } else {
                 image.pixels = device->allocate_device_floats(std::max<std::size_t>(1, arrays.size() * frame_floats));
@@ -279,7 +277,8 @@ private:
                 frame.circles = arrays[i].shape[0];
                 frame.wait_stream = arrays[i].stream;
                 frame.where = batch ? "scenes[" + std::to_string(i) + "]" : "circles";
-                const DeviceImageLayout layout{settings.channels, settings.upper, pixels + i * frame_floats};
+                const DeviceImageLayout layout{settings.channels, settings.upper, pixels + i * frame_floats,
+                                               target ? target->stream : nullptr};
                 last_stats_ = device->render_device_circles(frame, layout).stats;
             }
         }

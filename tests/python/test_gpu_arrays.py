@@ -236,7 +236,7 @@ def test_a_refused_dlpack_out_stays_its_producers():
 def test_a_well_formed_cuda_out_reaches_the_cuda_backend(circle_stream):
     """The fake circles' null pointer is refused there, after out= was taken: a DLPack out is asked for
     the circles' stream, and an interface's out on another stream (the per-thread default one, which
-    always exists) is waited for first."""
+    always exists) is taken for the backend to wait for."""
     circles = interface(stream=circle_stream)
     asked = 1 if circle_stream is None else circle_stream
     for out in [FakeCudaTensor(shape=(8, 8, 3), data=NOWHERE, stream=asked),
@@ -505,7 +505,7 @@ def test_a_cuda_out_with_pending_work_is_written_after_it(protocol):
     """torch: work still queued on the out tensor's stream (a long sleep, then a fill with NaNs) runs
     before the render writes, whether DLPack orders it (rendered while that stream is current: torch
     makes the asked legacy default stream wait for it) or the interface names it (rendered after,
-    the circles ordering nothing on it: the module waits for the named stream)."""
+    the circles ordering nothing on it: the backend waits for the named stream)."""
     if not CUDA_BACKEND:
         pytest.skip("no cuda backend here (a build without CUDA, or no device)")
     torch = Torch().lib
