@@ -47,10 +47,10 @@ struct DeviceCircleFrame {
 /// cudaStream_t handle, as DeviceCircleFrame::wait_stream); when null, the backend allocates the
 /// image (allocate_device_floats).
 struct DeviceImageLayout {
-    int channels = 4;             ///< 3 (r g b) or 4 (r g b a)
-    bool top_row_first = true;    ///< row 0 is the picture's top row (else its bottom row)
-    float* out = nullptr;         ///< [height][width][channels] device memory, or null
-    void* out_stream = nullptr;   ///< a cudaStream_t: `out` written after its work
+    int channels = 4;            ///< 3 (r g b) or 4 (r g b a)
+    bool top_row_first = true;   ///< row 0 is the picture's top row (else its bottom row)
+    float* out = nullptr;        ///< [height][width][channels] device memory, or null
+    void* out_stream = nullptr;  ///< a cudaStream_t: `out` written after its work
 };
 
 /// A frame of circles in host memory (DeviceBackend::render_to_host): a Scene's circles, or `circles`
