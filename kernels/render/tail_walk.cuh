@@ -31,8 +31,9 @@ enum class ShadeWalk { full, tails_rgb, tails_rgba };
 // The alpha an RGB frame's tail walk leaves: not computed.
 constexpr float kNoAlpha = __builtin_nanf("");
 
-// TILESCAN_TAIL_CLOSED_WIDTH_LOG2 and TILESCAN_TAIL_NARROW_WARPS / TILESCAN_TAIL_WIDE_WARPS override
-// the closing width and the occupancy below, for tuning sweeps (scripts/try-defines).
+// TILESCAN_TAIL_CLOSED_WIDTH_LOG2, TILESCAN_TAIL_NARROW_WARPS / TILESCAN_TAIL_WIDE_WARPS and
+// TILESCAN_TAIL_ONE_END override the closing width, the occupancy and the one-end blending below,
+// for tuning sweeps (scripts/try-defines).
 #ifndef TILESCAN_TAIL_CLOSED_WIDTH_LOG2
 #define TILESCAN_TAIL_CLOSED_WIDTH_LOG2 42
 #endif
@@ -42,6 +43,14 @@ constexpr float kNoAlpha = __builtin_nanf("");
 #ifndef TILESCAN_TAIL_WIDE_WARPS
 #define TILESCAN_TAIL_WIDE_WARPS 24
 #endif
+#ifndef TILESCAN_TAIL_ONE_END
+#define TILESCAN_TAIL_ONE_END 0
+#endif
+
+// Whether a warp whose pixels' ends have all met blends one end from there on (TailEnds): off
+// until a sweep times it against blending both (TILESCAN_TAIL_ONE_END=1, docs/tuning.md#tail-walk);
+// the emulated shading tests build it on.
+constexpr bool kTailOneEndAfterMeeting = TILESCAN_TAIL_ONE_END != 0;
 
 // The bracket width, relative to the tile's widest channel, below which a pixel counts as closed
 // (2^-42): some 18 halvings below one ulp of a value near 1, since two ends can stay an ulp apart
@@ -186,19 +195,24 @@ __device__ __forceinline__ TailStart find_tail(StagedCircles<kPixels>& staged, c
     return {begin, begin, false};
 }
 
-// Flat circle k into both ends of the thread's pixels it covers, and into their alpha sums in
-// RGBA frames; returns the blends.
+// Flat circle k into both ends of the thread's pixels it covers (into the low end alone where
+// `one_end`, the ends having met: TailEnds), and into their alpha sums in RGBA frames; returns the
+// blends.
 template <bool kAlpha, bool kBoxTest, int kPixels>
 __device__ __forceinline__ std::uint32_t blend_circle_ends(const StagedCircles<kPixels>& staged, int k, bool whole,
-                                                           const TilePixels<kPixels>& p, float (&lo)[3][kPixels],
-                                                           float (&hi)[3][kPixels], float (&alpha)[kPixels]) {
+                                                           const TilePixels<kPixels>& p, bool one_end,
+                                                           float (&lo)[3][kPixels], float (&hi)[3][kPixels],
+                                                           float (&alpha)[kPixels]) {
     const CirclePaint paint = staged.paint[k];
     const float factor = 1.0f - paint.a;
     const float colour[3] = {paint.r, paint.g, paint.b};
     std::uint32_t blends = 0;
     for_each_covered_pixel<kBoxTest>(staged, k, whole, p, [&](int j) {
 #pragma unroll
-        for (int c = 0; c < 3; ++c) blend_ends(colour[c], factor, lo[c][j], hi[c][j]);
+        for (int c = 0; c < 3; ++c) {
+            lo[c][j] = blend_channel(colour[c], factor, lo[c][j]);
+            if (!one_end) hi[c][j] = blend_channel(colour[c], factor, hi[c][j]);
+        }
         if (kAlpha) alpha[j] += paint.a;
         ++blends;
     });
@@ -214,12 +228,14 @@ __device__ __forceinline__ void add_circle_alpha(const StagedCircles<kPixels>& s
 }
 
 // A round of staged circles, the first round_first of the list: those before the warp's tail
-// start add their alpha (RGBA frames), the others blend both ends, in list order.
+// start add their alpha (RGBA frames), the others blend both ends (the low end where `one_end`),
+// in list order.
 template <bool kAlpha, bool kBoxTest, int kPixels>
 __device__ __forceinline__ std::uint32_t blend_round_ends(const StagedCircles<kPixels>& staged, int first,
                                                           const Round& round, std::uint32_t in_tail,
-                                                          const TilePixels<kPixels>& p, float (&lo)[3][kPixels],
-                                                          float (&hi)[3][kPixels], float (&alpha)[kPixels]) {
+                                                          const TilePixels<kPixels>& p, bool one_end,
+                                                          float (&lo)[3][kPixels], float (&hi)[3][kPixels],
+                                                          float (&alpha)[kPixels]) {
     if (kAlpha)
         for (std::uint32_t rest = round.meeting & ~in_tail; rest != 0; rest &= rest - 1) {
             const int j = __ffs(rest) - 1;  // uniform in the warp
@@ -228,7 +244,8 @@ __device__ __forceinline__ std::uint32_t blend_round_ends(const StagedCircles<kP
     std::uint32_t blends = 0;
     for (std::uint32_t rest = round.meeting & in_tail; rest != 0; rest &= rest - 1) {
         const int j = __ffs(rest) - 1;  // uniform in the warp
-        blends += blend_circle_ends<kAlpha, kBoxTest>(staged, first + j, (round.whole >> j) & 1u, p, lo, hi, alpha);
+        blends +=
+            blend_circle_ends<kAlpha, kBoxTest>(staged, first + j, (round.whole >> j) & 1u, p, one_end, lo, hi, alpha);
     }
     return blends;
 }
@@ -262,10 +279,14 @@ __device__ __forceinline__ bool tile_tail_bracket(const DeviceBlendRange& range_
 }
 
 // Both ends of every channel of the thread's pixels at the bracket, and their alpha sums at the
-// background's alpha.
+// background's alpha. Two ends that are the same float take the same blends to the same floats,
+// so once every pixel of a warp has met (checked a round at a time), the warp blends the low end
+// alone (kTailOneEndAfterMeeting; docs/tuning.md#tail-walk): the tail's circles after the meeting
+// cost one end each instead of two.
 template <int kPixels>
 struct TailEnds {
     float lo[3][kPixels], hi[3][kPixels], alpha[kPixels];
+    bool one_end = false;  // the warp's ends have all met: hi is no longer blended
 
     __device__ TailEnds(const TailBracket& bracket, const FrameParams& f, const TilePixels<kPixels>& p) {
 #pragma unroll
@@ -279,24 +300,33 @@ struct TailEnds {
         }
     }
 
-    // A round of staged circles, those in `in_tail` blending both ends (blend_round_ends).
+    // Whether the ends of the thread's pixels in the image are the same floats.
+    __device__ bool met(const TilePixels<kPixels>& p) const {
+        if (one_end) return true;
+        bool all = true;
+#pragma unroll
+        for (int j = 0; j < kPixels; ++j)
+            all = all && (!p.inside[j] || (ends_meet(lo[0][j], hi[0][j]) && ends_meet(lo[1][j], hi[1][j]) &&
+                                           ends_meet(lo[2][j], hi[2][j])));
+        return all;
+    }
+
+    // A round of staged circles, those in `in_tail` blending both ends (blend_round_ends), or the
+    // low end once the warp's have met. The whole warp calls it.
     template <bool kAlpha>
     __device__ std::uint32_t blend_round(const StagedCircles<kPixels>& staged, int first, const Round& round,
                                          std::uint32_t in_tail, const TilePixels<kPixels>& p) {
-        return round.boxed != 0 ? blend_round_ends<kAlpha, true>(staged, first, round, in_tail, p, lo, hi, alpha)
-                                : blend_round_ends<kAlpha, false>(staged, first, round, in_tail, p, lo, hi, alpha);
+        if (kTailOneEndAfterMeeting && !one_end) one_end = __all_sync(0xffffffffu, met(p));
+        return round.boxed != 0
+                   ? blend_round_ends<kAlpha, true>(staged, first, round, in_tail, p, one_end, lo, hi, alpha)
+                   : blend_round_ends<kAlpha, false>(staged, first, round, in_tail, p, one_end, lo, hi, alpha);
     }
 
     // Writes the tile and returns true where every pixel's ends meet; otherwise writes nothing. A
     // barrier too: a full walk after a miss stages over the tail's shared memory.
     template <bool kAlpha>
     __device__ bool write_if_met(float* image, const FrameParams& f, const TilePixels<kPixels>& p) const {
-        bool met = true;
-#pragma unroll
-        for (int j = 0; j < kPixels; ++j)
-            met = met && (!p.inside[j] || (ends_meet(lo[0][j], hi[0][j]) && ends_meet(lo[1][j], hi[1][j]) &&
-                                           ends_meet(lo[2][j], hi[2][j])));
-        if (__syncthreads_or(!met)) return false;
+        if (__syncthreads_or(!met(p))) return false;
         Rgba pixels[kPixels];
 #pragma unroll
         for (int j = 0; j < kPixels; ++j) pixels[j] = {lo[0][j], lo[1][j], lo[2][j], kAlpha ? alpha[j] : kNoAlpha};
