@@ -40,15 +40,19 @@ struct DeviceCircleFrame {
     int height = 0;                                                      ///< image rows
 };
 
-/// How render_device_circles lays out its image: height rows of width pixels of `channels` float32
-/// (3: r g b, 4: r g b a), contiguous; row 0 is the top row of the picture when top_row_first, else
-/// the bottom one (the Image's order). `out`, when not null, is caller device memory of the backend's
-/// device with room for the image, written after the work issued so far to `out_stream` (a
-/// cudaStream_t handle, as DeviceCircleFrame::wait_stream); when null, the backend allocates the
-/// image (allocate_device_floats).
-struct DeviceImageLayout {
-    int channels = 4;            ///< 3 (r g b) or 4 (r g b a)
-    bool top_row_first = true;   ///< row 0 is the picture's top row (else its bottom row)
+/// How a device backend lays out an image it hands over: height rows of width pixels of `channels`
+/// float32 (3: r g b, 4: r g b a), contiguous; row 0 is the top row of the picture when
+/// top_row_first, else the bottom one (the Image's order).
+struct ImageLayout {
+    int channels = 4;           ///< 3 (r g b) or 4 (r g b a)
+    bool top_row_first = true;  ///< row 0 is the picture's top row (else its bottom row)
+};
+
+/// render_device_circles' image: its layout, and where it goes. `out`, when not null, is caller
+/// device memory of the backend's device with room for the image, written after the work issued
+/// so far to `out_stream` (a cudaStream_t handle, as DeviceCircleFrame::wait_stream); when null,
+/// the backend allocates the image (allocate_device_floats).
+struct DeviceImageLayout : ImageLayout {
     float* out = nullptr;        ///< [height][width][channels] device memory, or null
     void* out_stream = nullptr;  ///< a cudaStream_t: `out` written after its work
 };
@@ -96,10 +100,9 @@ public:
     /// device is made current for the call (and the caller's restored), whichever is current.
     virtual DeviceImage render_device_circles(const DeviceCircleFrame& frame, const DeviceImageLayout& layout) = 0;
     /// render()'s frame of host circles, its image written to host memory at `pixels` in `layout`'s
-    /// order (layout.out unused): converted on the device, so only the floats asked for cross the
-    /// bus. Stats as render() reports them, with its "upload" and "download" stages.
-    virtual RenderStats render_to_host(const HostCircleFrame& frame, const DeviceImageLayout& layout,
-                                       float* pixels) = 0;
+    /// order: converted on the device, so only the floats asked for cross the bus. Stats as
+    /// render() reports them, with its "upload" and "download" stages.
+    virtual RenderStats render_to_host(const HostCircleFrame& frame, const ImageLayout& layout, float* pixels) = 0;
     /// `count` floats of device memory of the backend's device, freed when the last copy goes
     /// (render_device_circles' own images; a caller's `out`). InputError when the device is full.
     virtual std::shared_ptr<float> allocate_device_floats(std::size_t count) = 0;

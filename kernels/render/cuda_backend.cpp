@@ -862,18 +862,18 @@ RenderStats CudaBackend::render(const Scene& scene, Image& image) {
     frame.background = scene.background;
     frame.width = image.width;
     frame.height = image.height;
-    return render_host_frame(frame, channels_, {4, false, nullptr}, image.data());
+    return render_host_frame(frame, channels_, {4, false}, image.data());
 }
 
-RenderStats CudaBackend::render_to_host(const HostCircleFrame& frame, const DeviceImageLayout& layout, float* pixels) {
+RenderStats CudaBackend::render_to_host(const HostCircleFrame& frame, const ImageLayout& layout, float* pixels) {
     return render_host_frame(frame, layout.channels == 4 ? FrameChannels::rgba : FrameChannels::rgb, layout, pixels);
 }
 
 // The frame of host circles: uploaded (a Scene's fields, or the rows to be unpacked and checked on
 // the device), rendered, and its image brought to `pixels` in `layout`'s order, converted on the
 // device unless it is the frame's own (RGBA, bottom row first).
-RenderStats CudaBackend::render_host_frame(const HostCircleFrame& in, FrameChannels channels,
-                                           const DeviceImageLayout& layout, float* pixels) {
+RenderStats CudaBackend::render_host_frame(const HostCircleFrame& in, FrameChannels channels, const ImageLayout& layout,
+                                           float* pixels) {
     const DeviceScope on_device(device_);
     Frame& f = *frame_;
     const cudaStream_t stream = f.stream.get();

@@ -50,7 +50,7 @@ public:
                                 StageTiming timing = StageTiming::per_stage) override;
     void download(Image& image) override;
     DeviceImage render_device_circles(const DeviceCircleFrame& frame, const DeviceImageLayout& layout) override;
-    RenderStats render_to_host(const HostCircleFrame& frame, const DeviceImageLayout& layout, float* pixels) override;
+    RenderStats render_to_host(const HostCircleFrame& frame, const ImageLayout& layout, float* pixels) override;
     std::shared_ptr<float> allocate_device_floats(std::size_t count) override;
     int device() const override { return device_; }
     void set_binning(Binning binning) override { binning_ = binning; }
@@ -65,7 +65,7 @@ private:
                    double coverings_per_pixel);
     void load_rows(const float* device_rows, std::size_t circles, const std::string& where, ShadingKind shading,
                    const BackgroundParams& background, double coverings_per_pixel);
-    RenderStats render_host_frame(const HostCircleFrame& frame, FrameChannels channels, const DeviceImageLayout& layout,
+    RenderStats render_host_frame(const HostCircleFrame& frame, FrameChannels channels, const ImageLayout& layout,
                                   float* pixels);
     FrameFacts facts(const FrameParams& frame, std::uint64_t capacity, bool first_pass) const;
     RenderStats render_frame(int width, int height, bool count_blends, StageTiming timing, FrameChannels channels);

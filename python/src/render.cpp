@@ -277,8 +277,8 @@ private:
                 frame.circles = arrays[i].shape[0];
                 frame.wait_stream = arrays[i].stream;
                 frame.where = batch ? "scenes[" + std::to_string(i) + "]" : "circles";
-                const DeviceImageLayout layout{settings.channels, settings.upper, pixels + i * frame_floats,
-                                               target ? target->stream : nullptr};
+                const DeviceImageLayout layout{
+                    {settings.channels, settings.upper}, pixels + i * frame_floats, target ? target->stream : nullptr};
                 last_stats_ = device->render_device_circles(frame, layout).stats;
             }
         }
@@ -305,7 +305,7 @@ private:
             host.background = settings.background.value_or(scene ? scene->background : host.background);
             host.width = size.width;
             host.height = size.height;
-            worker.stats = device->render_to_host(host, {settings.channels, settings.upper, nullptr}, pixels);
+            worker.stats = device->render_to_host(host, {settings.channels, settings.upper}, pixels);
             return;
         }
         if (!scene || settings.background || settings.shading) {

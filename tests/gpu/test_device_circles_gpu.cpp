@@ -104,7 +104,7 @@ TEST_CASE("cuda renders host circles into host memory like ref, in every layout"
                     INFO(name << (from_rows ? " rows" : " Scene") << ", " << channels << " channels, top first "
                               << top);
                     std::vector<float> pixels(std::size_t(width) * height * channels, -1.0f);
-                    const RenderStats stats = backend.render_to_host(frame, {channels, top, nullptr}, pixels.data());
+                    const RenderStats stats = backend.render_to_host(frame, {channels, top}, pixels.data());
                     CHECK(same_bits(pixels, laid_out(expected, channels, top)));
                     REQUIRE(stats.stages.size() >= 3);
                     CHECK(stats.stages.front().name == "upload");
@@ -121,17 +121,16 @@ TEST_CASE("cuda renders host circles into host memory like ref, in every layout"
     Image expected(96, 80);
     render_reference(flat, expected);
     std::vector<float> pixels(std::size_t(96) * 80 * 4);
-    backend.render_to_host(host_frame_of(&snow, nullptr, flat, 96, 80), {4, false, nullptr}, pixels.data());
+    backend.render_to_host(host_frame_of(&snow, nullptr, flat, 96, 80), {4, false}, pixels.data());
     CHECK(same_bits(pixels, laid_out(expected, 4, false)));
     // A bad row: the host check's message, and the next frame renders.
     const Scene good = builtin_frame("rand10k");
     std::vector<float> rows = circle_rows(good);
     rows[5 * 8 + 3] = -1.0f;
-    CHECK_THROWS_WITH(
-        backend.render_to_host(host_frame_of(nullptr, &rows, good, 64, 64), {3, true, nullptr}, pixels.data()),
-        "circles: circle 5: radius is negative (-1)");
+    CHECK_THROWS_WITH(backend.render_to_host(host_frame_of(nullptr, &rows, good, 64, 64), {3, true}, pixels.data()),
+                      "circles: circle 5: radius is negative (-1)");
     rows[5 * 8 + 3] = good.radius[5];
-    backend.render_to_host(host_frame_of(nullptr, &rows, good, 96, 80), {4, false, nullptr}, pixels.data());
+    backend.render_to_host(host_frame_of(nullptr, &rows, good, 96, 80), {4, false}, pixels.data());
     render_reference(good, expected);
     CHECK(same_bits(pixels, laid_out(expected, 4, false)));
 }
@@ -144,7 +143,7 @@ TEST_CASE("cuda renders circles from device memory like ref, in every layout", "
         const DeviceCircleFrame frame = frame_of(scene, rows.data(), width, height);
         for (const int channels : {3, 4}) {
             for (const bool top : {true, false}) {
-                const DeviceImage own = backend.render_device_circles(frame, {channels, top, nullptr});
+                const DeviceImage own = backend.render_device_circles(frame, {channels, top});
                 CHECK(own.width == width);
                 CHECK(own.channels == channels);
                 const std::size_t floats = std::size_t(width) * height * channels;
@@ -189,7 +188,7 @@ TEST_CASE("cuda checks device circles as validate_scene does and goes on renderi
     Image expected(64, 64);
     backend.render(good, expected);
     const DeviceBuffer<float> rows = upload(circle_rows(good));
-    const DeviceImage image = backend.render_device_circles(frame_of(good, rows.data(), 64, 64), {4, false, nullptr});
+    const DeviceImage image = backend.render_device_circles(frame_of(good, rows.data(), 64, 64), {4, false});
     CHECK(same_bits(download(image.pixels.get(), std::size_t(64) * 64 * 4), laid_out(expected, 4, false)));
 }
 
