@@ -317,9 +317,12 @@ TEST_CASE("frame plan: the tail walk, for binned frames of flat circles", "[fram
     CHECK(plan_frame(flat, tails).tail_walk);
     flat.binning = Binning::sort;  // the peer shades as ours does
     CHECK(plan_frame(flat, tails).tail_walk);
-    flat.binning = Binning::naive;  // its compaction kernel walks tails only where forced
+    flat.binning = Binning::naive;  // the peer's compaction walks tails as our binned frames do
     CHECK(plan_frame(flat, tails).tail_walk);
+    CHECK_FALSE(plan_frame(flat).tail_walk);  // an RGBA frame
     flat.alpha = false;
+    CHECK(plan_frame(flat).tail_walk == kTailWalkByDefault);
+    flat.coverings_per_pixel = 6;  // micro2M's
     CHECK_FALSE(plan_frame(flat).tail_walk);
     CHECK_FALSE(plan_frame(snow, tails).tail_walk);
     FrameFacts few = frame_facts(10, 100);  // compacted

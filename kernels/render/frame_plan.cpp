@@ -59,8 +59,8 @@ FramePlan plan_frame(const FrameFacts& facts, const PlanOverrides& overrides) {
     const bool compacted_tails = tails && compactions_walk_tails(overrides.tail_walk);
     if (facts.binning == Binning::naive) {
         plan.tile_lists = TileListStrategy::tile_compaction;
-        plan.tail_walk = compacted_tails;
-        return plan;  // the compaction kernel reads the boxes the cull stores; no tile order, no busy branch
+        plan.tail_walk = tails;  // the peer shades as our binned frames do
+        return plan;             // the compaction kernel reads the boxes the cull stores; no tile order, no busy branch
     }
     const std::uint64_t tiles = std::uint64_t(facts.grid.tiles_x) * std::uint64_t(facts.grid.tiles_y);
     const bool binned_for_tails = tails && !compacted_tails && !overrides.tile_lists.has_value() &&

@@ -180,11 +180,12 @@ bool shading_walks_tails(const FrameFacts& facts, std::optional<bool> forced);
 constexpr std::size_t kCoveringSamples = 65536;
 double mean_coverings(const float* x, const float* y, const float* radius, std::size_t circles, std::size_t stride = 1);
 
-// Whether the compactions' tile blocks (frames of few circles, two-level compaction, the naive peer)
-// walk tails where shading_walks_tails says a frame's do: only where forced, since whether their
-// walk (tile_compaction.cuh: the tests of a tail's candidates alone, then both ends) beats binning
-// the frames of long lists, or the full walk of short ones, is not measured yet
-// (docs/tuning.md#tail-walk). `forced`: PlanOverrides::tail_walk.
+// Whether the scan binning's compactions (frames of few circles, two-level compaction) walk tails
+// where shading_walks_tails says a frame's do: only where forced, since whether their walk
+// (tile_compaction.cuh: the tests of a tail's candidates alone, then both ends) beats binning the
+// frames of long lists, or the full walk of short ones, is not measured yet
+// (docs/tuning.md#tail-walk). The naive peer's compaction walks tails as our binned frames do, so
+// that the peer shares our shading. `forced`: PlanOverrides::tail_walk.
 bool compactions_walk_tails(std::optional<bool> forced);
 // So, unless forced, a frame the plan would compact is binned instead where the tail walk can pay:
 // where its tiles' lists are at least kTailWalkMinMeanList long on average (by the last frame's
