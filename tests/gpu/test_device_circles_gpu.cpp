@@ -1,7 +1,8 @@
 // The cuda backend's entries for circles already in device memory (render_device_circles) and for
 // host circles with the image converted on the device (render_to_host): the image equals ref's bit
-// for bit in every layout, a bad circle raises the host's message, and pointers that are not the
-// backend's device memory are refused.
+// for bit in every layout, a caller's image is written after the work pending on its stream, a bad
+// circle raises the host's message, and pointers that are not the backend's device memory are
+// refused.
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstring>
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include "device_copies.h"
+#include "kernels/cuda_resources.h"
 #include "kernels/render/cuda_backend.h"
 #include "render_cases.h"
 #include "renderer/errors.h"
@@ -154,6 +156,30 @@ TEST_CASE("cuda renders circles from device memory like ref, in every layout", "
                 CHECK(same_bits(download(callers.data(), floats), laid_out(expected, channels, top)));
             }
         }
+    }
+}
+
+// The caller's out is written after the work pending on out_stream: there a long run of memsets,
+// then one filling out with NaNs, all queued before the frame, which must land before the image.
+TEST_CASE("cuda writes a caller's image after the work pending on its stream", "[gpu][render][device_circles]") {
+    CudaBackend backend;
+    const Scene scene = builtin_frame("rand10k");
+    Image expected(96, 80);
+    render_reference(scene, expected);
+    const DeviceBuffer<float> rows = upload(circle_rows(scene));
+    const std::size_t floats = std::size_t(96) * 80 * 3;
+    DeviceBuffer<float> out(floats);
+    const std::size_t busy_bytes = std::size_t(256) << 20;
+    DeviceBuffer<unsigned char> busy(busy_bytes);
+    const CudaStream side;
+    // The circles on the legacy default stream (out's own wait), or on out's (the circles' wait covers it).
+    for (const bool circles_on_side : {false, true}) {
+        for (int k = 0; k < 16; ++k) TS_CUDA_CHECK(cudaMemsetAsync(busy.data(), k, busy_bytes, side.get()));
+        TS_CUDA_CHECK(cudaMemsetAsync(out.data(), 0xff, floats * sizeof(float), side.get()));
+        DeviceCircleFrame frame = frame_of(scene, rows.data(), 96, 80);
+        frame.wait_stream = circles_on_side ? side.get() : nullptr;
+        backend.render_device_circles(frame, {{3, true}, out.data(), side.get()});
+        CHECK(same_bits(download(out.data(), floats), laid_out(expected, 3, true)));
     }
 }
 
