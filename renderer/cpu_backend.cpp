@@ -109,14 +109,9 @@ struct TilePlanes {
     float r[kTilePixels], g[kTilePixels], b[kTilePixels], a[kTilePixels];
 };
 
-// The pixels [first, last) of a tile row whose centres the circle covers: one run, because the
-// coverage test is monotone in the distance from the centre's column, each of its roundings being
-// monotone (px - x, its square, the sum with the row's square, the comparison), and the pixel
-// centres increase along the row. So the run's pixels blend with no test, in loops the compiler
+// A tile row's pixels whose centres the circle covers are one PixelRun (covered_columns,
+// tile_geometry.h, says why), so the run's pixels blend with no test, in loops the compiler
 // vectorizes.
-struct PixelRun {
-    int first, last;
-};
 
 // Four lanes of floats or of 32-bit masks (GCC's and Clang's vector extensions, lowered to whatever
 // the target offers): the run search below must stay in vector registers, which the loops over
@@ -220,6 +215,10 @@ void blend_snow_row(TilePlanes& t, int base, PixelRun run, const float* px, floa
 // each circle waited for its loads; tuned on 2 cores (docs/tuning.md, "cpu backend").
 constexpr std::size_t kShadePrefetchDistance = 8;
 
+// Bands of rows a thread takes, on average, in the alpha stage (count_alpha): each streams every
+// circle past its rows, so more bands cost more passes over the scene.
+constexpr int kAlphaBandsPerThread = 4;
+
 // A tile's pixel box and its columns' centres, which every pass over the tile's list needs.
 struct TileView {
     PixelBox box;
@@ -290,6 +289,9 @@ struct ShadeContext {
     // most (CpuBackend::pair_coverage_).
     float pair_coverage;
     bool alpha;  // whether the frame needs its alpha channel
+    // Where the frame's alpha sums are counts (counted_alpha.h): set by each tile that takes the
+    // tail walk and so leaves its alpha to stage 7 (CpuBackend::count_alpha); null elsewhere.
+    std::atomic<bool>* alpha_left;
     Image& image;
 };
 
@@ -596,11 +598,14 @@ std::uint64_t shade_tile(const ShadeContext& s, const TileList& list, int tx, in
     for (int r = 0; r < rows; ++r)
         if (open_in_row[r] > 0) row_start[r] = start;
 
-    // Alpha, where the frame needs it, over each row's list before its tail (the tail's circles add
-    // theirs as they blend, so that each pixel's sum keeps the list's order).
+    // Alpha, where the frame needs it and stage 7 does not count it, over each row's list before
+    // its tail (the tail's circles add theirs as they blend, so that each pixel's sum keeps the
+    // list's order).
+    const bool alpha_summed = s.alpha && !s.alpha_left;
+    if (s.alpha_left) s.alpha_left->store(true, std::memory_order_relaxed);
     alignas(32) float alpha[kTilePixels];
     std::uint64_t coverings = tail_coverings;
-    if (s.alpha) {
+    if (alpha_summed) {
         for (int row = t.box.y0; row < t.box.y1; ++row)
             for (int lx = 0; lx < kTileSize; ++lx)
                 alpha[(row - t.box.y0) * kTileSize + lx] = background_pixel(s.scene.background, row, g.height).a;
@@ -649,11 +654,11 @@ std::uint64_t shade_tile(const ShadeContext& s, const TileList& list, int tx, in
                     blend_ends(paint.r, factor, lo[0][k], hi[0][k]);
                     blend_ends(paint.g, factor, lo[1][k], hi[1][k]);
                     blend_ends(paint.b, factor, lo[2][k], hi[2][k]);
-                    if (s.alpha) alpha[k] += sprite_alpha;
+                    if (alpha_summed) alpha[k] += sprite_alpha;
                 }
             }
             if constexpr (kShading == kShadingFlat) {
-                if (s.alpha)
+                if (alpha_summed)
                     for (int lx = run.first; lx < run.last; ++lx) alpha[run.base + lx] += record.paint.alpha;
             }
             blends += std::uint64_t(run.last - run.first);
@@ -669,8 +674,8 @@ std::uint64_t shade_tile(const ShadeContext& s, const TileList& list, int tx, in
             lo[1][k] = pixel.g;
             lo[2][k] = pixel.b;
         }
-    write_tile(t, lo[0], lo[1], lo[2], s.alpha ? alpha : nullptr, s.image);
-    return s.alpha ? coverings : blends;
+    write_tile(t, lo[0], lo[1], lo[2], alpha_summed ? alpha : nullptr, s.image);
+    return alpha_summed ? coverings : blends;
 }
 
 // Wall-clock time of each stage, for --stats; a stage that runs once per band adds up.
@@ -708,6 +713,8 @@ struct CpuBackend::Frame {
     const Scene& scene;
     FrameGeometry geometry;
     StageClock& clock;
+    bool alpha = false;                       // an RGBA frame
+    std::atomic<bool>* alpha_left = nullptr;  // its alpha sums are counts: ShadeContext::alpha_left
 };
 
 CpuBackend::CpuBackend(unsigned threads, std::uint64_t max_bin_bytes, FrameChannels channels)
@@ -732,6 +739,7 @@ void CpuBackend::count_pairs(const Frame& frame, int first_row, int end_row, boo
         row_pairs_.assign(frame.geometry.grid.tiles_y, 0);
         box_pixels_ = 0;
         blend_range_ = empty_blend_range();
+        circle_alphas_ = CircleAlphas{};
         for (int row = 0; row < frame.geometry.height; ++row) {
             const Rgba clear = background_pixel(frame.scene.background, row, frame.geometry.height);
             include_colour(blend_range_, clear.r, clear.g, clear.b);
@@ -741,6 +749,7 @@ void CpuBackend::count_pairs(const Frame& frame, int first_row, int end_row, boo
     cpu_parallel_ranges(circles, threads_, [&](std::size_t first, std::size_t last) {
         std::vector<std::uint64_t> my_row_pairs(first_of_frame ? row_pairs_.size() : 0, 0);
         BlendRange my_range = empty_blend_range();
+        CircleAlphas my_alphas;
         std::uint64_t my_box_pixels = 0;
         for (std::size_t i = first; i < last; ++i) {
             const CircleTiles c = circle_tiles(frame.scene, i, frame.geometry, first_row, end_row);
@@ -766,6 +775,7 @@ void CpuBackend::count_pairs(const Frame& frame, int first_row, int end_row, boo
                 } else {
                     include_flat_circle(my_range, frame.scene.r[i], frame.scene.g[i], frame.scene.b[i],
                                         frame.scene.a[i]);
+                    include_alpha(my_alphas, frame.scene.a[i]);
                 }
             }
         }
@@ -773,6 +783,7 @@ void CpuBackend::count_pairs(const Frame& frame, int first_row, int end_row, boo
         for (std::size_t row = 0; row < my_row_pairs.size(); ++row) row_pairs_[row] += my_row_pairs[row];
         if (first_of_frame) {
             merge_blend_ranges(blend_range_, my_range);
+            merge_circle_alphas(circle_alphas_, my_alphas);
             box_pixels_ += my_box_pixels;
         }
     });
@@ -835,8 +846,8 @@ std::uint64_t CpuBackend::bin_and_shade_band(const Frame& frame, int first_row, 
     // costs differ by orders of magnitude.
     const auto shade_tile_of_scene =
         frame.scene.shading == kShadingSnow ? shade_tile<kShadingSnow> : shade_tile<kShadingFlat>;
-    const ShadeContext context = {
-        frame.scene, shade_records_.data(), g, blend_range_, pair_coverage_, channels_ == FrameChannels::rgba, image};
+    const ShadeContext context = {frame.scene, shade_records_.data(), g,    blend_range_, pair_coverage_,
+                                  frame.alpha, frame.alpha_left,      image};
     std::atomic<std::uint32_t> next_tile{0};
     std::atomic<std::uint64_t> blends{0};
     cpu_parallel_ranges(threads_, threads_, [&](std::size_t, std::size_t) {
@@ -854,21 +865,86 @@ std::uint64_t CpuBackend::bin_and_shade_band(const Frame& frame, int first_row, 
     return blends;
 }
 
+// 7. alpha, where its sums are counts (shared/counted_alpha.h) and tiles left it: each circle's
+// units added at the ends of its covered run in every row of its box (a difference along the
+// row), then each row's running sum, as its pixels' alpha. Threads take bands of rows, each
+// streaming every circle past its rows into its own band's differences (a quarter of the image's
+// alpha channel in all: 4-byte cells, denser in the cache than the image's 16-byte pixels); a
+// handful of bands a thread, so that scenes whose circles crowd part of the image still share the
+// work. Returns the coverings.
+std::uint64_t CpuBackend::count_alpha(const Frame& frame, Image& image, ProgressSteps& progress) {
+    const Scene& scene = frame.scene;
+    const FrameGeometry& g = frame.geometry;
+    const float background = background_alpha(scene.background);
+    const AlphaUnit unit = alpha_unit(circle_alphas_, background);
+    const std::size_t bands = std::min<std::size_t>(std::size_t(kAlphaBandsPerThread) * threads_, g.height);
+    const std::size_t band_rows = (std::size_t(g.height) + bands - 1) / bands;
+    const std::size_t row_cells = std::size_t(g.width) + 1;  // a run ending at the edge needs no test
+    allocate_or_explain("the alpha stage's row differences", threads_ * band_rows * row_cells * sizeof(std::int32_t),
+                        "", [&] { alpha_rows_.resize(threads_ * band_rows * row_cells); });
+    std::atomic<std::size_t> next_band{0};
+    std::atomic<std::uint64_t> coverings{0};
+    cpu_parallel_ranges(threads_, threads_, [&](std::size_t worker, std::size_t) {
+        std::int32_t* const cells = alpha_rows_.data() + worker * band_rows * row_cells;
+        std::uint64_t my_coverings = 0;
+        for (std::size_t band = next_band++; band < bands; band = next_band++) {
+            const int first_row = int(band * std::size_t(g.height) / bands);
+            const int end_row = int((band + 1) * std::size_t(g.height) / bands);
+            std::fill(cells, cells + std::size_t(end_row - first_row) * row_cells, 0);
+            for (std::size_t i = 0; i < scene.size(); ++i) {
+                const PixelRun rows = circle_pixel_span(scene.y[i], scene.radius[i], g.height);
+                const int y0 = std::max(rows.first, first_row), y1 = std::min(rows.last, end_row);
+                if (y0 >= y1) continue;
+                const CircleFootprint c = circle_footprint(scene.x[i], scene.y[i], scene.radius[i], g.width, g.height);
+                if (box_is_empty(c.box)) continue;
+                const int nearest = nearest_pixel_index(c.x, c.box.x0, c.box.x1 - 1, g.width, g.inverse_width);
+                const std::int32_t units = alpha_in_units(scene.a[i], unit);
+                for (int row = y0; row < y1; ++row) {
+                    const PixelRun run =
+                        covered_columns(c, nearest, pixel_center(row, g.inverse_height), g.width, g.inverse_width);
+                    std::int32_t* const row_differences = cells + std::size_t(row - first_row) * row_cells;
+                    row_differences[run.first] += units;  // an empty run adds and takes back
+                    row_differences[run.last] -= units;
+                    my_coverings += std::uint64_t(run.last - run.first);
+                }
+            }
+            for (int row = first_row; row < end_row; ++row) {
+                const std::int32_t* const row_differences = cells + std::size_t(row - first_row) * row_cells;
+                std::int32_t units = 0;
+                for (int column = 0; column < g.width; ++column) {
+                    units += row_differences[column];
+                    image.at(column, row).a = counted_alpha(background, units, unit);
+                }
+            }
+            progress.advance(scene.size() / bands);
+        }
+        coverings += my_coverings;
+    });
+    frame.clock.mark("alpha");
+    return coverings;
+}
+
 RenderStats CpuBackend::render(const Scene& scene, Image& image) {
     check_circle_ids_fit(scene);
     StageClock clock;
-    const Frame frame = {scene,
-                         {image.width, image.height, 1.0f / (float)image.width, 1.0f / (float)image.height,
-                          tile_grid(image.width, image.height)},
-                         clock};
+    Frame frame = {scene,
+                   {image.width, image.height, 1.0f / (float)image.width, 1.0f / (float)image.height,
+                    tile_grid(image.width, image.height)},
+                   clock};
     const int tile_rows = frame.geometry.grid.tiles_y;
     count_pairs(frame, 0, tile_rows, true);
     const std::vector<TileBand> bands = plan_tile_bands(row_pairs_, kCpuBytesPerPair, bin_budget_);
+    frame.alpha = channels_ == FrameChannels::rgba;
+    std::atomic<bool> alpha_left{false};
+    if (frame.alpha && scene.shading == kShadingFlat &&
+        alpha_sums_are_counts(circle_alphas_, background_alpha(scene.background)))
+        frame.alpha_left = &alpha_left;
 
     // Progress in units of work: a circle counted, a pair emitted, a pair binned, a pair or a tile shaded.
     RenderStats stats;
     for (const TileBand& band : bands) stats.pairs += band.pairs;
-    const std::uint64_t counts = scene.size() * (bands.size() > 1 ? 1 + bands.size() : 1);
+    const std::uint64_t counts =
+        scene.size() * ((bands.size() > 1 ? 1 + bands.size() : 1) + (frame.alpha_left ? 1 : 0));
     ProgressSteps progress_steps(progress(),
                                  counts + 3 * stats.pairs + std::uint64_t(frame.geometry.grid.tiles_x) * tile_rows);
     progress_steps.advance(scene.size());
@@ -879,9 +955,11 @@ RenderStats CpuBackend::render(const Scene& scene, Image& image) {
         }
         stats.blends += bin_and_shade_band(frame, band.first_row, band.end_row, image, progress_steps);
     }
+    // The alpha stage counts the coverings, as the shading's sums do; frames without alpha do not
+    // test every listed circle, so they count the blends performed.
+    if (alpha_left) stats.blends = count_alpha(frame, image, progress_steps);
     progress_steps.finish();
-    // Frames without alpha do not test every listed circle, so they count the blends performed.
-    stats.counted_blends = channels_ == FrameChannels::rgba;
+    stats.counted_blends = frame.alpha;
     stats.bands = static_cast<std::uint32_t>(bands.size());
     stats.pair_bytes =
         (pair_tiles_.capacity() + pair_circles_.capacity() + tile_circles_.capacity()) * sizeof(std::uint32_t);

@@ -9,11 +9,16 @@
 //   6. shade                   per tile: its list walked from its end until every pixel's bracket
 //                              closes, both ends blended forward from there (the exact rule of
 //                              shared/early_termination.h), the full walk where it does not pay;
-//                              alpha summed over the whole list when the frame needs it
+//                              alpha summed over the whole list when the frame needs it, but in
+//                              the tails' tiles where its sums are counts (shared/counted_alpha.h)
+//   7. alpha                   where a tile left its alpha: each circle's alpha units added at its
+//                              covered runs' ends in every row of its box, and each row's running
+//                              sum as its pixels' alpha
 // Stages 3 and 5 are the scan library's and the primitives' CPU versions. The per-pixel math is
 // circle_math.h's, so the image equals `ref` bit for bit. Buffers grow and are reused across frames.
 // When the frame's pairs would need more than the bin-memory budget, stages 1-6 run once per band
-// of tile rows the planner cuts, each within the budget; the pair buffers never outgrow it.
+// of tile rows the planner cuts, each within the budget; the pair buffers never outgrow it. Stage 7
+// runs once a frame, after every band, in the image's alpha channel.
 #pragma once
 
 #include <cstdint>
@@ -21,6 +26,7 @@
 
 #include "renderer/backend.h"
 #include "renderer/shared/circle_math.h"
+#include "renderer/shared/counted_alpha.h"
 #include "renderer/shared/early_termination.h"
 
 namespace tilescan {
@@ -60,11 +66,16 @@ private:
     void count_pairs(const Frame& frame, int first_row, int end_row, bool first_of_frame);
     std::uint64_t bin_and_shade_band(const Frame& frame, int first_row, int end_row, Image& image,
                                      ProgressSteps& progress);
+    std::uint64_t count_alpha(const Frame& frame, Image& image, ProgressSteps& progress);
 
     unsigned threads_;
     std::uint64_t bin_budget_;
     FrameChannels channels_;
-    BlendRange blend_range_;  // the frame's colours and background, for the tails' brackets
+    BlendRange blend_range_;      // the frame's colours and background, for the tails' brackets
+    CircleAlphas circle_alphas_;  // the frame's flat circles' alphas, for stage 7
+    // Stage 7's row differences: a band of rows a thread, about a quarter of the image's alpha
+    // channel in 4-byte cells.
+    std::vector<std::int32_t> alpha_rows_;
     // The pixels of the circles' boxes, which hold every pixel centre they cover, and their share
     // of the frame's pairs' tile pixels (at most 1): the coverings a pixel of a tile's list, on
     // average, at most, for the tails' cheap give-up.

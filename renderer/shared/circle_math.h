@@ -63,17 +63,25 @@ TS_HD inline int truncate_pixel_coordinate(float v, int limit) {
     return (int)v;
 }
 
-// The pixels a circle may touch: x0 = clamp((int)((x - r) * W), 0, W), x1 = clamp((int)((x + r) * W) + 1, 0, W).
-// Example: x = .5, r = .1, W = 10 -> (x - r) * W = 4, (x + r) * W = 6 -> pixels 4..6, box [4, 7).
+// Pixels [first, last) of one row (or column).
+struct PixelRun {
+    int first, last;
+};
+
+// The pixels a circle may touch on one axis of `size` pixels, [first, last):
+// first = clamp((int)((c - r) * size), 0, size), last = clamp((int)((c + r) * size) + 1, 0, size).
+// Example: c = .5, r = .1, size = 10 -> (c - r) * size = 4, (c + r) * size = 6 -> pixels 4..6, [4, 7).
+TS_HD inline PixelRun circle_pixel_span(float centre, float radius, int size) {
+    const float fs = (float)size;
+    return {clamp_int(truncate_pixel_coordinate((centre - radius) * fs, size), 0, size),
+            clamp_int(truncate_pixel_coordinate((centre + radius) * fs, size) + 1, 0, size)};
+}
+
+// The pixel box of a circle: its spans on both axes.
 TS_HD inline PixelBox circle_pixel_box(float x, float y, float radius, int width, int height) {
-    const float fw = (float)width;
-    const float fh = (float)height;
-    PixelBox box;
-    box.x0 = clamp_int(truncate_pixel_coordinate((x - radius) * fw, width), 0, width);
-    box.x1 = clamp_int(truncate_pixel_coordinate((x + radius) * fw, width) + 1, 0, width);
-    box.y0 = clamp_int(truncate_pixel_coordinate((y - radius) * fh, height), 0, height);
-    box.y1 = clamp_int(truncate_pixel_coordinate((y + radius) * fh, height) + 1, 0, height);
-    return box;
+    const PixelRun columns = circle_pixel_span(x, radius, width);
+    const PixelRun rows = circle_pixel_span(y, radius, height);
+    return {columns.first, columns.last, rows.first, rows.last};
 }
 
 // Centre of pixel column/row `index` in unit-square coordinates; `inverse_size` is 1.f / W (or H),
@@ -304,6 +312,9 @@ TS_HD inline unsigned char quantize_8bit(float v) {
     return (unsigned char)(v * 255.0f + 0.5f);
 }
 
+// Every background's alpha, whatever its row.
+TS_HD inline float background_alpha(const BackgroundParams&) { return 1.0f; }
+
 // The clear value of memory row `row` (0 = bottom) of an image `height` rows tall.
 TS_HD inline Rgba background_pixel(const BackgroundParams& background, int row, int height) {
     Rgba p;
@@ -317,7 +328,7 @@ TS_HD inline Rgba background_pixel(const BackgroundParams& background, int row, 
     } else {
         p.r = p.g = p.b = 1.0f;
     }
-    p.a = 1.0f;
+    p.a = background_alpha(background);
     return p;
 }
 

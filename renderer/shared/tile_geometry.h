@@ -71,6 +71,40 @@ TS_HD inline NearestCentre nearest_centre(const CircleFootprint& c, int width, i
             nearest_pixel_index(c.y, c.box.y0, c.box.y1 - 1, height, inverse_height)};
 }
 
+// The columns [first, last) of the image row with centre py whose centres circle c covers inside
+// its box: one run around its nearest column (`nearest`: nearest_centre's), since the test is
+// monotone in the column's offset from the centre (each of its roundings is monotone: px - x, its
+// square, the sum with the row's square, the comparison) and the centres increase along the row.
+// Its ends are first estimated from the real circle's half-width at the row: where the test covers
+// both and neither column beyond them (four tests, independent of each other), they are the ends;
+// otherwise they move, column by column, to where the test puts them. Exact whatever the estimate;
+// for circles of ordinary coordinates it is off by at most a column.
+TS_HD inline PixelRun covered_columns(const CircleFootprint& c, int nearest, float py, int width, float inverse_width) {
+    const float row_term = squared_offset(py, c.y);
+    const auto covered = [&](int column) {
+        return covers_squared(squared_offset(pixel_center(column, inverse_width), c.x) + row_term, c.squared_radius);
+    };
+    if (box_is_empty(c.box)) return {0, 0};
+    // Column k's centre is (k + 1/2) / width: the real circle covers k from ceil((x - half) width
+    // - 1/2) to floor((x + half) width - 1/2).
+    const float reach = c.squared_radius - row_term;
+    const float half = reach > 0.0f ? sqrtf(reach) : 0.0f;  // a compare, not fmaxf: a call on the host
+    const float fw = (float)width;
+    const float right = (c.x + half) * fw - 0.5f, left = (c.x - half) * fw - 0.5f;
+    const int left_truncated = truncate_pixel_coordinate(left, width);
+    int last = clamp_int(truncate_pixel_coordinate(right, width) - (right < 0.0f ? 1 : 0), nearest, c.box.x1 - 1);
+    int first = clamp_int(left_truncated + ((float)left_truncated < left ? 1 : 0), c.box.x0, nearest);
+    const bool ends_covered = covered(first) & covered(last);
+    const bool beyond_covered = (first > c.box.x0 && covered(first - 1)) | (last + 1 < c.box.x1 && covered(last + 1));
+    if (ends_covered && !beyond_covered) return {first, last + 1};
+    if (!covered(nearest)) return {0, 0};
+    while (last + 1 < c.box.x1 && covered(last + 1)) ++last;
+    while (!covered(last)) --last;
+    while (first > c.box.x0 && covered(first - 1)) --first;
+    while (!covered(first)) ++first;
+    return {first, last + 1};
+}
+
 // The pixel columns (or rows) [first, last] of tile column (row) `tile` inside a box's range
 // [box_first, box_end); empty when first > last.
 struct TileSpan {
