@@ -1,9 +1,10 @@
 // Exact alpha by counting (renderer/shared/counted_alpha.h): the unit of an alpha, the rule's
 // verdicts and its counts against serial sums, a sum the rule refuses because counting it would
-// round differently, the covered run of a row (tile_geometry.h, covered_columns) against every
-// column's own test, and the cpu backend's RGBA frames that count alpha against `ref`.
-#include <catch2/catch.hpp>
+// round differently, the covered run of a row (tile_geometry.h: covered_columns, and
+// farther_covered_columns from the nearest row outwards) against every column's own test, and the
+// cpu backend's RGBA frames that count alpha against `ref`.
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -123,7 +124,7 @@ TEST_CASE("alpha_sums_are_counts: refused where a sum can round, or the backgrou
     CHECK(same_bits(counted_sum(0.3f, zeros, std::vector<float>(10, 0.0f)), 0.3f));
 }
 
-TEST_CASE("covered_columns: the run each column's own test finds, whatever the circle", "[counted_alpha]") {
+TEST_CASE("covered_columns and farther_covered_columns: the run each column's own test finds", "[counted_alpha]") {
     std::mt19937 random(43);
     std::uniform_real_distribution<float> unit(-0.2f, 1.2f), exponent(-12.0f, 2.0f);
     int rows_checked = 0, runs_found = 0;
@@ -138,18 +139,27 @@ TEST_CASE("covered_columns: the run each column's own test finds, whatever the c
         const CircleFootprint c = circle_footprint(x, y, radius, width, height);
         if (box_is_empty(c.box)) continue;
         const NearestCentre nearest = nearest_centre(c, width, height, inverse_width, inverse_height);
-        for (int row = c.box.y0; row < c.box.y1; ++row) {
-            const float py = pixel_center(row, inverse_height);
-            const std::vector<int> expected = covered_by_test(c, py, inverse_width);
-            const PixelRun run = covered_columns(c, nearest.column, py, width, inverse_width);
-            ++rows_checked;
-            INFO("trial " << trial << ": x " << x << " y " << y << " r " << radius << ", " << width << "x" << height
-                          << ", row " << row);
-            REQUIRE(run.last - run.first == int(expected.size()));
-            if (expected.empty()) continue;
-            ++runs_found;
-            CHECK(run.first == expected.front());
-            CHECK(run.last == expected.back() + 1);
+        // Each row's run found directly, and from the nearest row outwards, each within the last.
+        PixelRun farther[2] = {};
+        for (int side = 0; side < 2; ++side) {
+            const int step = side == 0 ? 1 : -1;
+            for (int row = nearest.row; row >= c.box.y0 && row < c.box.y1; row += step) {
+                const float py = pixel_center(row, inverse_height);
+                const std::vector<int> expected = covered_by_test(c, py, inverse_width);
+                const PixelRun run = covered_columns(c, nearest.column, py, width, inverse_width);
+                farther[side] = row == nearest.row ? run : farther_covered_columns(c, farther[side], py, inverse_width);
+                ++rows_checked;
+                INFO("trial " << trial << ": x " << x << " y " << y << " r " << radius << ", " << width << "x" << height
+                              << ", row " << row);
+                REQUIRE(run.last - run.first == int(expected.size()));
+                REQUIRE(farther[side].last - farther[side].first == int(expected.size()));
+                if (expected.empty()) continue;
+                ++runs_found;
+                CHECK(run.first == expected.front());
+                CHECK(run.last == expected.back() + 1);
+                CHECK(farther[side].first == expected.front());
+                CHECK(farther[side].last == expected.back() + 1);
+            }
         }
     }
     CHECK(runs_found > 10000);

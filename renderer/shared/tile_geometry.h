@@ -105,6 +105,23 @@ TS_HD inline PixelRun covered_columns(const CircleFootprint& c, int nearest, flo
     return {first, last + 1};
 }
 
+// The covered columns of a row farther from circle c's centre than a row whose covered columns
+// are `nearer` (a row on the same side, or the nearest row itself): they lie within `nearer`,
+// since the row's squared offset is no smaller and the test is monotone in it, so its ends move
+// inward from nearer's until the test covers them. Empty ({0, 0}) where nearer is, or where no
+// column is covered; then every row farther out is empty too.
+TS_HD inline PixelRun farther_covered_columns(const CircleFootprint& c, PixelRun nearer, float py,
+                                              float inverse_width) {
+    const float row_term = squared_offset(py, c.y);
+    const auto covered = [&](int column) {
+        return covers_squared(squared_offset(pixel_center(column, inverse_width), c.x) + row_term, c.squared_radius);
+    };
+    int first = nearer.first, last = nearer.last - 1;
+    while (first <= last && !covered(last)) --last;
+    while (first < last && !covered(first)) ++first;
+    return first <= last ? PixelRun{first, last + 1} : PixelRun{0, 0};
+}
+
 // The pixel columns (or rows) [first, last] of tile column (row) `tile` inside a box's range
 // [box_first, box_end); empty when first > last.
 struct TileSpan {
