@@ -893,12 +893,12 @@ std::uint64_t CpuBackend::count_alpha(const Frame& frame, Image& image, Progress
             const int first_row = int(band * std::size_t(g.height) / bands);
             const int end_row = int((band + 1) * std::size_t(g.height) / bands);
             std::fill(cells, cells + std::size_t(end_row - first_row) * row_cells, 0);
-            const float band_low = float(first_row), band_high = float(end_row), fh = float(g.height);
+            const float below = float(first_row) - 1.0f, above = float(end_row), fh = float(g.height);
             for (std::size_t i = 0; i < scene.size(); ++i) {
-                // circle_pixel_span's rows end at or before the band where (y + r) h < first_row,
-                // and start at or after its end where (y - r) h >= end_row: two products, no
-                // truncation, for the circles of other bands.
-                if ((scene.y[i] + scene.radius[i]) * fh < band_low || (scene.y[i] - scene.radius[i]) * fh >= band_high)
+                // circle_pixel_span's rows end at or before the band where (y + r) h < first_row - 1
+                // (truncated, plus one), and start at or after its end where (y - r) h >= end_row:
+                // two products, no truncation, for most circles of other bands.
+                if ((scene.y[i] + scene.radius[i]) * fh < below || (scene.y[i] - scene.radius[i]) * fh >= above)
                     continue;
                 const PixelRun rows = circle_pixel_span(scene.y[i], scene.radius[i], g.height);
                 const int y0 = std::max(rows.first, first_row), y1 = std::min(rows.last, end_row);
