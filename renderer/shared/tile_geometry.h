@@ -71,6 +71,19 @@ TS_HD inline NearestCentre nearest_centre(const CircleFootprint& c, int width, i
             nearest_pixel_index(c.y, c.box.y0, c.box.y1 - 1, height, inverse_height)};
 }
 
+// The coverage test of one row's pixel centres (row centre py) against circle c, column by column:
+// covers_squared(squared_distance(...)) with the row's squared offset computed once.
+struct RowCoverage {
+    const CircleFootprint& c;
+    float row_term, inverse_width;
+
+    TS_HD RowCoverage(const CircleFootprint& circle, float py, float inverse_width_)
+        : c(circle), row_term(squared_offset(py, circle.y)), inverse_width(inverse_width_) {}
+    TS_HD bool covers(int column) const {
+        return covers_squared(squared_offset(pixel_center(column, inverse_width), c.x) + row_term, c.squared_radius);
+    }
+};
+
 // The columns [first, last) of the image row with centre py whose centres circle c covers inside
 // its box: one run around its nearest column (`nearest`: nearest_centre's), since the test is
 // monotone in the column's offset from the centre (each of its roundings is monotone: px - x, its
@@ -80,28 +93,26 @@ TS_HD inline NearestCentre nearest_centre(const CircleFootprint& c, int width, i
 // otherwise they move, column by column, to where the test puts them. Exact whatever the estimate;
 // for circles of ordinary coordinates it is off by at most a column.
 TS_HD inline PixelRun covered_columns(const CircleFootprint& c, int nearest, float py, int width, float inverse_width) {
-    const float row_term = squared_offset(py, c.y);
-    const auto covered = [&](int column) {
-        return covers_squared(squared_offset(pixel_center(column, inverse_width), c.x) + row_term, c.squared_radius);
-    };
     if (box_is_empty(c.box)) return {0, 0};
+    const RowCoverage row(c, py, inverse_width);
     // Column k's centre is (k + 1/2) / width: the real circle covers k from ceil((x - half) width
     // - 1/2) to floor((x + half) width - 1/2).
-    const float reach = c.squared_radius - row_term;
+    const float reach = c.squared_radius - row.row_term;
     const float half = reach > 0.0f ? sqrtf(reach) : 0.0f;  // a compare, not fmaxf: a call on the host
     const float fw = (float)width;
     const float right = (c.x + half) * fw - 0.5f, left = (c.x - half) * fw - 0.5f;
     const int left_truncated = truncate_pixel_coordinate(left, width);
     int last = clamp_int(truncate_pixel_coordinate(right, width) - (right < 0.0f ? 1 : 0), nearest, c.box.x1 - 1);
     int first = clamp_int(left_truncated + ((float)left_truncated < left ? 1 : 0), c.box.x0, nearest);
-    const bool ends_covered = covered(first) & covered(last);
-    const bool beyond_covered = (first > c.box.x0 && covered(first - 1)) | (last + 1 < c.box.x1 && covered(last + 1));
+    const bool ends_covered = row.covers(first) & row.covers(last);
+    const bool beyond_covered =
+        (first > c.box.x0 && row.covers(first - 1)) | (last + 1 < c.box.x1 && row.covers(last + 1));
     if (ends_covered && !beyond_covered) return {first, last + 1};
-    if (!covered(nearest)) return {0, 0};
-    while (last + 1 < c.box.x1 && covered(last + 1)) ++last;
-    while (!covered(last)) --last;
-    while (first > c.box.x0 && covered(first - 1)) --first;
-    while (!covered(first)) ++first;
+    if (!row.covers(nearest)) return {0, 0};
+    while (last + 1 < c.box.x1 && row.covers(last + 1)) ++last;
+    while (!row.covers(last)) --last;
+    while (first > c.box.x0 && row.covers(first - 1)) --first;
+    while (!row.covers(first)) ++first;
     return {first, last + 1};
 }
 
@@ -112,13 +123,10 @@ TS_HD inline PixelRun covered_columns(const CircleFootprint& c, int nearest, flo
 // column is covered; then every row farther out is empty too.
 TS_HD inline PixelRun farther_covered_columns(const CircleFootprint& c, PixelRun nearer, float py,
                                               float inverse_width) {
-    const float row_term = squared_offset(py, c.y);
-    const auto covered = [&](int column) {
-        return covers_squared(squared_offset(pixel_center(column, inverse_width), c.x) + row_term, c.squared_radius);
-    };
+    const RowCoverage row(c, py, inverse_width);
     int first = nearer.first, last = nearer.last - 1;
-    while (first <= last && !covered(last)) --last;
-    while (first < last && !covered(first)) ++first;
+    while (first <= last && !row.covers(last)) --last;
+    while (first < last && !row.covers(first)) ++first;
     return first <= last ? PixelRun{first, last + 1} : PixelRun{0, 0};
 }
 
