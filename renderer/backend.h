@@ -40,8 +40,9 @@ struct RenderStats {
     /// by the frames that took it and kept, add up); 0 for `ref`
     std::uint64_t pair_bytes = 0;
     /// memory of the per-circle records and per-tile arrays the stages hold besides the pair
-    /// buffers (not the scene or the image): it grows with the circles and the tiles, and the
-    /// budget does not bound it; 0 for `ref`
+    /// buffers (not the scene or the image), and of `cpu`'s alpha stage's row differences (about
+    /// a byte a pixel): it grows with the circles, the tiles and the image, and the budget does
+    /// not bound it; 0 for `ref`
     std::uint64_t circle_tile_bytes = 0;
     std::uint32_t bands = 0;  ///< tile-row bands the frame was binned in (tile_bands.h); 0 for `ref`
     /// tiles the `cuda` backend shaded apart, a warp per pixel (tile_is_busy; from the frame after

@@ -987,7 +987,8 @@ RenderStats CpuBackend::render(const Scene& scene, Image& image) {
     stats.circle_tile_bytes =
         shade_records_.capacity() * sizeof(CpuShadeRecord) + tile_masks_.capacity() * sizeof(std::uint16_t) +
         pair_counts_.capacity() * sizeof(std::uint32_t) +
-        (pair_offsets_.capacity() + tile_offsets_.capacity() + row_pairs_.capacity()) * sizeof(std::uint64_t);
+        (pair_offsets_.capacity() + tile_offsets_.capacity() + row_pairs_.capacity()) * sizeof(std::uint64_t) +
+        alpha_rows_.capacity() * sizeof(std::int32_t);
     stats.stages = clock.stages();
     for (const StageTime& stage : stats.stages) stats.total_ms += stage.ms;
     return stats;
