@@ -865,18 +865,22 @@ std::uint64_t CpuBackend::bin_and_shade_band(const Frame& frame, int first_row, 
     return blends;
 }
 
-// 7. alpha, where its sums are counts (shared/counted_alpha.h) and tiles left it: each circle's
-// units added at the ends of its covered run in every row of its box (a difference along the
-// row), then each row's running sum, as its pixels' alpha. A circle's runs are found from its
-// row nearest the centre outwards, each within the last (tile_geometry.h), so a row costs about
-// two tests. Threads take bands of rows, each streaming every circle past its rows into its own
-// band's differences (a quarter of the image's alpha channel in all: 4-byte cells, denser in the
-// cache than the image's 16-byte pixels); a handful of bands a thread, so that scenes whose
-// circles crowd part of the image still share the work. Returns the coverings.
+// 7. alpha, where its sums are counts (shared/counted_alpha.h: units of 2^e, or circles of one
+// alpha) and tiles left it: each circle's units added at the ends of its covered run in every row
+// of its box (a difference along the row), then each row's running sum, as its pixels' alpha. A circle's runs are found
+// from its row nearest the centre outwards, each within the last (tile_geometry.h), so a row costs about two tests.
+// Threads take bands of rows, each streaming every circle past its rows into its own band's differences (a quarter of
+// the image's alpha channel in all: 4-byte cells, denser in the cache than the image's 16-byte pixels); a handful of
+// bands a thread, so that scenes whose circles crowd part of the image still share the work. Returns the coverings.
 std::uint64_t CpuBackend::count_alpha(const Frame& frame, Image& image, ProgressSteps& progress) {
     const Scene& scene = frame.scene;
     const FrameGeometry& g = frame.geometry;
     const float background = background_alpha(scene.background);
+    // Equal alphas count circles, and a pixel's alpha is the count-th sum of the background and the
+    // one alpha (sums[count], grown as counts need); else units of 2^e, scaled.
+    const bool equal = alphas_all_equal(circle_alphas_);
+    float one_alpha;
+    std::memcpy(&one_alpha, &circle_alphas_.bits, sizeof one_alpha);
     const AlphaUnit unit = alpha_unit(circle_alphas_, background);
     const std::size_t bands = std::min<std::size_t>(std::size_t(kAlphaBandsPerThread) * threads_, g.height);
     const std::size_t band_rows = (std::size_t(g.height) + bands - 1) / bands;
@@ -888,6 +892,12 @@ std::uint64_t CpuBackend::count_alpha(const Frame& frame, Image& image, Progress
     cpu_parallel_ranges(threads_, threads_, [&](std::size_t worker, std::size_t) {
         std::int32_t* const cells = alpha_rows_.data() + worker * band_rows * row_cells;
         std::uint64_t my_coverings = 0;
+        std::vector<float> sums(1, background);  // sums[k]: the background and k equal alphas, in order
+        const auto alpha_of = [&](std::int32_t units) {
+            if (!equal) return counted_alpha(background, units, unit);
+            while (sums.size() <= std::size_t(units)) sums.push_back(sums.back() + one_alpha);
+            return sums[std::size_t(units)];
+        };
         for (std::size_t band = next_band++; band < bands; band = next_band++) {
             const int first_row = int(band * std::size_t(g.height) / bands);
             const int end_row = int((band + 1) * std::size_t(g.height) / bands);
@@ -905,7 +915,7 @@ std::uint64_t CpuBackend::count_alpha(const Frame& frame, Image& image, Progress
                 const CircleFootprint c = circle_footprint(scene.x[i], scene.y[i], scene.radius[i], g.width, g.height);
                 if (box_is_empty(c.box)) continue;
                 const NearestCentre nearest = nearest_centre(c, g.width, g.height, g.inverse_width, g.inverse_height);
-                const std::int32_t units = alpha_in_units(scene.a[i], unit);
+                const std::int32_t units = equal ? 1 : alpha_in_units(scene.a[i], unit);
                 const auto add_run = [&](int row, PixelRun run) {
                     std::int32_t* const row_differences = cells + std::size_t(row - first_row) * row_cells;
                     row_differences[run.first] += units;
@@ -933,7 +943,7 @@ std::uint64_t CpuBackend::count_alpha(const Frame& frame, Image& image, Progress
                 std::int32_t units = 0;
                 for (int column = 0; column < g.width; ++column) {
                     units += row_differences[column];
-                    image.at(column, row).a = counted_alpha(background, units, unit);
+                    image.at(column, row).a = alpha_of(units);
                 }
             }
             progress.advance(scene.size() / bands);
@@ -957,7 +967,7 @@ RenderStats CpuBackend::render(const Scene& scene, Image& image) {
     frame.alpha = channels_ == FrameChannels::rgba;
     std::atomic<bool> alpha_left{false};
     if (frame.alpha && scene.shading == kShadingFlat &&
-        alpha_sums_are_counts(circle_alphas_, background_alpha(scene.background)))
+        (alphas_all_equal(circle_alphas_) || alpha_sums_are_counts(circle_alphas_, background_alpha(scene.background))))
         frame.alpha_left = &alpha_left;
 
     // Progress in units of work: a circle counted, a pair emitted, a pair binned, a pair or a tile shaded.

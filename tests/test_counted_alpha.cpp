@@ -1,7 +1,7 @@
 // Exact alpha by counting (renderer/shared/counted_alpha.h): the unit of an alpha, the rule's
 // verdicts and its counts against serial sums, a sum the rule refuses because counting it would
-// round differently, the covered run of a row (tile_geometry.h: covered_columns, and
-// farther_covered_columns from the nearest row outwards) against every column's own test, and the
+// round differently, frames of one alpha (counted by circles), the covered run of a row (tile_geometry.h:
+// covered_columns, and farther_covered_columns from the nearest row outwards) against every column's own test, and the
 // cpu backend's RGBA frames that count alpha against `ref`.
 #include <algorithm>
 #include <catch2/catch.hpp>
@@ -124,6 +124,23 @@ TEST_CASE("alpha_sums_are_counts: refused where a sum can round, or the backgrou
     CHECK(same_bits(counted_sum(0.3f, zeros, std::vector<float>(10, 0.0f)), 0.3f));
 }
 
+TEST_CASE("alphas_all_equal: one alpha's bits in every circle", "[counted_alpha]") {
+    CHECK(alphas_all_equal(alphas_of(std::vector<float>(5, 0.3f))));
+    CHECK_FALSE(alphas_all_equal(alphas_of({})));
+    CHECK_FALSE(alphas_all_equal(alphas_of({0.3f, 0.3f, std::nextafter(0.3f, 1.0f)})));
+    CHECK_FALSE(alphas_all_equal(alphas_of({0.0f, -0.0f})));  // equal as floats, not as addends of -0
+    // Merged as the backends merge threads' findings, empty parts included.
+    CircleAlphas merged = alphas_of({});
+    merge_circle_alphas(merged, alphas_of({0.3f, 0.3f}));
+    merge_circle_alphas(merged, alphas_of({}));
+    CHECK(alphas_all_equal(merged));
+    merge_circle_alphas(merged, alphas_of({0.3f}));
+    CHECK(alphas_all_equal(merged));
+    CHECK(merged.circles == 3);
+    merge_circle_alphas(merged, alphas_of({0.5f}));
+    CHECK_FALSE(alphas_all_equal(merged));
+}
+
 TEST_CASE("covered_columns and farther_covered_columns: the run each column's own test finds", "[counted_alpha]") {
     std::mt19937 random(43);
     std::uniform_real_distribution<float> unit(-0.2f, 1.2f), exponent(-12.0f, 2.0f);
@@ -166,18 +183,20 @@ TEST_CASE("covered_columns and farther_covered_columns: the run each column's ow
     CHECK(rows_checked > runs_found);
 }
 
-TEST_CASE("cpu's RGBA frames count alpha where the rule holds, and equal ref", "[counted_alpha]") {
+TEST_CASE("cpu's RGBA frames count alpha where a rule holds, and equal ref", "[counted_alpha]") {
     std::vector<AdversarialScene> scenes;
     // Dense lists, so that tiles take the tail walk: alphas of mixed units (counted in eighths), one
     // alpha finer than the bound allows among halves (not counted: the tail tiles sum in order),
-    // and alphas of no short unit (0.3: not counted).
+    // one alpha of no short unit in every circle (0.3: its sums round, counted by circles), and
+    // alphas of no short unit that differ (not counted).
     Scene mixed = random_scene(51, 2500, 97, 30, 60, 0.0f, 1.0f, 0.5f, 0.5f);
     for (std::size_t k = 0; k < mixed.size(); ++k) mixed.a[k] = float(k % 9) / 8.0f;
     scenes.push_back({"alphas_in_eighths", mixed, 97, 83});
     Scene fine = random_scene(52, 2500, 97, 30, 60, 0.0f, 1.0f, 0.5f, 0.5f);
     fine.a[7] = fine.a[1500] = 0x1p-23f;
     scenes.push_back({"alpha_past_the_bound", fine, 97, 83});
-    scenes.push_back({"alphas_of_no_unit", random_scene(53, 2500, 97, 30, 60, 0.0f, 1.0f, 0.3f, 0.3f), 97, 83});
+    scenes.push_back({"equal_alphas_of_no_unit", random_scene(53, 2500, 97, 30, 60, 0.0f, 1.0f, 0.3f, 0.3f), 97, 83});
+    scenes.push_back({"alphas_of_no_unit", random_scene(54, 2500, 97, 30, 60, 0.0f, 1.0f, 0.25f, 0.75f), 97, 83});
     for (const AdversarialScene& a : scenes)
         for (const int threads : {1, 3}) {
             CpuBackend backend(threads, 0, FrameChannels::rgba);
@@ -189,6 +208,6 @@ TEST_CASE("cpu's RGBA frames count alpha where the rule holds, and equal ref", "
             CHECK(stats.blends == render_reference(a.scene, expected));
             const bool counted = std::any_of(stats.stages.begin(), stats.stages.end(),
                                              [](const StageTime& stage) { return stage.name == "alpha"; });
-            CHECK(counted == (a.name == "alphas_in_eighths"));
+            CHECK(counted == (a.name == "alphas_in_eighths" || a.name == "equal_alphas_of_no_unit"));
         }
 }

@@ -9,7 +9,9 @@
 // significant bits): every addition is exact, and the serial result is the exact sum, whatever
 // the order. The sum of a pixel's covering alphas is at most the scene's circles times its largest
 // alpha, which bounds every partial sum. So the alpha of a frame of flat circles is
-// A0 + units * 2^e, `units` the pixel's covering circles' a_i / 2^e added as integers.
+// A0 + units * 2^e, `units` the pixel's covering circles' a_i / 2^e added as integers. And where
+// every circle has the same alpha a (bit for bit), a pixel's sum depends only on how many circles
+// cover it: the k-th of A0, A0 + a, (A0 + a) + a, ..., rounding or not.
 #pragma once
 
 #include <math.h>
@@ -37,25 +39,43 @@ TS_HD inline int alpha_unit_exponent(float alpha) {
     return (biased ? biased : 1) - 150 + trailing;
 }
 
-// What the rule needs of a frame's flat circles' alphas: the least of their unit exponents, the
-// largest, and how many there are.
+// What the rules need of a frame's flat circles' alphas: the least of their unit exponents, the
+// largest, how many there are, and whether all are one alpha's bits (`equal`, `bits`).
 struct CircleAlphas {
     int exponent = kNoAlphaUnit;
     float max_alpha = 0.0f;
     uint64_t circles = 0;
+    bool equal = true;
+    uint32_t bits = 0;
 };
 
 TS_HD inline void include_alpha(CircleAlphas& alphas, float alpha) {
     const int e = alpha_unit_exponent(alpha);
     alphas.exponent = e < alphas.exponent ? e : alphas.exponent;
     alphas.max_alpha = alpha > alphas.max_alpha ? alpha : alphas.max_alpha;
+    uint32_t bits;
+    memcpy(&bits, &alpha, sizeof bits);
+    alphas.equal = alphas.equal && (alphas.circles == 0 || bits == alphas.bits);
+    alphas.bits = bits;
     ++alphas.circles;
 }
 
 TS_HD inline void merge_circle_alphas(CircleAlphas& alphas, const CircleAlphas& other) {
     alphas.exponent = other.exponent < alphas.exponent ? other.exponent : alphas.exponent;
     alphas.max_alpha = other.max_alpha > alphas.max_alpha ? other.max_alpha : alphas.max_alpha;
+    alphas.equal =
+        alphas.equal && other.equal && (alphas.circles == 0 || other.circles == 0 || alphas.bits == other.bits);
+    if (other.circles) alphas.bits = other.bits;
     alphas.circles += other.circles;
+}
+
+// The most circles a frame of equal alphas counts, so that a pixel's count fits 32 signed bits.
+constexpr uint64_t kMaxEqualAlphaCircles = (uint64_t(1) << 31) - 1;
+
+// Whether every pixel's alpha is the k-th sum of the background and its k covering circles' one
+// alpha (the frame's alphas all equal, bit for bit), k counted circle by circle.
+TS_HD inline bool alphas_all_equal(const CircleAlphas& alphas) {
+    return alphas.equal && alphas.circles > 0 && alphas.circles <= kMaxEqualAlphaCircles;
 }
 
 // The exponent a frame counts its alphas in: the least unit exponent of its circles' alphas and
