@@ -867,11 +867,13 @@ std::uint64_t CpuBackend::bin_and_shade_band(const Frame& frame, int first_row, 
 
 // 7. alpha, where its sums are counts (shared/counted_alpha.h: units of 2^e, or circles of one
 // alpha) and tiles left it: each circle's units added at the ends of its covered run in every row
-// of its box (a difference along the row), then each row's running sum, as its pixels' alpha. A circle's runs are found
-// from its row nearest the centre outwards, each within the last (tile_geometry.h), so a row costs about two tests.
-// Threads take bands of rows, each streaming every circle past its rows into its own band's differences (a quarter of
-// the image's alpha channel in all: 4-byte cells, denser in the cache than the image's 16-byte pixels); a handful of
-// bands a thread, so that scenes whose circles crowd part of the image still share the work. Returns the coverings.
+// of its box (a difference along the row), then each row's running sum, as its pixels' alpha. A
+// circle's runs are found from its row nearest the centre outwards, each within the last
+// (tile_geometry.h), so a row costs about two tests. Threads take bands of rows, each streaming
+// every circle past its rows into its own band's differences (a quarter of the image's alpha
+// channel in all: 4-byte cells, denser in the cache than the image's 16-byte pixels); a handful of
+// bands a thread, so that scenes whose circles crowd part of the image still share the work.
+// Returns the coverings.
 std::uint64_t CpuBackend::count_alpha(const Frame& frame, Image& image, ProgressSteps& progress) {
     const Scene& scene = frame.scene;
     const FrameGeometry& g = frame.geometry;

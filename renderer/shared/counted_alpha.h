@@ -1,7 +1,7 @@
-// Exact alpha by counting: when a frame's alpha sums cannot round, each pixel's alpha is its
-// background alpha plus the alphas of the circles covering it, in any order, so a backend may
-// count them circle by circle instead of summing them pixel by pixel in list order
-// (docs/renderer.md, "Exact early termination", proves it).
+// Exact alpha by counting: where a frame's alpha sums cannot round, or all its circles have one
+// alpha, each pixel's alpha follows from its covering circles' alphas counted in any order, so a
+// backend may count them circle by circle instead of summing them pixel by pixel in list order
+// (docs/renderer.md, "Alpha by counting", proves it).
 //
 // A pixel's alpha is A0 + a_1 + ... + a_k, added in list order (blend_premultiplied's
 // `pixel.a += alpha`). Where A0 and every a_i are integer multiples of one power of two 2^e, every
