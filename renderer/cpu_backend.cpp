@@ -969,7 +969,7 @@ RenderStats CpuBackend::render(const Scene& scene, Image& image) {
     frame.alpha = channels_ == FrameChannels::rgba;
     std::atomic<bool> alpha_left{false};
     if (frame.alpha && scene.shading == kShadingFlat &&
-        (alphas_all_equal(circle_alphas_) || alpha_sums_are_counts(circle_alphas_, background_alpha(scene.background))))
+        alpha_is_counted(circle_alphas_, background_alpha(scene.background)))
         frame.alpha_left = &alpha_left;
 
     // Progress in units of work: a circle counted, a pair emitted, a pair binned, a pair or a tile shaded.

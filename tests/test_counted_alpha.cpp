@@ -139,6 +139,10 @@ TEST_CASE("alphas_all_equal: one alpha's bits in every circle", "[counted_alpha]
     CHECK(merged.circles == 3);
     merge_circle_alphas(merged, alphas_of({0.5f}));
     CHECK_FALSE(alphas_all_equal(merged));
+    // Either rule counts: one alpha of no short unit, or mixed alphas of one; neither, not.
+    CHECK(alpha_is_counted(alphas_of(std::vector<float>(5, 0.3f)), 1.0f));
+    CHECK(alpha_is_counted(alphas_of({0.25f, 0.5f, 0.75f}), 1.0f));
+    CHECK_FALSE(alpha_is_counted(alphas_of({0.3f, 0.5f}), 1.0f));
 }
 
 TEST_CASE("covered_columns and farther_covered_columns: the run each column's own test finds", "[counted_alpha]") {

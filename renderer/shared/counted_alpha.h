@@ -118,6 +118,13 @@ TS_HD inline AlphaUnit alpha_unit(const CircleAlphas& alphas, float background) 
     return {ldexpf(1.0f, e), ldexpf(1.0f, -e)};
 }
 
+// Whether a frame's alpha is counted, by either rule: its circles' alphas all equal
+// (alphas_all_equal: counted in circles), or its sums unable to round (alpha_sums_are_counts:
+// counted in units, alpha_unit). The backends ask this, then which of the two.
+TS_HD inline bool alpha_is_counted(const CircleAlphas& alphas, float background) {
+    return alphas_all_equal(alphas) || alpha_sums_are_counts(alphas, background);
+}
+
 // A circle's alpha in units: an integer of at most 2^24 where alpha_sums_are_counts holds, found
 // exactly (a product by a power of two).
 TS_HD inline int32_t alpha_in_units(float alpha, const AlphaUnit& unit) { return (int32_t)(alpha * unit.inverse); }
