@@ -294,12 +294,14 @@ TEST_CASE("frame plan: the tail walk, for binned frames of flat circles", "[fram
     FrameFacts snow = rgb;
     snow.shading = kShadingSnow;
     CHECK_FALSE(shading_walks_tails(snow, true));  // snow's brackets do not close
-    // Unless forced: not for frames with alpha, and only where pixels are covered often enough
-    // for a tail to skip coverings (or where that is not known).
+    // Unless forced: not for frames with alpha but where it is counted, and only where pixels are
+    // covered often enough for a tail to skip coverings (or where that is not known).
     FrameFacts rgba = rgb;
     rgba.alpha = true;
     CHECK_FALSE(shading_walks_tails(rgba, std::nullopt));
     CHECK(shading_walks_tails(rgba, true));
+    rgba.alpha_counted = true;
+    CHECK(shading_walks_tails(rgba, std::nullopt) == kTailWalkByDefault);
     rgb.coverings_per_pixel = kTailWalkMinCoverings;
     CHECK(shading_walks_tails(rgb, std::nullopt) == kTailWalkByDefault);
     rgb.coverings_per_pixel = kTailWalkMinCoverings - 0.5;
@@ -342,6 +344,9 @@ TEST_CASE("frame plan: frames of long lists are binned for the tail walk unless 
     CHECK(plan_frame(long_lists, full).tile_lists == TileListStrategy::region_compaction);
     CHECK_FALSE(plan_frame(long_lists, full).tail_walk);
     CHECK(plan_frame(long_lists).binned() == false);  // an RGBA frame: no tail walk by default
+    long_lists.alpha_counted = true;                  // but where its alpha is counted
+    CHECK(plan_frame(long_lists).binned() == kTailWalkByDefault);
+    long_lists.alpha_counted = false;
     long_lists.alpha = false;
     CHECK(plan_frame(long_lists).binned() == kTailWalkByDefault);
     CHECK(plan_frame(long_lists).tail_walk == kTailWalkByDefault);

@@ -13,7 +13,9 @@ constexpr int kRangeThreads = 256;
 // Blocks enough to keep every SM's loads in flight; more would only add atomics.
 constexpr int kRangeBlocksPerSM = 4;
 
-__global__ void clear_blend_range_kernel(DeviceBlendRange* range) { clear_blend_range(range); }
+__global__ void clear_blend_range_kernel(DeviceBlendRange* range, std::uint32_t circles) {
+    clear_blend_range(range, circles);
+}
 
 __global__ void __launch_bounds__(kRangeThreads) blend_range_kernel(DeviceCircles circles, DeviceBlendRange* range) {
     const std::uint64_t stride = std::uint64_t(gridDim.x) * blockDim.x;  // 64-bit: no wrap near 2^32 circles
@@ -23,7 +25,7 @@ __global__ void __launch_bounds__(kRangeThreads) blend_range_kernel(DeviceCircle
 }  // namespace
 
 void launch_blend_range(const DeviceCircles& circles, DeviceBlendRange* range, cudaStream_t stream) {
-    clear_blend_range_kernel<<<1, 1, 0, stream>>>(range);
+    clear_blend_range_kernel<<<1, 1, 0, stream>>>(range, circles.count);
     TS_CUDA_CHECK_LAUNCH();
     if (circles.count == 0) return;
     const unsigned most = unsigned(kRangeBlocksPerSM * current_device_attribute(cudaDevAttrMultiProcessorCount));

@@ -11,8 +11,8 @@ namespace tilescan {
 
 namespace {
 
-// *range = the empty range, by one thread.
-__device__ __forceinline__ void clear_blend_range(DeviceBlendRange* range) {
+// *range = the empty range of `circles` circles, by one thread.
+__device__ __forceinline__ void clear_blend_range(DeviceBlendRange* range, std::uint32_t circles) {
     const BlendRange empty = empty_blend_range();
     for (int c = 0; c < 3; ++c) {
         range->lo[c] = order_key(empty.lo[c]);
@@ -20,6 +20,8 @@ __device__ __forceinline__ void clear_blend_range(DeviceBlendRange* range) {
     }
     range->max_alpha = order_key(empty.max_alpha);
     range->bounded = 1;
+    range->alpha_exponent = kNoAlphaUnit;
+    range->circles = circles;
 }
 
 // Merges circles first, first + stride, ... into *range, the calling thread's share: every lane
@@ -27,8 +29,11 @@ __device__ __forceinline__ void clear_blend_range(DeviceBlendRange* range) {
 __device__ __forceinline__ void merge_blend_range(const DeviceCircles& circles, std::uint64_t first,
                                                   std::uint64_t stride, DeviceBlendRange* range) {
     BlendRange mine = empty_blend_range();
-    for (std::uint64_t i = first; i < circles.count; i += stride)
+    int alpha_exponent = kNoAlphaUnit;
+    for (std::uint64_t i = first; i < circles.count; i += stride) {
         include_flat_circle(mine, circles.r[i], circles.g[i], circles.b[i], circles.a[i]);
+        alpha_exponent = min(alpha_exponent, alpha_unit_exponent(circles.a[i]));
+    }
     std::int32_t lo[3], hi[3], max_alpha = order_key(mine.max_alpha);
     for (int c = 0; c < 3; ++c) {
         lo[c] = order_key(mine.lo[c]);
@@ -41,6 +46,7 @@ __device__ __forceinline__ void merge_blend_range(const DeviceCircles& circles, 
             hi[c] = max(hi[c], __shfl_xor_sync(0xffffffffu, hi[c], offset));
         }
         max_alpha = max(max_alpha, __shfl_xor_sync(0xffffffffu, max_alpha, offset));
+        alpha_exponent = min(alpha_exponent, __shfl_xor_sync(0xffffffffu, alpha_exponent, offset));
     }
     if ((threadIdx.x & 31) != 0) return;
     for (int c = 0; c < 3; ++c) {
@@ -48,6 +54,7 @@ __device__ __forceinline__ void merge_blend_range(const DeviceCircles& circles, 
         atomicMax(&range->hi[c], hi[c]);
     }
     atomicMax(&range->max_alpha, max_alpha);
+    atomicMin(&range->alpha_exponent, alpha_exponent);
     if (!bounded) atomicAnd(&range->bounded, 0u);
 }
 

@@ -455,6 +455,8 @@ struct CudaBackend::Frame {
     FrameBuffer<float> image{allocations};
     FrameBuffer<unsigned long long> blends{allocations};
     DeviceBuffer<DeviceBlendRange> blend_range{1};         // the scene's colours, for the tail walk's brackets
+    MappedPinned<DeviceBlendRange> blend_range_on_host;    // its copy, for the plans of RGBA frames
+    CudaEvent blend_range_copied{true};                    // after the copy
     MappedPinned<std::uint64_t> host_total;                // the frame's pairs, copied by its emission or compaction
     DeviceBuffer<unsigned long long> first_bad_circle{1};  // load_rows' check
     DeviceBuffer<float> host_rows;                         // render_to_host's rows, as the caller laid them out
@@ -525,6 +527,17 @@ void CudaBackend::set_scene(std::size_t circles, ShadingKind shading, const Back
     f.scene.background = background;
     f.scene.coverings_per_pixel = coverings_per_pixel;
     launch_blend_range(f.scene.device_circles(), f.blend_range.data(), f.stream.get());
+    TS_CUDA_CHECK(cudaMemcpyAsync(&f.blend_range_on_host.host(), f.blend_range.data(), sizeof(DeviceBlendRange),
+                                  cudaMemcpyDeviceToHost, f.stream.get()));
+    TS_CUDA_CHECK(cudaEventRecord(f.blend_range_copied.get(), f.stream.get()));
+}
+
+// Whether the scene's flat circles count their alpha over `background` (alpha_counted), by the
+// range's copy: RGBA frames wait for the upload's range here, as they would for the frame.
+bool CudaBackend::alpha_counted_on_host(const BackgroundParams& background) const {
+    const Frame& f = *frame_;
+    TS_CUDA_CHECK(cudaEventSynchronize(f.blend_range_copied.get()));
+    return alpha_counted(f.blend_range_on_host.host(), background);
 }
 
 // The scene's buffers := `circles` rows of 8 floats in device memory (after the work on the stream so
@@ -580,6 +593,7 @@ FrameFacts CudaBackend::facts(const FrameParams& frame, std::uint64_t capacity, 
     facts.busy_tiles_apart = f.busy.apart;
     facts.coverings_per_pixel = f.scene.coverings_per_pixel;
     facts.alpha = f.channels == FrameChannels::rgba;
+    facts.alpha_counted = facts.alpha && frame.shading == kShadingFlat && alpha_counted_on_host(frame.background);
     return facts;
 }
 

@@ -68,6 +68,7 @@ private:
     RenderStats render_host_frame(const HostCircleFrame& frame, FrameChannels channels, const ImageLayout& layout,
                                   float* pixels);
     FrameFacts facts(const FrameParams& frame, std::uint64_t capacity, bool first_pass) const;
+    bool alpha_counted_on_host(const BackgroundParams& background) const;
     RenderStats render_frame(int width, int height, bool count_blends, StageTiming timing, FrameChannels channels);
     RenderStats run_pass(const FrameParams& frame, const FramePlan& plan, std::uint64_t capacity,
                          unsigned long long* blends, StageTiming timing);

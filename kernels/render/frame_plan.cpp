@@ -88,7 +88,8 @@ bool shading_walks_tails(const FrameFacts& facts, std::optional<bool> forced) {
     if (facts.shading != kShadingFlat) return false;
     if (forced) return *forced;
     const double coverings = facts.coverings_per_pixel;
-    return kTailWalkByDefault && !facts.alpha && (coverings < 0 || coverings >= kTailWalkMinCoverings);
+    return kTailWalkByDefault && (!facts.alpha || facts.alpha_counted) &&
+           (coverings < 0 || coverings >= kTailWalkMinCoverings);
 }
 
 double mean_coverings(const float* x, const float* y, const float* radius, std::size_t circles, std::size_t stride) {

@@ -50,6 +50,9 @@ struct FrameFacts {
     // host has not seen the circles (circles read in GPU memory).
     double coverings_per_pixel = -1.0;
     bool alpha = true;  // the frame's output keeps alpha (FrameChannels::rgba)
+    // An RGBA frame's alpha is counted (alpha_counted: its sums cannot round), so that its tail
+    // walk counts the alpha of the circles it skips instead of adding it up.
+    bool alpha_counted = false;
 };
 
 // How a pass executes.
@@ -165,8 +168,9 @@ bool next_busy_tiles_apart(bool apart, std::uint32_t busy_listed, bool seen);
 // Whether tile blocks, binned or compacted, of every binning, try exact early termination's tail
 // walk before the full walk (kernels/render/tail_walk.cuh): for flat circles, since snow's faint
 // flakes close no bracket within the lists they make (docs/tuning.md, "cpu backend"); unless
-// forced, for frames without alpha (whose sum over every circle leaves the tail walk nothing to
-// gain) where the circles cover a pixel at least kTailWalkMinCoverings times on average, or where
+// forced, for frames without alpha or whose alpha is counted (an RGBA frame's alpha summed over
+// every circle leaves the tail walk nothing to gain; counted, a tile's rows cost a few tests a
+// circle) where the circles cover a pixel at least kTailWalkMinCoverings times on average, or where
 // that is not known: a pixel's tail is about 30 coverings, so with fewer the walk back skips
 // nothing and costs its occupancy (docs/tuning.md#tail-walk). `forced`: PlanOverrides::tail_walk.
 constexpr bool kTailWalkByDefault = true;

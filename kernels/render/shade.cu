@@ -25,11 +25,12 @@ __global__ void __launch_bounds__(TileLayout<kPixels>::kThreads, kWalk == ShadeW
                        const DeviceBlendRange* __restrict__ blend_range, float* __restrict__ image,
                        unsigned long long* blends) {
     __shared__ StagedCircles<kPixels> staged[2];
-    wait_for_prior_grid();  // the ordered binning's lists
+    __shared__ TileAlphaCounts counts;  // tails_rgba only
+    wait_for_prior_grid();              // the ordered binning's lists
     const std::uint32_t band_tile = tile_order != nullptr ? tile_order[blockIdx.x] : blockIdx.x;
-    shade_band_tile<kShading, kWalk, kCountBlends, kBoxFromGeometry>(staged, f, records, tile_offsets, tile_circles,
-                                                                     circle_id_mask, band_tile, gridDim.x, busy,
-                                                                     blend_range, image, blends);
+    shade_band_tile<kShading, kWalk, kCountBlends, kBoxFromGeometry>(staged, counts, f, records, tile_offsets,
+                                                                     tile_circles, circle_id_mask, band_tile, gridDim.x,
+                                                                     busy, blend_range, image, blends);
 }
 
 // The main grid's kernel for a layout, a walk (full, or tails of flat circles), whether the frame

@@ -20,15 +20,17 @@ namespace {
 // suffices and the loads' latency hides behind the blending. Frames that do not count their blends
 // (kCountBlends false, `blends` null: every timed frame) leave the counting out of the loop. With
 // kBoxFromGeometry the block reads one record a circle instead of two (shading_recomputes_boxes).
-// With a tail walk (kWalk, flat circles) each tile tries it first (tail_walk.cuh) and takes the
-// full walk below only where it does not prove the tile.
+// With a tail walk (kWalk, flat circles) each tile tries it first (tail_walk.cuh; RGBA frames
+// where their alpha is counted, through `counts`) and takes the full walk below only where it does
+// not prove the tile.
 template <ShadingKind kShading, ShadeWalk kWalk, bool kCountBlends, bool kBoxFromGeometry, int kPixels>
-__device__ __forceinline__ void shade_band_tile(StagedCircles<kPixels> (&staged)[2], const FrameParams& f,
-                                                const CircleRecords& records, const std::uint64_t* tile_offsets,
-                                                const std::uint32_t* tile_circles, std::uint32_t circle_id_mask,
-                                                std::uint32_t band_tile, std::uint32_t band_tiles,
-                                                const BusyTilesOnDevice& busy, const DeviceBlendRange* blend_range,
-                                                float* image, unsigned long long* blends) {
+__device__ __forceinline__ void shade_band_tile(StagedCircles<kPixels> (&staged)[2], TileAlphaCounts& counts,
+                                                const FrameParams& f, const CircleRecords& records,
+                                                const std::uint64_t* tile_offsets, const std::uint32_t* tile_circles,
+                                                std::uint32_t circle_id_mask, std::uint32_t band_tile,
+                                                std::uint32_t band_tiles, const BusyTilesOnDevice& busy,
+                                                const DeviceBlendRange* blend_range, float* image,
+                                                unsigned long long* blends) {
     static_assert(kWalk == ShadeWalk::full || kShading == kShadingFlat, "the tail walk is of flat circles");
     constexpr int kBatch = TileLayout<kPixels>::kBatch;
     const std::uint64_t begin = tile_offsets[band_tile];
@@ -41,9 +43,10 @@ __device__ __forceinline__ void shade_band_tile(StagedCircles<kPixels> (&staged)
     const TilePixels<kPixels> p = tile_pixels<kPixels>(f, tile);
     std::uint32_t my_blends = 0;
     if constexpr (kWalk != ShadeWalk::full) {
-        if (shade_tile_tail<kWalk == ShadeWalk::tails_rgba, kBoxFromGeometry>(staged, f, records, tile_circles,
-                                                                              circle_id_mask, begin, end, tile, p,
-                                                                              *blend_range, image, my_blends)) {
+        const bool tails = kWalk == ShadeWalk::tails_rgb || alpha_counted(*blend_range, f.background);
+        if (tails && shade_tile_tail<kWalk == ShadeWalk::tails_rgba, kBoxFromGeometry>(
+                         staged, counts, f, records, tile_circles, circle_id_mask, begin, end, tile, p, *blend_range,
+                         image, my_blends)) {
             if constexpr (kCountBlends) add_blends(blends, my_blends);
             return;
         }

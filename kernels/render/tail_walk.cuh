@@ -9,8 +9,9 @@
 // start, and where every pixel's ends meet, those floats are the serial result. A tile whose walk
 // back would pass a quarter of its list, falls behind at a sixteenth, or whose ends stay apart
 // anywhere, takes the full walk instead (shade_band_tile), as does a frame the rule does not
-// cover. Alpha, a sum and not a contraction, is added over the whole list in RGBA frames; RGB
-// frames leave it NaN.
+// cover. Alpha, a sum and not a contraction, is counted over the whole list in RGBA frames whose
+// sums are counts (renderer/shared/counted_alpha.h; the others take the full walk); RGB frames
+// leave it NaN.
 //
 // Included only by shade_tile.cuh.
 #pragma once
@@ -196,13 +197,11 @@ __device__ __forceinline__ TailStart find_tail(StagedCircles<kPixels>& staged, c
 }
 
 // Flat circle k into both ends of the thread's pixels it covers (into the low end alone where
-// `one_end`, the ends having met: TailEnds), and into their alpha sums in RGBA frames; returns the
-// blends.
-template <bool kAlpha, bool kBoxTest, int kPixels>
+// `one_end`, the ends having met: TailEnds); returns the blends.
+template <bool kBoxTest, int kPixels>
 __device__ __forceinline__ std::uint32_t blend_circle_ends(const StagedCircles<kPixels>& staged, int k, bool whole,
                                                            const TilePixels<kPixels>& p, bool one_end,
-                                                           float (&lo)[3][kPixels], float (&hi)[3][kPixels],
-                                                           float (&alpha)[kPixels]) {
+                                                           float (&lo)[3][kPixels], float (&hi)[3][kPixels]) {
     const CirclePaint paint = staged.paint[k];
     const float factor = 1.0f - paint.a;
     const float colour[3] = {paint.r, paint.g, paint.b};
@@ -213,39 +212,22 @@ __device__ __forceinline__ std::uint32_t blend_circle_ends(const StagedCircles<k
             lo[c][j] = blend_channel(colour[c], factor, lo[c][j]);
             if (!one_end) hi[c][j] = blend_channel(colour[c], factor, hi[c][j]);
         }
-        if (kAlpha) alpha[j] += paint.a;
         ++blends;
     });
     return blends;
 }
 
-// Flat circle k's alpha into the sums of the thread's pixels it covers, before the warp's tail.
+// A round of staged circles: those in the warp's tail (`in_tail`) blend both ends (the low end
+// where `one_end`), in list order.
 template <bool kBoxTest, int kPixels>
-__device__ __forceinline__ void add_circle_alpha(const StagedCircles<kPixels>& staged, int k, bool whole,
-                                                 const TilePixels<kPixels>& p, float (&alpha)[kPixels]) {
-    const float a = staged.paint[k].a;
-    for_each_covered_pixel<kBoxTest>(staged, k, whole, p, [&](int j) { alpha[j] += a; });
-}
-
-// A round of staged circles, the first round_first of the list: those before the warp's tail
-// start add their alpha (RGBA frames), the others blend both ends (the low end where `one_end`),
-// in list order.
-template <bool kAlpha, bool kBoxTest, int kPixels>
 __device__ __forceinline__ std::uint32_t blend_round_ends(const StagedCircles<kPixels>& staged, int first,
                                                           const Round& round, std::uint32_t in_tail,
                                                           const TilePixels<kPixels>& p, bool one_end,
-                                                          float (&lo)[3][kPixels], float (&hi)[3][kPixels],
-                                                          float (&alpha)[kPixels]) {
-    if (kAlpha)
-        for (std::uint32_t rest = round.meeting & ~in_tail; rest != 0; rest &= rest - 1) {
-            const int j = __ffs(rest) - 1;  // uniform in the warp
-            add_circle_alpha<kBoxTest>(staged, first + j, (round.whole >> j) & 1u, p, alpha);
-        }
+                                                          float (&lo)[3][kPixels], float (&hi)[3][kPixels]) {
     std::uint32_t blends = 0;
     for (std::uint32_t rest = round.meeting & in_tail; rest != 0; rest &= rest - 1) {
         const int j = __ffs(rest) - 1;  // uniform in the warp
-        blends +=
-            blend_circle_ends<kAlpha, kBoxTest>(staged, first + j, (round.whole >> j) & 1u, p, one_end, lo, hi, alpha);
+        blends += blend_circle_ends<kBoxTest>(staged, first + j, (round.whole >> j) & 1u, p, one_end, lo, hi);
     }
     return blends;
 }
@@ -278,17 +260,17 @@ __device__ __forceinline__ bool tile_tail_bracket(const DeviceBlendRange& range_
     return powf(1.0f - range.max_alpha, float(length / kTailLongestFraction)) < *closed;
 }
 
-// Both ends of every channel of the thread's pixels at the bracket, and their alpha sums at the
-// background's alpha. Two ends that are the same float take the same blends to the same floats,
+// Both ends of every channel of the thread's pixels at the bracket. Two ends that are the same
+// float take the same blends to the same floats,
 // so once every pixel of a warp has met (checked a round at a time), the warp blends the low end
 // alone (kTailOneEndAfterMeeting; docs/tuning.md#tail-walk): the tail's circles after the meeting
 // cost one end each instead of two.
 template <int kPixels>
 struct TailEnds {
-    float lo[3][kPixels], hi[3][kPixels], alpha[kPixels];
+    float lo[3][kPixels], hi[3][kPixels];
     bool one_end = false;  // the warp's ends have all met: hi is no longer blended
 
-    __device__ TailEnds(const TailBracket& bracket, const FrameParams& f, const TilePixels<kPixels>& p) {
+    __device__ explicit TailEnds(const TailBracket& bracket) {
 #pragma unroll
         for (int j = 0; j < kPixels; ++j) {
 #pragma unroll
@@ -296,7 +278,6 @@ struct TailEnds {
                 lo[c][j] = bracket.lo[c];
                 hi[c][j] = bracket.hi[c];
             }
-            alpha[j] = background_pixel(f.background, p.row[j], f.height).a;
         }
     }
 
@@ -313,85 +294,183 @@ struct TailEnds {
 
     // A round of staged circles, those in `in_tail` blending both ends (blend_round_ends), or the
     // low end once the warp's have met. The whole warp calls it.
-    template <bool kAlpha>
     __device__ std::uint32_t blend_round(const StagedCircles<kPixels>& staged, int first, const Round& round,
                                          std::uint32_t in_tail, const TilePixels<kPixels>& p) {
         if (kTailOneEndAfterMeeting && !one_end) one_end = __all_sync(0xffffffffu, met(p));
-        return round.boxed != 0
-                   ? blend_round_ends<kAlpha, true>(staged, first, round, in_tail, p, one_end, lo, hi, alpha)
-                   : blend_round_ends<kAlpha, false>(staged, first, round, in_tail, p, one_end, lo, hi, alpha);
+        return round.boxed != 0 ? blend_round_ends<true>(staged, first, round, in_tail, p, one_end, lo, hi)
+                                : blend_round_ends<false>(staged, first, round, in_tail, p, one_end, lo, hi);
     }
 
-    // Writes the tile and returns true where every pixel's ends meet; otherwise writes nothing. A
-    // barrier too: a full walk after a miss stages over the tail's shared memory.
-    template <bool kAlpha>
-    __device__ bool write_if_met(float* image, const FrameParams& f, const TilePixels<kPixels>& p) const {
-        if (__syncthreads_or(!met(p))) return false;
+    // Whether every pixel of the tile has its ends met. A barrier too: a full walk after a miss
+    // stages over the tail's shared memory.
+    __device__ bool all_met(const TilePixels<kPixels>& p) const { return !__syncthreads_or(!met(p)); }
+
+    // Writes the met ends, with the pixels' alpha.
+    __device__ void write(float* image, const FrameParams& f, const TilePixels<kPixels>& p,
+                          const float (&alpha)[kPixels]) const {
         Rgba pixels[kPixels];
 #pragma unroll
-        for (int j = 0; j < kPixels; ++j) pixels[j] = {lo[0][j], lo[1][j], lo[2][j], kAlpha ? alpha[j] : kNoAlpha};
+        for (int j = 0; j < kPixels; ++j) pixels[j] = {lo[0][j], lo[1][j], lo[2][j], alpha[j]};
         write_pixels(image, f, p, pixels);
-        return true;
     }
 };
 
-// The forward blend of both ends from the tail's start (RGBA frames: from the list's start, the
-// circles before each warp's tail adding alpha alone), double-buffered as the full walk is, the
-// block's start being the first circle of the batch find_tail staged last. Writes
-// the tile and returns true where every pixel's ends meet; otherwise writes nothing.
-template <bool kAlpha, bool kBoxFromGeometry, int kPixels>
-__device__ __forceinline__ bool blend_tail(StagedCircles<kPixels> (&staged)[2], const FrameParams& f,
+// ---- Alpha by counting (renderer/shared/counted_alpha.h) ----
+
+// A tile's alpha in units (AlphaUnit) while its block counts them: the units of the circles that
+// cover every pixel of the tile in `whole`, the others' as row differences, a covered run
+// [first, last) of a row adding its circle's units at first and taking them away at last, so a
+// pixel's units are `whole` and its row's differences up to its column.
+struct TileAlphaCounts {
+    std::int32_t rows[kTileSize][kTileSize + 1];
+    std::int32_t whole;
+};
+
+// A circle's pixel box within the tile whose first pixel is (tile_x0, tile_y0); empty where the
+// two do not meet. A circle's box lies within the image, so this one does too.
+__device__ __forceinline__ PixelBox box_in_tile(const CircleBox& box, int tile_x0, int tile_y0) {
+    return {max(int(box.x0), tile_x0), min(int(box.x_last) + 1, tile_x0 + kTileSize), max(int(box.y0), tile_y0),
+            min(int(box.y_last) + 1, tile_y0 + kTileSize)};
+}
+
+// A circle (`c`, its box clipped by box_in_tile) into the tile's counts where it covers the
+// tile's pixels by blend_circle's rule (the centre covered, inside the box): into the thread's
+// `whole` where it covers every pixel of the tile in the image (covers_whole_block: its farthest
+// centres covered, the test being monotone in each offset), else row by row, from the box's row
+// nearest the centre (covered_columns) outwards, each row's run within the last's
+// (farther_covered_columns; tile_geometry.h), up to the first empty one.
+__device__ __forceinline__ void count_circle_alpha(const CircleFootprint& c, std::int32_t units, int tile_x0,
+                                                   int tile_y0, const FrameParams& f, TileAlphaCounts& counts,
+                                                   std::int32_t& whole) {
+    if (units == 0 || box_is_empty(c.box)) return;
+    const int tile_x1 = min(tile_x0 + kTileSize, f.width), tile_y1 = min(tile_y0 + kTileSize, f.height);
+    if (c.box.x0 == tile_x0 && c.box.x1 == tile_x1 && c.box.y0 == tile_y0 && c.box.y1 == tile_y1 &&
+        covers_whole_block(c.x, c.y, c.squared_radius,
+                           {pixel_center(tile_x0, f.inverse_width), pixel_center(tile_x1 - 1, f.inverse_width),
+                            pixel_center(tile_y0, f.inverse_height), pixel_center(tile_y1 - 1, f.inverse_height)})) {
+        whole += units;
+        return;
+    }
+    const NearestCentre nearest = nearest_centre(c, f.width, f.height, f.inverse_width, f.inverse_height);
+    const auto add_run = [&](int row, const PixelRun& run) {
+        std::int32_t* const differences = counts.rows[row - tile_y0];
+        atomicAdd(&differences[run.first - tile_x0], units);
+        atomicAdd(&differences[run.last - tile_x0], -units);
+    };
+    const PixelRun nearest_run =
+        covered_columns(c, nearest.column, pixel_center(nearest.row, f.inverse_height), f.width, f.inverse_width);
+    if (nearest_run.first == nearest_run.last) return;
+    add_run(nearest.row, nearest_run);
+    for (int step = -1; step <= 1; step += 2) {
+        PixelRun run = nearest_run;
+        for (int row = nearest.row + step; row >= c.box.y0 && row < c.box.y1; row += step) {
+            run = farther_covered_columns(c, run, pixel_center(row, f.inverse_height), f.inverse_width);
+            if (run.first == run.last) break;
+            add_run(row, run);
+        }
+    }
+}
+
+// The alpha of the thread's pixels in a frame whose alpha is counted (alpha_counted): the block's
+// threads count the tile's circles, circle(i) for i in [first, end) (a CircleInFlight whose box
+// is resolved), a circle a thread at a time, into `counts`; then each pixel's alpha is
+// counted_alpha of the background's and its units. Barriers before and after the counting.
+template <int kPixels, typename Circle>
+__device__ __forceinline__ void count_tile_alpha(TileAlphaCounts& counts, const DeviceBlendRange& range_keys,
+                                                 const FrameParams& f, std::uint32_t tile, std::uint64_t first,
+                                                 std::uint64_t end, Circle circle, const TilePixels<kPixels>& p,
+                                                 float (&alpha)[kPixels]) {
+    const float background = background_alpha(f.background);
+    const AlphaUnit unit = alpha_unit(circle_alphas_of(range_keys), background);
+    for (int k = int(threadIdx.x); k < kTileSize * (kTileSize + 1); k += int(blockDim.x))
+        counts.rows[k / (kTileSize + 1)][k % (kTileSize + 1)] = 0;
+    if (threadIdx.x == 0) counts.whole = 0;
+    __syncthreads();
+    const int tile_x0 = int(tile % std::uint32_t(f.grid.tiles_x)) << kTileLog2;
+    const int tile_y0 = int(tile / std::uint32_t(f.grid.tiles_x)) << kTileLog2;
+    std::int32_t whole = 0;
+    for (std::uint64_t i = first + threadIdx.x; i < end; i += blockDim.x) {
+        const CircleInFlight c = circle(i);
+        const CircleGeometry& g = c.geometry;
+        count_circle_alpha({g.x, g.y, g.squared_radius, box_in_tile(c.box, tile_x0, tile_y0)},
+                           alpha_in_units(c.paint.a, unit), tile_x0, tile_y0, f, counts, whole);
+    }
+    if (whole != 0) atomicAdd(&counts.whole, whole);
+    __syncthreads();
+#pragma unroll
+    for (int j = 0; j < kPixels; ++j) {
+        std::int32_t units = counts.whole;
+        for (int x = 0; x <= p.local_x; ++x) units += counts.rows[p.local_y[j]][x];
+        alpha[j] = counted_alpha(background, units, unit);
+    }
+}
+
+// The forward blend of both ends from the tail's start into `ends`, double-buffered as the full
+// walk is, the block's start being the first circle of the batch find_tail staged last.
+template <bool kBoxFromGeometry, int kPixels>
+__device__ __forceinline__ void blend_tail(StagedCircles<kPixels> (&staged)[2], const FrameParams& f,
                                            const CircleRecords& records, const std::uint32_t* tile_circles,
-                                           std::uint32_t circle_id_mask, std::uint64_t begin, std::uint64_t end,
-                                           std::uint32_t tile, const TilePixels<kPixels>& p, const TailStart& start,
-                                           const TailBracket& bracket, float* image, std::uint32_t& blends) {
+                                           std::uint32_t circle_id_mask, std::uint64_t end, std::uint32_t tile,
+                                           const TilePixels<kPixels>& p, const TailStart& start,
+                                           TailEnds<kPixels>& ends, std::uint32_t& blends) {
     constexpr int kBatch = TileLayout<kPixels>::kBatch;
-    TailEnds<kPixels> ends(bracket, f, p);
-    const std::uint64_t from = kAlpha ? begin : start.block;
-    // The batches end where find_tail's did (end - k kBatch), so an RGB frame's first batch is
-    // find_tail's last, still in staged[0]: staged again, it would be read from memory twice.
-    const bool first_staged = !kAlpha;
+    // The batches end where find_tail's did (end - k kBatch), so the first batch is find_tail's
+    // last, still in staged[0]: staged again, it would be read from memory twice.
     CircleInFlight next{};
-    if (!first_staged && from + threadIdx.x < end)
-        next = fetch_circle<kBoxFromGeometry>(records, tile_circles[from + threadIdx.x] & circle_id_mask);
     int buffer = 0;
-    for (std::uint64_t batch = from; batch < end; buffer ^= 1) {
+    for (std::uint64_t batch = start.block; batch < end; buffer ^= 1) {
         const std::uint64_t batch_end = end - (end - batch - 1) / kBatch * kBatch;
         const int count = int(batch_end - batch);
-        if (!(first_staged && batch == from) && int(threadIdx.x) < count)
+        if (batch != start.block && int(threadIdx.x) < count)
             stage_circle<kShadingFlat, kBoxFromGeometry>(staged[buffer], threadIdx.x, next, tile, f);
         __syncthreads();
         const std::uint64_t following = batch_end + threadIdx.x;
         if (following < end) next = fetch_circle<kBoxFromGeometry>(records, tile_circles[following] & circle_id_mask);
         for (int first = 0; first < count; first += 32) {
             const std::uint32_t in_tail = bits_from(batch + std::uint64_t(first), start.warp);
-            if (!kAlpha && in_tail == 0) continue;  // uniform in the warp
+            if (in_tail == 0) continue;  // uniform in the warp
             const Round round = round_of_circles<kShadingFlat>(staged[buffer], first, count, p);
-            blends += ends.template blend_round<kAlpha>(staged[buffer], first, round, in_tail, p);
+            blends += ends.blend_round(staged[buffer], first, round, in_tail, p);
         }
         batch = batch_end;
     }
-    return ends.template write_if_met<kAlpha>(image, f, p);
 }
 
 // The tail walk of one tile, where the rule covers it and its tail pays; true where it wrote the
 // tile, false where the caller must take the full walk. `range`: the scene's circles
-// (launch_blend_range).
-template <bool kAlpha, bool kBoxFromGeometry, int kPixels>
-__device__ __forceinline__ bool shade_tile_tail(StagedCircles<kPixels> (&staged)[2], const FrameParams& f,
-                                                const CircleRecords& records, const std::uint32_t* tile_circles,
-                                                std::uint32_t circle_id_mask, std::uint64_t begin, std::uint64_t end,
-                                                std::uint32_t tile, const TilePixels<kPixels>& p,
-                                                const DeviceBlendRange& range_keys, float* image,
-                                                std::uint32_t& blends) {
+// (launch_blend_range). With kCountAlpha (RGBA frames whose alpha is counted: alpha_counted) the
+// block then counts the whole list's alpha through `counts`; without, alpha is left NaN.
+template <bool kCountAlpha, bool kBoxFromGeometry, int kPixels>
+__device__ __forceinline__ bool shade_tile_tail(StagedCircles<kPixels> (&staged)[2], TileAlphaCounts& counts,
+                                                const FrameParams& f, const CircleRecords& records,
+                                                const std::uint32_t* tile_circles, std::uint32_t circle_id_mask,
+                                                std::uint64_t begin, std::uint64_t end, std::uint32_t tile,
+                                                const TilePixels<kPixels>& p, const DeviceBlendRange& range_keys,
+                                                float* image, std::uint32_t& blends) {
     TailBracket bracket;
     float closed;
     if (!tile_tail_bracket(range_keys, f, tile, end - begin, &bracket, &closed)) return false;
     const TailStart start =
         find_tail<kBoxFromGeometry>(staged[0], f, records, tile_circles, circle_id_mask, begin, end, tile, p, closed);
     if (!start.found) return false;
-    return blend_tail<kAlpha, kBoxFromGeometry>(staged, f, records, tile_circles, circle_id_mask, begin, end, tile, p,
-                                                start, bracket, image, blends);
+    TailEnds<kPixels> ends(bracket);
+    blend_tail<kBoxFromGeometry>(staged, f, records, tile_circles, circle_id_mask, end, tile, p, start, ends, blends);
+    if (!ends.all_met(p)) return false;
+    float alpha[kPixels];
+    if constexpr (kCountAlpha) {
+        count_tile_alpha(
+            counts, range_keys, f, tile, begin, end,
+            [&](std::uint64_t i) {
+                CircleInFlight c = fetch_circle<kBoxFromGeometry>(records, tile_circles[i] & circle_id_mask);
+                c.box = box_of<kBoxFromGeometry>(c, f);
+                return c;
+            },
+            p, alpha);
+    } else {
+        for (float& a : alpha) a = kNoAlpha;
+    }
+    ends.write(image, f, p, alpha);
+    return true;
 }
 
 }  // namespace

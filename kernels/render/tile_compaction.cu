@@ -28,9 +28,11 @@ __device__ __forceinline__ void compact_and_shade_block(const FrameParams& f, co
                                                         unsigned long long* blends) {
     __shared__ CompactedTile<kPixels, kCompactionCandidatesPerThread<kByRegion>> compacted;
     __shared__ StagedCircles<kPixels> staged;
-    wait_for_prior_grid();  // the cull's records, the region lists
-    compact_and_shade_tile<kShading, kWalk, kCountBlends, kByRegion>(
-        compacted, staged, f, records, circles, regions, blend_range, totals, blockIdx.x, gridDim.x, image, blends);
+    __shared__ TileAlphaCounts counts;  // tails_rgba only
+    wait_for_prior_grid();              // the cull's records, the region lists
+    compact_and_shade_tile<kShading, kWalk, kCountBlends, kByRegion>(compacted, staged, counts, f, records, circles,
+                                                                     regions, blend_range, totals, blockIdx.x,
+                                                                     gridDim.x, image, blends);
 }
 
 // Blocks a compaction kernel's SM must hold (its __launch_bounds__): a tail walk's (the two ends

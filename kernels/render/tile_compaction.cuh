@@ -269,21 +269,16 @@ __device__ __forceinline__ TailStart find_compacted_tail(CompactedTile<kPixels, 
     return {0, 0, false};
 }
 
-// The tail walk's forward blend over a tile's candidates from the block's start (RGBA frames: from
-// the first, the circles before each warp's tail adding alpha alone), compacted again round by
-// round. Writes the tile and returns true where every pixel's ends meet, *listed then the pairs
-// it listed; otherwise writes nothing.
-template <bool kAlpha, int kPixels, int kPerThread, typename Candidates>
-__device__ __forceinline__ bool blend_compacted_tail(CompactedTile<kPixels, kPerThread>& compacted,
-                                                     StagedCircles<kPixels>& staged, const FrameParams& f,
-                                                     const CircleRecords& records, const Candidates& candidates,
-                                                     std::uint32_t tile, int tx, int ty, const TilePixels<kPixels>& p,
-                                                     const TailStart& start, const TailBracket& bracket, float* image,
-                                                     std::uint32_t& blends, std::uint32_t& listed) {
+// The tail walk's forward blend over a tile's candidates from the block's start into `ends`,
+// compacted again round by round; returns the pairs it listed.
+template <int kPixels, int kPerThread, typename Candidates>
+__device__ __forceinline__ std::uint32_t blend_compacted_tail(
+    CompactedTile<kPixels, kPerThread>& compacted, StagedCircles<kPixels>& staged, const FrameParams& f,
+    const CircleRecords& records, const Candidates& candidates, std::uint32_t tile, int tx, int ty,
+    const TilePixels<kPixels>& p, const TailStart& start, TailEnds<kPixels>& ends, std::uint32_t& blends) {
     constexpr std::uint32_t kRound = CompactedTile<kPixels, kPerThread>::kRound;
     constexpr int kBatch = TileLayout<kPixels>::kBatch;
-    TailEnds<kPixels> ends(bracket, f, p);
-    const std::uint32_t from = kAlpha ? 0u : std::uint32_t(start.block);
+    const std::uint32_t from = std::uint32_t(start.block);
     const CandidatesFrom<Candidates> view{candidates, from, candidates.count - from};
     std::uint32_t tail_listed = 0;
     for (std::uint32_t round = 0; round < view.count; round += kRound) {
@@ -301,30 +296,30 @@ __device__ __forceinline__ bool blend_compacted_tail(CompactedTile<kPixels, kPer
                 const int mine = k + int(threadIdx.x & 31);
                 const std::uint32_t in_tail =
                     __ballot_sync(0xffffffffu, mine < batch && compacted.circles[first + mine] >= start.warp);
-                if (!kAlpha && in_tail == 0) continue;  // uniform in the warp
+                if (in_tail == 0) continue;  // uniform in the warp
                 const Round circles = round_of_circles<kShadingFlat>(staged, k, batch, p);
-                blends += ends.template blend_round<kAlpha>(staged, k, circles, in_tail, p);
+                blends += ends.blend_round(staged, k, circles, in_tail, p);
             }
             __syncthreads();  // before the next batch or round rewrites the staged records, the list, the sums
         }
         tail_listed += std::uint32_t(count);
     }
-    if (!ends.template write_if_met<kAlpha>(image, f, p)) return false;
-    listed = tail_listed;
-    return true;
+    return tail_listed;
 }
 
 // Tile `tile`'s block (of `tiles`): lists its candidates that touch the tile and shades them,
 // through its shared memory `compacted` and `staged`. `totals` gathers the pairs the frame's
 // blocks listed for the host (CompactionTotals): every (tile, circle) pair, but for a tile proved
 // by the tail walk (kWalk, flat circles; the scene's colours in *range_keys), which lists only its
-// tail. A tile whose tail walk proves nothing takes the full walk after it.
+// tail. A tile whose tail walk proves nothing takes the full walk after it. RGBA frames walk
+// tails where their alpha is counted (alpha_counted), the block counting every candidate's
+// through `counts`; the others take the full walk.
 template <ShadingKind kShading, ShadeWalk kWalk, bool kCountBlends, bool kByRegion, int kPixels>
 __device__ __forceinline__ void compact_and_shade_tile(
     CompactedTile<kPixels, kCompactionCandidatesPerThread<kByRegion>>& compacted, StagedCircles<kPixels>& staged,
-    const FrameParams& f, const CircleRecords& records, std::uint32_t circles, const RegionLists& regions,
-    const DeviceBlendRange* range_keys, const CompactionTotals& totals, std::uint32_t tile, std::uint32_t tiles,
-    float* image, unsigned long long* blends) {
+    TileAlphaCounts& counts, const FrameParams& f, const CircleRecords& records, std::uint32_t circles,
+    const RegionLists& regions, const DeviceBlendRange* range_keys, const CompactionTotals& totals, std::uint32_t tile,
+    std::uint32_t tiles, float* image, unsigned long long* blends) {
     static_assert(kWalk == ShadeWalk::full || kShading == kShadingFlat, "the tail walk is of flat circles");
     using Layout = TileLayout<kPixels>;
     constexpr int kPerThread = kCompactionCandidatesPerThread<kByRegion>;
@@ -338,12 +333,35 @@ __device__ __forceinline__ void compact_and_shade_tile(
     if constexpr (kWalk != ShadeWalk::full) {
         TailBracket bracket;
         float closed;
-        if (candidates.count != 0 && tile_tail_bracket(*range_keys, f, tile, candidates.count, &bracket, &closed)) {
+        const bool tails = kWalk == ShadeWalk::tails_rgb || alpha_counted(*range_keys, f.background);
+        if (tails && candidates.count != 0 &&
+            tile_tail_bracket(*range_keys, f, tile, candidates.count, &bracket, &closed)) {
             const TailStart start =
                 find_compacted_tail(compacted, staged, f, records, candidates, tile, tx, ty, p, closed);
-            shaded = start.found && blend_compacted_tail<kWalk == ShadeWalk::tails_rgba>(
-                                        compacted, staged, f, records, candidates, tile, tx, ty, p, start, bracket,
-                                        image, my_blends, listed);
+            if (start.found) {
+                TailEnds<kPixels> ends(bracket);
+                const std::uint32_t tail_listed = blend_compacted_tail(compacted, staged, f, records, candidates, tile,
+                                                                       tx, ty, p, start, ends, my_blends);
+                shaded = ends.all_met(p);
+                if (shaded) {
+                    float alpha[kPixels];
+                    if constexpr (kWalk == ShadeWalk::tails_rgba) {
+                        // A candidate's record is read only where its box meets the tile.
+                        const auto candidate = [&](std::uint64_t i) {
+                            const std::uint32_t circle = candidates[std::uint32_t(i)];
+                            const CircleBox box = records.box[circle];
+                            if (box_is_empty(box_in_tile(box, tx << kTileLog2, ty << kTileLog2)))
+                                return CircleInFlight{CircleGeometry{}, CirclePaint{}, box};
+                            return fetch_circle(records, circle);
+                        };
+                        count_tile_alpha(counts, *range_keys, f, tile, 0, candidates.count, candidate, p, alpha);
+                    } else {
+                        for (float& a : alpha) a = kNoAlpha;
+                    }
+                    ends.write(image, f, p, alpha);
+                    listed = tail_listed;
+                }
+            }
         }
     }
     if (!shaded) {

@@ -43,7 +43,9 @@ BinnedFrame bin_on_host(const Scene& scene, int width, int height) {
     const FrameParams& f = b.frame;
     std::vector<std::vector<std::uint32_t>> lists(std::size_t(grid.tiles_x) * grid.tiles_y);
     BlendRange range = empty_blend_range();
+    CircleAlphas alphas;
     for (std::size_t i = 0; i < scene.size(); ++i) {
+        include_alpha(alphas, scene.a[i]);
         const CircleFootprint c = circle_footprint(scene.x[i], scene.y[i], scene.radius[i], width, height);
         const PremultipliedColour colour = premultiply(scene.r[i], scene.g[i], scene.b[i], scene.a[i]);
         const CirclePaint paint = scene.shading == kShadingSnow
@@ -68,6 +70,8 @@ BinnedFrame bin_on_host(const Scene& scene, int width, int height) {
     }
     b.range.max_alpha = order_key(range.max_alpha);
     b.range.bounded = range.bounded;
+    b.range.alpha_exponent = alphas.exponent;
+    b.range.circles = std::uint32_t(alphas.circles);
     return b;
 }
 
@@ -82,10 +86,11 @@ std::uint64_t shade_emulated(BinnedFrame& b, Image& image) {
     unsigned long long blends = 0;
     for (std::uint32_t tile = 0; tile < tiles; ++tile) {
         StagedCircles<kPixels> staged[2];  // the block's shared memory
+        TileAlphaCounts counts;
         simt::run_block(tile, tiles, TileLayout<kPixels>::kThreads, [&] {
             shade_band_tile<kShading, kWalk, true, kBoxFromGeometry>(
-                staged, b.frame, records, b.tile_offsets.data(), b.tile_circles.data(), ~std::uint32_t(0), tile, tiles,
-                busy, &b.range, reinterpret_cast<float*>(image.data()), &blends);
+                staged, counts, b.frame, records, b.tile_offsets.data(), b.tile_circles.data(), ~std::uint32_t(0), tile,
+                tiles, busy, &b.range, reinterpret_cast<float*>(image.data()), &blends);
         });
     }
     return blends;
@@ -174,9 +179,10 @@ Compacted compact_emulated(BinnedFrame& b, Image& image) {
     for (std::uint32_t tile = 0; tile < tiles; ++tile) {
         CompactedTile<kPixels, kCompactionCandidatesPerThread<kByRegion>> compacted;
         StagedCircles<kPixels> staged;
+        TileAlphaCounts counts;
         simt::run_block(tile, tiles, TileLayout<kPixels>::kThreads, [&] {
-            compact_and_shade_tile<kShading, kWalk, true, kByRegion>(compacted, staged, f, records, circles, regions,
-                                                                     &b.range, totals, tile, tiles,
+            compact_and_shade_tile<kShading, kWalk, true, kByRegion>(compacted, staged, counts, f, records, circles,
+                                                                     regions, &b.range, totals, tile, tiles,
                                                                      reinterpret_cast<float*>(image.data()), &blends);
         });
     }
@@ -186,8 +192,8 @@ Compacted compact_emulated(BinnedFrame& b, Image& image) {
 }
 
 // Both compactions, both layouts, with the full walk and (flat circles) the tail walk of RGB and
-// RGBA frames, against ref; the pairs they list against the host's lists: all of them, but for an
-// RGB frame's tiles proved by their tails, which list their tails alone. Returns the blends of the
+// RGBA frames, against ref; the pairs they list against the host's lists: all of them, but for
+// tiles proved by their tails, which list their tails alone. Returns the blends of the
 // full walk and of the RGB tail walk, one level, two pixels a thread.
 template <ShadingKind kShading>
 std::pair<std::uint64_t, std::uint64_t> check_compaction(const Scene& scene, int width, int height,
@@ -200,10 +206,10 @@ std::pair<std::uint64_t, std::uint64_t> check_compaction(const Scene& scene, int
     const auto check = [&](auto compact, ShadeWalk walk, const std::string& variant) {
         Image image(width, height);
         const Compacted c = compact(image);
-        if (walk == ShadeWalk::tails_rgb)
-            CHECK(c.pairs <= pairs);
-        else
+        if (walk == ShadeWalk::full)
             CHECK(c.pairs == pairs);
+        else
+            CHECK(c.pairs <= pairs);
         CHECK(channels_match(expected, image, walk == ShadeWalk::tails_rgb ? FrameChannels::rgb : FrameChannels::rgba,
                              true, "emulated_cuda_" + variant + "_" + name));
         return c.blends;
@@ -249,8 +255,9 @@ std::uint32_t shade_busy_apart(BinnedFrame& b, Image& image) {
     const BusyTilesOnDevice busy{true, busy_tiles.data(), &count, &host_count, &seen};
     for (std::uint32_t tile = 0; tile < tiles; ++tile) {
         StagedCircles<kPixels> staged[2];
+        TileAlphaCounts counts;
         simt::run_block(tile, tiles, TileLayout<kPixels>::kThreads, [&] {
-            shade_band_tile<kShading, ShadeWalk::full, false, false>(staged, f, records, b.tile_offsets.data(),
+            shade_band_tile<kShading, ShadeWalk::full, false, false>(staged, counts, f, records, b.tile_offsets.data(),
                                                                      b.tile_circles.data(), ~std::uint32_t(0), tile,
                                                                      tiles, busy, &b.range, pixels, nullptr);
         });
@@ -297,7 +304,7 @@ DeviceBlendRange range_emulated(const Scene& scene, unsigned blocks) {
                                 scene.b.data(),      scene.a.data(), std::uint32_t(scene.size())};
     DeviceBlendRange range;
     simt::run_block(0, 1, 32, [&] {
-        if (threadIdx.x == 0) clear_blend_range(&range);
+        if (threadIdx.x == 0) clear_blend_range(&range, circles.count);
     });
     constexpr unsigned kThreads = 256;
     for (unsigned block = 0; block < blocks; ++block)
@@ -399,15 +406,29 @@ TEST_CASE("emulated cuda shading: the tail walk renders the built-in scenes like
 }
 
 // The tail walk must end early where the rule allows: lists of hundreds of circles of alpha 0.5
-// covering every pixel close within a few dozen, and a tile whose tail does not close blends as
-// the full walk does.
+// covering every pixel close within a few dozen, in RGBA frames too, whose alpha is counted; and
+// a tile whose tail does not close blends as the full walk does, as does every tile of an RGBA
+// frame whose alpha cannot be counted (alphas of no short unit).
 TEST_CASE("emulated cuda shading: the tail walk blends fewer circles than cover the pixels",
           "[emulated][render][early_termination]") {
     const Scene dense = random_scene(21, 3000, 64, 30, 60, 0.0f, 1.0f, 0.5f, 0.5f);
     const auto full = check_shading(dense, 64, 48, "dense", false);
     const auto tail = check_shading(dense, 64, 48, "dense", true);
-    INFO("full walk " << full[0].second << " blends, tail walk (RGB) " << tail[0].second);
+    INFO("full walk " << full[0].second << " blends, tail walk (RGB) " << tail[0].second << ", (RGBA) "
+                      << tail[2].second);
     CHECK(tail[0].second * 5 < full[0].second);
+    REQUIRE(tail[2].first == "tails_rgba_2px_boxes");
+    CHECK(tail[2].second == tail[0].second);
+    CHECK(tail[3].second * 5 < full[0].second);
+    const auto odd_full = check_shading(dense, 61, 45, "dense_odd", false);  // partial tiles
+    const auto odd_tail = check_shading(dense, 61, 45, "dense_odd", true);
+    CHECK(odd_tail[2].second * 5 < odd_full[0].second);
+    Scene uncounted = dense;
+    for (float& a : uncounted.a) a = 0.3f;  // one alpha, but of no short unit: the device counts units only
+    const auto uncounted_full = check_shading(uncounted, 64, 48, "dense_uncounted", false);
+    const auto uncounted_tail = check_shading(uncounted, 64, 48, "dense_uncounted", true);
+    CHECK(uncounted_tail[0].second * 5 < uncounted_full[0].second);
+    CHECK(uncounted_tail[2].second == uncounted_full[0].second);
     const Scene faint = random_scene(5, 4000, 97, 20, 60, 0.0f, 1.0f, 0.001f, 0.03f);
     const auto faint_full = check_shading(faint, 97, 83, "faint", false);
     const auto faint_tail = check_shading(faint, 97, 83, "faint", true);

@@ -3,6 +3,7 @@
 // layouts, boxes read and recomputed, RGB frames (alpha left NaN) and RGBA frames, on the built-in scenes and on the
 // scenes made to break the rule (render_cases.h); and proof that it terminates early at all.
 #include <catch2/catch.hpp>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -129,12 +130,15 @@ TEST_CASE("cuda's tail walk on lists that close and lists that do not", "[gpu][r
 
 // The walk must end early where the design says it does: rand100k's pixels (binned) and
 // biglittle's (compacted by regions) are covered by hundreds of circles and close within a few
-// dozen, so the tail walk blends a fraction of what the full walk does; a frame of faint circles
-// falls back to the full walk and blends as many.
+// dozen, so the tail walk blends a fraction of what the full walk does, in RGBA frames too, whose
+// alpha is counted, and by the plan's own choice for them; a frame of faint circles falls back to
+// the full walk and blends as many, as does an RGBA frame whose alpha is not counted.
 TEST_CASE("cuda's tail walk blends fewer circles than cover the pixels", "[gpu][render][tail_walk]") {
-    const auto blends = [](const Scene& scene, int size, bool tails, TileListStrategy path = TileListStrategy::pairs) {
+    const auto blends = [](const Scene& scene, int size, std::optional<bool> tails,
+                           TileListStrategy path = TileListStrategy::pairs,
+                           FrameChannels channels = FrameChannels::rgb) {
         CudaBackend backend;
-        backend.set_channels(FrameChannels::rgb);
+        backend.set_channels(channels);
         PlanOverrides overrides;
         overrides.tile_lists = path;
         overrides.tail_walk = tails;
@@ -144,8 +148,17 @@ TEST_CASE("cuda's tail walk blends fewer circles than cover the pixels", "[gpu][
     };
     const Scene rand100k = builtin_frame("rand100k");
     const std::uint64_t full = blends(rand100k, 512, false), tail = blends(rand100k, 512, true);
-    INFO("rand100k 512x512: full walk " << full << " blends, tail walk " << tail);
+    const FrameChannels rgba = FrameChannels::rgba;
+    const std::uint64_t rgba_tail = blends(rand100k, 512, true, TileListStrategy::pairs, rgba),
+                        rgba_planned = blends(rand100k, 512, std::nullopt, TileListStrategy::pairs, rgba);
+    INFO("rand100k 512x512: full walk " << full << " blends, tail walk " << tail << ", RGBA " << rgba_tail
+                                        << ", RGBA as planned " << rgba_planned);
     CHECK(tail * 5 < full);
+    CHECK(rgba_tail == tail);
+    CHECK(rgba_planned == tail);
+    Scene uncounted = rand100k;
+    for (float& a : uncounted.a) a = 0.3f;  // the device counts units only: 0.3 has no short one
+    CHECK(blends(uncounted, 512, true, TileListStrategy::pairs, rgba) == blends(uncounted, 512, false));
     const Scene biglittle = builtin_frame("biglittle");
     const TileListStrategy regions = TileListStrategy::region_compaction;
     const std::uint64_t compacted_full = blends(biglittle, 256, false, regions),
