@@ -869,7 +869,7 @@ std::uint64_t CpuBackend::bin_and_shade_band(const Frame& frame, int first_row, 
 // alpha) and tiles left it: each circle's units added at the ends of its covered run in every row
 // of its box (a difference along the row), then each row's running sum, as its pixels' alpha. A
 // circle's runs are found from its row nearest the centre outwards, each within the last
-// (tile_geometry.h), so a row costs about two tests. Threads take bands of rows, each streaming
+// (for_each_covered_row, tile_geometry.h), so a row costs about two tests. Threads take bands of rows, each streaming
 // every circle past its rows into its own band's differences (a quarter of the image's alpha
 // channel in all: 4-byte cells, denser in the cache than the image's 16-byte pixels); a handful of
 // bands a thread, so that scenes whose circles crowd part of the image still share the work.
@@ -918,27 +918,13 @@ std::uint64_t CpuBackend::count_alpha(const Frame& frame, Image& image, Progress
                 if (box_is_empty(c.box)) continue;
                 const NearestCentre nearest = nearest_centre(c, g.width, g.height, g.inverse_width, g.inverse_height);
                 const std::int32_t units = equal ? 1 : alpha_in_units(scene.a[i], unit);
-                const auto add_run = [&](int row, PixelRun run) {
-                    std::int32_t* const row_differences = cells + std::size_t(row - first_row) * row_cells;
-                    row_differences[run.first] += units;
-                    row_differences[run.last] -= units;
-                    my_coverings += std::uint64_t(run.last - run.first);
-                };
-                // The band's row nearest the centre, then outwards each way, each row's run within
-                // the one before it (farther_covered_columns), up to the first empty one.
-                const int start = std::min(std::max(nearest.row, y0), y1 - 1);
-                const PixelRun start_run =
-                    covered_columns(c, nearest.column, pixel_center(start, g.inverse_height), g.width, g.inverse_width);
-                if (start_run.first == start_run.last) continue;
-                add_run(start, start_run);
-                for (int step : {1, -1}) {
-                    PixelRun run = start_run;
-                    for (int row = start + step; row >= y0 && row < y1; row += step) {
-                        run = farther_covered_columns(c, run, pixel_center(row, g.inverse_height), g.inverse_width);
-                        if (run.first == run.last) break;
-                        add_run(row, run);
-                    }
-                }
+                for_each_covered_row(
+                    c, nearest, y0, y1, g.width, g.inverse_width, g.inverse_height, [&](int row, const PixelRun& run) {
+                        std::int32_t* const row_differences = cells + std::size_t(row - first_row) * row_cells;
+                        row_differences[run.first] += units;
+                        row_differences[run.last] -= units;
+                        my_coverings += std::uint64_t(run.last - run.first);
+                    });
             }
             for (int row = first_row; row < end_row; ++row) {
                 const std::int32_t* const row_differences = cells + std::size_t(row - first_row) * row_cells;

@@ -1,8 +1,9 @@
 // Exact alpha by counting (renderer/shared/counted_alpha.h): the unit of an alpha, the rule's
 // verdicts and its counts against serial sums, a sum the rule refuses because counting it would
 // round differently, frames of one alpha (counted by circles), the covered run of a row (tile_geometry.h:
-// covered_columns, and farther_covered_columns from the nearest row outwards) against every column's own test, and the
-// cpu backend's RGBA frames that count alpha against `ref`.
+// covered_columns, and farther_covered_columns from the nearest row outwards) against every column's own test, the
+// walk of a band's rows and of a tile's (for_each_covered_row), and the cpu backend's RGBA frames that count alpha
+// against `ref`.
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
@@ -184,6 +185,60 @@ TEST_CASE("covered_columns and farther_covered_columns: the run each column's ow
         }
     }
     CHECK(runs_found > 10000);
+    CHECK(rows_checked > runs_found);
+}
+
+// The backends' walk of a circle's rows: over a band of the image's rows (the cpu backend's alpha
+// stage) and within a tile, its box clipped to the tile (the cuda backend's tile blocks), every
+// row's run that the walk visits, and no other, is the one each column's own test finds.
+TEST_CASE("for_each_covered_row: the runs of a band's rows and of a tile's", "[counted_alpha]") {
+    std::mt19937 random(44);
+    std::uniform_real_distribution<float> unit(-0.2f, 1.2f), exponent(-9.0f, 1.0f);
+    int rows_checked = 0, runs_found = 0, clipped_runs = 0;
+    for (int trial = 0; trial < 3000; ++trial) {
+        const int width = 1 + int(random() % 200), height = 1 + int(random() % 200);
+        const float inverse_width = 1.0f / float(width), inverse_height = 1.0f / float(height);
+        const CircleFootprint whole =
+            circle_footprint(unit(random), unit(random), std::exp2(exponent(random)), width, height);
+        if (box_is_empty(whole.box)) continue;
+        // A band of rows, and a tile's part of the box (both possibly empty).
+        const int band_first = int(random() % unsigned(height)), band_end = band_first + 1 + int(random() % 40);
+        const int tile_x0 = int(random() % unsigned(width)) & ~(kTileSize - 1);
+        const int tile_y0 = int(random() % unsigned(height)) & ~(kTileSize - 1);
+        CircleFootprint tile = whole;
+        tile.box = {std::max(whole.box.x0, tile_x0), std::min(whole.box.x1, tile_x0 + kTileSize),
+                    std::max(whole.box.y0, tile_y0), std::min(whole.box.y1, tile_y0 + kTileSize)};
+        const auto check = [&](const CircleFootprint& c, int first_row, int end_row, bool clipped) {
+            first_row = std::max(first_row, c.box.y0);
+            end_row = std::min(end_row, c.box.y1);
+            if (box_is_empty(c.box)) return;
+            std::vector<PixelRun> runs(std::size_t(std::max(0, end_row - first_row)), PixelRun{0, 0});
+            for_each_covered_row(c, nearest_centre(c, width, height, inverse_width, inverse_height), first_row, end_row,
+                                 width, inverse_width, inverse_height, [&](int row, const PixelRun& run) {
+                                     REQUIRE(row >= first_row);
+                                     REQUIRE(row < end_row);
+                                     CHECK(runs[std::size_t(row - first_row)].last == 0);  // once a row
+                                     REQUIRE(run.first < run.last);
+                                     runs[std::size_t(row - first_row)] = run;
+                                 });
+            for (int row = first_row; row < end_row; ++row) {
+                const std::vector<int> expected = covered_by_test(c, pixel_center(row, inverse_height), inverse_width);
+                const PixelRun run = runs[std::size_t(row - first_row)];
+                INFO("trial " << trial << ", " << width << "x" << height << ", row " << row);
+                ++rows_checked;
+                REQUIRE(run.last - run.first == int(expected.size()));
+                if (expected.empty()) continue;
+                ++runs_found;
+                clipped_runs += clipped ? 1 : 0;
+                CHECK(run.first == expected.front());
+                CHECK(run.last == expected.back() + 1);
+            }
+        };
+        check(whole, band_first, band_end, false);
+        check(tile, tile.box.y0, tile.box.y1, true);
+    }
+    CHECK(runs_found > 10000);
+    CHECK(clipped_runs > 3000);
     CHECK(rows_checked > runs_found);
 }
 

@@ -336,9 +336,8 @@ __device__ __forceinline__ PixelBox box_in_tile(const CircleBox& box, int tile_x
 // A circle (`c`, its box clipped by box_in_tile) into the tile's counts where it covers the
 // tile's pixels by blend_circle's rule (the centre covered, inside the box): into the thread's
 // `whole` where it covers every pixel of the tile in the image (covers_whole_block: its farthest
-// centres covered, the test being monotone in each offset), else row by row, from the box's row
-// nearest the centre (covered_columns) outwards, each row's run within the last's
-// (farther_covered_columns; tile_geometry.h), up to the first empty one.
+// centres covered, the test being monotone in each offset), else row by row
+// (for_each_covered_row, tile_geometry.h).
 __device__ __forceinline__ void count_circle_alpha(const CircleFootprint& c, std::int32_t units, int tile_x0,
                                                    int tile_y0, const FrameParams& f, TileAlphaCounts& counts,
                                                    std::int32_t& whole) {
@@ -352,23 +351,12 @@ __device__ __forceinline__ void count_circle_alpha(const CircleFootprint& c, std
         return;
     }
     const NearestCentre nearest = nearest_centre(c, f.width, f.height, f.inverse_width, f.inverse_height);
-    const auto add_run = [&](int row, const PixelRun& run) {
-        std::int32_t* const differences = counts.rows[row - tile_y0];
-        atomicAdd(&differences[run.first - tile_x0], units);
-        atomicAdd(&differences[run.last - tile_x0], -units);
-    };
-    const PixelRun nearest_run =
-        covered_columns(c, nearest.column, pixel_center(nearest.row, f.inverse_height), f.width, f.inverse_width);
-    if (nearest_run.first == nearest_run.last) return;
-    add_run(nearest.row, nearest_run);
-    for (int step = -1; step <= 1; step += 2) {
-        PixelRun run = nearest_run;
-        for (int row = nearest.row + step; row >= c.box.y0 && row < c.box.y1; row += step) {
-            run = farther_covered_columns(c, run, pixel_center(row, f.inverse_height), f.inverse_width);
-            if (run.first == run.last) break;
-            add_run(row, run);
-        }
-    }
+    for_each_covered_row(c, nearest, c.box.y0, c.box.y1, f.width, f.inverse_width, f.inverse_height,
+                         [&](int row, const PixelRun& run) {
+                             std::int32_t* const differences = counts.rows[row - tile_y0];
+                             atomicAdd(&differences[run.first - tile_x0], units);
+                             atomicAdd(&differences[run.last - tile_x0], -units);
+                         });
 }
 
 // The alpha of the thread's pixels in a frame whose alpha is counted (alpha_counted): the block's

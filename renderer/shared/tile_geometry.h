@@ -130,6 +130,30 @@ TS_HD inline PixelRun farther_covered_columns(const CircleFootprint& c, PixelRun
     return first <= last ? PixelRun{first, last + 1} : PixelRun{0, 0};
 }
 
+// The covered runs of circle c's rows [first_row, end_row) (rows of its box), visit(row, run) for
+// each row that has one: the row of the range nearest the centre (`nearest`: nearest_centre's of
+// c's box, its row clamped to the range) by covered_columns, then outwards each way by
+// farther_covered_columns, each row's run within the one before, up to the first empty one (every
+// row beyond it is empty too). A row costs about two tests; the backends count alpha with it.
+template <typename Visit>
+TS_HD inline void for_each_covered_row(const CircleFootprint& c, const NearestCentre& nearest, int first_row,
+                                       int end_row, int width, float inverse_width, float inverse_height, Visit visit) {
+    if (first_row >= end_row) return;
+    const int start = clamp_int(nearest.row, first_row, end_row - 1);
+    const PixelRun start_run =
+        covered_columns(c, nearest.column, pixel_center(start, inverse_height), width, inverse_width);
+    if (start_run.first == start_run.last) return;
+    visit(start, start_run);
+    for (int step = -1; step <= 1; step += 2) {
+        PixelRun run = start_run;
+        for (int row = start + step; row >= first_row && row < end_row; row += step) {
+            run = farther_covered_columns(c, run, pixel_center(row, inverse_height), inverse_width);
+            if (run.first == run.last) break;
+            visit(row, run);
+        }
+    }
+}
+
 // The pixel columns (or rows) [first, last] of tile column (row) `tile` inside a box's range
 // [box_first, box_end); empty when first > last.
 struct TileSpan {
