@@ -11,8 +11,10 @@ namespace tilescan {
 
 namespace {
 
-// *range = the empty range of `circles` circles, by one thread.
-__device__ __forceinline__ void clear_blend_range(DeviceBlendRange* range, std::uint32_t circles) {
+// *range = the empty range of `circles` circles, its sums of one alpha to be in equal_alpha_sums,
+// by one thread.
+__device__ __forceinline__ void clear_blend_range(DeviceBlendRange* range, std::uint32_t circles,
+                                                  float* equal_alpha_sums) {
     const BlendRange empty = empty_blend_range();
     for (int c = 0; c < 3; ++c) {
         range->lo[c] = order_key(empty.lo[c]);
@@ -21,7 +23,10 @@ __device__ __forceinline__ void clear_blend_range(DeviceBlendRange* range, std::
     range->max_alpha = order_key(empty.max_alpha);
     range->bounded = 1;
     range->alpha_exponent = kNoAlphaUnit;
+    range->alpha_bits_lo = 0xffffffffu;
+    range->alpha_bits_hi = 0;
     range->circles = circles;
+    range->equal_alpha_sums = equal_alpha_sums;
 }
 
 // Merges circles first, first + stride, ... into *range, the calling thread's share: every lane
@@ -30,9 +35,14 @@ __device__ __forceinline__ void merge_blend_range(const DeviceCircles& circles, 
                                                   std::uint64_t stride, DeviceBlendRange* range) {
     BlendRange mine = empty_blend_range();
     int alpha_exponent = kNoAlphaUnit;
+    std::uint32_t alpha_bits_lo = 0xffffffffu, alpha_bits_hi = 0;
     for (std::uint64_t i = first; i < circles.count; i += stride) {
         include_flat_circle(mine, circles.r[i], circles.g[i], circles.b[i], circles.a[i]);
         alpha_exponent = min(alpha_exponent, alpha_unit_exponent(circles.a[i]));
+        std::uint32_t bits;
+        memcpy(&bits, &circles.a[i], sizeof bits);
+        alpha_bits_lo = min(alpha_bits_lo, bits);
+        alpha_bits_hi = max(alpha_bits_hi, bits);
     }
     std::int32_t lo[3], hi[3], max_alpha = order_key(mine.max_alpha);
     for (int c = 0; c < 3; ++c) {
@@ -47,6 +57,8 @@ __device__ __forceinline__ void merge_blend_range(const DeviceCircles& circles, 
         }
         max_alpha = max(max_alpha, __shfl_xor_sync(0xffffffffu, max_alpha, offset));
         alpha_exponent = min(alpha_exponent, __shfl_xor_sync(0xffffffffu, alpha_exponent, offset));
+        alpha_bits_lo = min(alpha_bits_lo, __shfl_xor_sync(0xffffffffu, alpha_bits_lo, offset));
+        alpha_bits_hi = max(alpha_bits_hi, __shfl_xor_sync(0xffffffffu, alpha_bits_hi, offset));
     }
     if ((threadIdx.x & 31) != 0) return;
     for (int c = 0; c < 3; ++c) {
@@ -55,6 +67,8 @@ __device__ __forceinline__ void merge_blend_range(const DeviceCircles& circles, 
     }
     atomicMax(&range->max_alpha, max_alpha);
     atomicMin(&range->alpha_exponent, alpha_exponent);
+    atomicMin(&range->alpha_bits_lo, alpha_bits_lo);
+    atomicMax(&range->alpha_bits_hi, alpha_bits_hi);
     if (!bounded) atomicAnd(&range->bounded, 0u);
 }
 

@@ -18,11 +18,15 @@ namespace tilescan {
 
 // A BlendRange of flat circles as integer keys that order like the floats they encode (-0 below
 // +0; order_key), so that blocks merge their ranges with integer atomics.
+// With it, what alpha by counting asks of the alphas, and where a frame of one alpha finds its
+// sums (fill_equal_alpha_sums).
 struct DeviceBlendRange {
     std::int32_t lo[3], hi[3], max_alpha;
-    std::uint32_t bounded;        // 1 while every circle is covered by the proof
-    std::int32_t alpha_exponent;  // the least of the circles' alpha_unit_exponent
+    std::uint32_t bounded;                       // 1 while every circle is covered by the proof
+    std::int32_t alpha_exponent;                 // the least of the circles' alpha_unit_exponent
+    std::uint32_t alpha_bits_lo, alpha_bits_hi;  // the least and greatest of their alphas' bits
     std::uint32_t circles;
+    float* equal_alpha_sums;  // [kEqualAlphaSums]
 };
 
 // Signed integers ordered as the floats whose bits they carry, for every float but NaN.
@@ -49,22 +53,53 @@ TS_HD inline BlendRange blend_range_of(const DeviceBlendRange& keys) {
     return range;
 }
 
-// The circles' alphas as the rule of alpha by counting sees them: by their units alone (the
-// device finds no `equal`, so frames of one alpha are counted only where their units are).
+// The circles' alphas as the rule of alpha by counting sees them.
 TS_HD inline CircleAlphas circle_alphas_of(const DeviceBlendRange& keys) {
     CircleAlphas alphas;
     alphas.exponent = keys.alpha_exponent;
     alphas.max_alpha = from_order_key(keys.max_alpha);
     alphas.circles = keys.circles;
-    alphas.equal = false;
+    alphas.equal = keys.alpha_bits_lo == keys.alpha_bits_hi;
+    alphas.bits = keys.alpha_bits_lo;
     return alphas;
 }
 
-// Whether a frame of the scene's flat circles over `background` counts its alpha in units
-// (alpha_sums_are_counts), its alphas in [0, 1] (`bounded`); the host's plan and the shading
-// kernels ask this one function.
+// Whether a frame of the scene's flat circles over `background` counts its alpha
+// (alpha_is_counted: in units, or in circles of one alpha), its alphas in [0, 1] (`bounded`); the
+// host's plan and the shading kernels ask this one function.
 TS_HD inline bool alpha_counted(const DeviceBlendRange& keys, const BackgroundParams& background) {
-    return keys.bounded != 0 && alpha_sums_are_counts(circle_alphas_of(keys), background_alpha(background));
+    return keys.bounded != 0 && alpha_is_counted(circle_alphas_of(keys), background_alpha(background));
+}
+
+// A frame of one alpha whose sums may round looks a pixel's count k up in a table of the k-th
+// sums of the background and that alpha (alpha_is_counted's second rule), found once an upload:
+// counts below kEqualAlphaSums, so a tile whose list is that long takes the full walk.
+constexpr std::uint32_t kEqualAlphaSums = 4096;
+
+// Whether a frame's tile whose list holds `circles` circles counts its alpha: alpha_counted, and
+// its counts within the table where the frame needs it.
+TS_HD inline bool tile_alpha_counted(const DeviceBlendRange& keys, const BackgroundParams& background,
+                                     std::uint64_t circles) {
+    const float a0 = background_alpha(background);
+    return alpha_counted(keys, background) &&
+           (alpha_sums_are_counts(circle_alphas_of(keys), a0) || circles < kEqualAlphaSums);
+}
+
+// sums[k] = the k-th of A0, A0 + a, (A0 + a) + a, ... for k < kEqualAlphaSums, where the frame
+// counts circles of one alpha a (alphas_all_equal, and its sums not counts in units); otherwise
+// nothing. One thread, in order: each sum rounds as the serial blend's does.
+TS_HD inline void fill_equal_alpha_sums(const DeviceBlendRange& keys, const BackgroundParams& background, float* sums) {
+    const CircleAlphas alphas = circle_alphas_of(keys);
+    const float a0 = background_alpha(background);
+    if (!alphas_all_equal(alphas) || alpha_sums_are_counts(alphas, a0)) return;
+    float one_alpha;
+    memcpy(&one_alpha, &alphas.bits, sizeof one_alpha);
+    float sum = a0;
+    sums[0] = sum;
+    for (std::uint32_t k = 1; k < kEqualAlphaSums; ++k) {
+        sum += one_alpha;
+        sums[k] = sum;
+    }
 }
 
 // The shading's walk of each tile's list (binned or compacted): with `range` (the scene's,
@@ -77,7 +112,10 @@ struct TailWalk {
 };
 
 // *range = the BlendRange of the scene's flat circles (include_flat_circle over every circle; no
-// background: the shading adds its tile's) and their alphas' least unit exponent and count.
-void launch_blend_range(const DeviceCircles& circles, DeviceBlendRange* range, cudaStream_t stream);
+// background: the shading adds its tile's), their alphas' least unit exponent, least and greatest
+// bits and count, and `equal_alpha_sums` (kEqualAlphaSums floats), where fill_equal_alpha_sums
+// finds the sums of a frame of one alpha over `background`.
+void launch_blend_range(const DeviceCircles& circles, const BackgroundParams& background, float* equal_alpha_sums,
+                        DeviceBlendRange* range, cudaStream_t stream);
 
 }  // namespace tilescan

@@ -454,16 +454,17 @@ struct CudaBackend::Frame {
     CompactionBuffers compaction{allocations};
     FrameBuffer<float> image{allocations};
     FrameBuffer<unsigned long long> blends{allocations};
-    DeviceBuffer<DeviceBlendRange> blend_range{1};         // the scene's colours, for the tail walk's brackets
-    MappedPinned<DeviceBlendRange> blend_range_on_host;    // its copy, for the plans of RGBA frames
-    CudaEvent blend_range_copied{true};                    // after the copy
-    MappedPinned<std::uint64_t> host_total;                // the frame's pairs, copied by its emission or compaction
-    DeviceBuffer<unsigned long long> first_bad_circle{1};  // load_rows' check
-    DeviceBuffer<float> host_rows;                         // render_to_host's rows, as the caller laid them out
-    DeviceBuffer<float> exported;                          // the image in a caller's layout, for the host
-    CudaEvent circles_ready{true};                         // the caller's stream, where device circles come from
-    CudaEvent out_ready{true};                             // the caller's stream, where a device image goes
-    std::uint64_t pair_capacity = 0;                       // pairs the pair buffers hold (grow-only memory)
+    DeviceBuffer<DeviceBlendRange> blend_range{1};          // the scene's colours, for the tail walk's brackets
+    DeviceBuffer<float> equal_alpha_sums{kEqualAlphaSums};  // the sums of a scene of one alpha (blend_range.h)
+    MappedPinned<DeviceBlendRange> blend_range_on_host;     // its copy, for the plans of RGBA frames
+    CudaEvent blend_range_copied{true};                     // after the copy
+    MappedPinned<std::uint64_t> host_total;                 // the frame's pairs, copied by its emission or compaction
+    DeviceBuffer<unsigned long long> first_bad_circle{1};   // load_rows' check
+    DeviceBuffer<float> host_rows;                          // render_to_host's rows, as the caller laid them out
+    DeviceBuffer<float> exported;                           // the image in a caller's layout, for the host
+    CudaEvent circles_ready{true};                          // the caller's stream, where device circles come from
+    CudaEvent out_ready{true};                              // the caller's stream, where a device image goes
+    std::uint64_t pair_capacity = 0;                        // pairs the pair buffers hold (grow-only memory)
     StageTimer timer{stream.get()};
     FrameGraph graph;
     int width = 0, height = 0;
@@ -526,7 +527,8 @@ void CudaBackend::set_scene(std::size_t circles, ShadingKind shading, const Back
     f.scene.shading = shading;
     f.scene.background = background;
     f.scene.coverings_per_pixel = coverings_per_pixel;
-    launch_blend_range(f.scene.device_circles(), f.blend_range.data(), f.stream.get());
+    launch_blend_range(f.scene.device_circles(), background, f.equal_alpha_sums.data(), f.blend_range.data(),
+                       f.stream.get());
     TS_CUDA_CHECK(cudaMemcpyAsync(&f.blend_range_on_host.host(), f.blend_range.data(), sizeof(DeviceBlendRange),
                                   cudaMemcpyDeviceToHost, f.stream.get()));
     TS_CUDA_CHECK(cudaEventRecord(f.blend_range_copied.get(), f.stream.get()));

@@ -43,7 +43,7 @@ __device__ __forceinline__ void shade_band_tile(StagedCircles<kPixels> (&staged)
     const TilePixels<kPixels> p = tile_pixels<kPixels>(f, tile);
     std::uint32_t my_blends = 0;
     if constexpr (kWalk != ShadeWalk::full) {
-        const bool tails = kWalk == ShadeWalk::tails_rgb || alpha_counted(*blend_range, f.background);
+        const bool tails = kWalk == ShadeWalk::tails_rgb || tile_alpha_counted(*blend_range, f.background, end - begin);
         if (tails && shade_tile_tail<kWalk == ShadeWalk::tails_rgba, kBoxFromGeometry>(
                          staged, counts, f, records, tile_circles, circle_id_mask, begin, end, tile, p, *blend_range,
                          image, my_blends)) {

@@ -9,9 +9,9 @@
 // start, and where every pixel's ends meet, those floats are the serial result. A tile whose walk
 // back would pass a quarter of its list, falls behind at a sixteenth, or whose ends stay apart
 // anywhere, takes the full walk instead (shade_band_tile), as does a frame the rule does not
-// cover. Alpha, a sum and not a contraction, is counted over the whole list in RGBA frames whose
-// sums are counts (renderer/shared/counted_alpha.h; the others take the full walk); RGB frames
-// leave it NaN.
+// cover. Alpha, a sum and not a contraction, is counted over the whole list in RGBA frames where
+// alpha_counted holds (renderer/shared/counted_alpha.h; the others take the full walk); RGB
+// frames leave it NaN.
 //
 // Included only by shade_tile.cuh.
 #pragma once
@@ -317,10 +317,11 @@ struct TailEnds {
 
 // ---- Alpha by counting (renderer/shared/counted_alpha.h) ----
 
-// A tile's alpha in units (AlphaUnit) while its block counts them: the units of the circles that
-// cover every pixel of the tile in `whole`, the others' as row differences, a covered run
-// [first, last) of a row adding its circle's units at first and taking them away at last, so a
-// pixel's units are `whole` and its row's differences up to its column.
+// A tile's alpha in units (AlphaUnit; circles, in a frame of one alpha whose sums may round) while
+// its block counts them: the units of the circles that cover every pixel of the tile in `whole`,
+// the others' as row differences, a covered run [first, last) of a row adding its circle's units
+// at first and taking them away at last, so a pixel's units are `whole` and its row's differences
+// up to its column.
 struct TileAlphaCounts {
     std::int32_t rows[kTileSize][kTileSize + 1];
     std::int32_t whole;
@@ -359,17 +360,21 @@ __device__ __forceinline__ void count_circle_alpha(const CircleFootprint& c, std
                          });
 }
 
-// The alpha of the thread's pixels in a frame whose alpha is counted (alpha_counted): the block's
-// threads count the tile's circles, circle(i) for i in [first, end) (a CircleInFlight whose box
-// is resolved), a circle a thread at a time, into `counts`; then each pixel's alpha is
-// counted_alpha of the background's and its units. Barriers before and after the counting.
+// The alpha of the thread's pixels in a tile whose alpha is counted (tile_alpha_counted): the
+// block's threads count the tile's circles, circle(i) for i in [first, end) (a CircleInFlight whose
+// box is resolved), a circle a thread at a time, into `counts`; then each pixel's alpha is
+// counted_alpha of the background's and its units, or in a frame of one alpha whose sums may round,
+// the sum its count of circles looks up (fill_equal_alpha_sums). Barriers before and after the
+// counting.
 template <int kPixels, typename Circle>
 __device__ __forceinline__ void count_tile_alpha(TileAlphaCounts& counts, const DeviceBlendRange& range_keys,
                                                  const FrameParams& f, std::uint32_t tile, std::uint64_t first,
                                                  std::uint64_t end, Circle circle, const TilePixels<kPixels>& p,
                                                  float (&alpha)[kPixels]) {
     const float background = background_alpha(f.background);
-    const AlphaUnit unit = alpha_unit(circle_alphas_of(range_keys), background);
+    const CircleAlphas alphas = circle_alphas_of(range_keys);
+    const bool in_units = alpha_sums_are_counts(alphas, background);
+    const AlphaUnit unit = alpha_unit(alphas, background);
     for (int k = int(threadIdx.x); k < kTileSize * (kTileSize + 1); k += int(blockDim.x))
         counts.rows[k / (kTileSize + 1)][k % (kTileSize + 1)] = 0;
     if (threadIdx.x == 0) counts.whole = 0;
@@ -381,7 +386,7 @@ __device__ __forceinline__ void count_tile_alpha(TileAlphaCounts& counts, const 
         const CircleInFlight c = circle(i);
         const CircleGeometry& g = c.geometry;
         count_circle_alpha({g.x, g.y, g.squared_radius, box_in_tile(c.box, tile_x0, tile_y0)},
-                           alpha_in_units(c.paint.a, unit), tile_x0, tile_y0, f, counts, whole);
+                           in_units ? alpha_in_units(c.paint.a, unit) : 1, tile_x0, tile_y0, f, counts, whole);
     }
     if (whole != 0) atomicAdd(&counts.whole, whole);
     __syncthreads();
@@ -389,7 +394,7 @@ __device__ __forceinline__ void count_tile_alpha(TileAlphaCounts& counts, const 
     for (int j = 0; j < kPixels; ++j) {
         std::int32_t units = counts.whole;
         for (int x = 0; x <= p.local_x; ++x) units += counts.rows[p.local_y[j]][x];
-        alpha[j] = counted_alpha(background, units, unit);
+        alpha[j] = in_units ? counted_alpha(background, units, unit) : range_keys.equal_alpha_sums[units];
     }
 }
 
@@ -426,8 +431,8 @@ __device__ __forceinline__ void blend_tail(StagedCircles<kPixels> (&staged)[2], 
 
 // The tail walk of one tile, where the rule covers it and its tail pays; true where it wrote the
 // tile, false where the caller must take the full walk. `range`: the scene's circles
-// (launch_blend_range). With kCountAlpha (RGBA frames whose alpha is counted: alpha_counted) the
-// block then counts the whole list's alpha through `counts`; without, alpha is left NaN.
+// (launch_blend_range). With kCountAlpha (RGBA frames, where tile_alpha_counted holds) the block
+// then counts the whole list's alpha through `counts`; without, alpha is left NaN.
 template <bool kCountAlpha, bool kBoxFromGeometry, int kPixels>
 __device__ __forceinline__ bool shade_tile_tail(StagedCircles<kPixels> (&staged)[2], TileAlphaCounts& counts,
                                                 const FrameParams& f, const CircleRecords& records,

@@ -312,7 +312,7 @@ __device__ __forceinline__ std::uint32_t blend_compacted_tail(
 // blocks listed for the host (CompactionTotals): every (tile, circle) pair, but for a tile proved
 // by the tail walk (kWalk, flat circles; the scene's colours in *range_keys), which lists only its
 // tail. A tile whose tail walk proves nothing takes the full walk after it. RGBA frames walk
-// tails where their alpha is counted (alpha_counted), the block counting every candidate's
+// tails where their alpha is counted (tile_alpha_counted), the block counting every candidate's
 // through `counts`; the others take the full walk.
 template <ShadingKind kShading, ShadeWalk kWalk, bool kCountBlends, bool kByRegion, int kPixels>
 __device__ __forceinline__ void compact_and_shade_tile(
@@ -333,7 +333,8 @@ __device__ __forceinline__ void compact_and_shade_tile(
     if constexpr (kWalk != ShadeWalk::full) {
         TailBracket bracket;
         float closed;
-        const bool tails = kWalk == ShadeWalk::tails_rgb || alpha_counted(*range_keys, f.background);
+        const bool tails =
+            kWalk == ShadeWalk::tails_rgb || tile_alpha_counted(*range_keys, f.background, candidates.count);
         if (tails && candidates.count != 0 &&
             tile_tail_bracket(*range_keys, f, tile, candidates.count, &bracket, &closed)) {
             const TailStart start =

@@ -277,5 +277,8 @@ int __shfl_xor_sync(unsigned mask, int value, int lane_mask) {
     return int(std::int32_t(
         simt::warp_collective(mask, simt::Op::shuffle_xor, std::uint32_t(value), std::uint64_t(lane_mask))));
 }
+unsigned __shfl_xor_sync(unsigned mask, unsigned value, int lane_mask) {
+    return unsigned(__shfl_xor_sync(mask, int(value), lane_mask));
+}
 
 }  // namespace tilescan

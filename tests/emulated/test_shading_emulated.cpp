@@ -24,8 +24,10 @@ using namespace tilescan::testing;
 
 namespace {
 
+bool same_float(float a, float b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+
 // What the cull and binning stages hand the shading: records, tile lists in draw order, the
-// scene's colour range.
+// scene's colour range and its sums of one alpha.
 struct BinnedFrame {
     FrameParams frame;
     std::vector<CircleShadingRecord> shading;
@@ -33,6 +35,7 @@ struct BinnedFrame {
     std::vector<std::uint64_t> tile_offsets;
     std::vector<std::uint32_t> tile_circles;
     DeviceBlendRange range;
+    std::vector<float> equal_alpha_sums = std::vector<float>(kEqualAlphaSums);
 };
 
 BinnedFrame bin_on_host(const Scene& scene, int width, int height) {
@@ -71,7 +74,17 @@ BinnedFrame bin_on_host(const Scene& scene, int width, int height) {
     b.range.max_alpha = order_key(range.max_alpha);
     b.range.bounded = range.bounded;
     b.range.alpha_exponent = alphas.exponent;
+    b.range.alpha_bits_lo = 0xffffffffu;
+    b.range.alpha_bits_hi = 0;
+    for (const float a : scene.a) {
+        std::uint32_t bits;
+        std::memcpy(&bits, &a, sizeof bits);
+        b.range.alpha_bits_lo = std::min(b.range.alpha_bits_lo, bits);
+        b.range.alpha_bits_hi = std::max(b.range.alpha_bits_hi, bits);
+    }
     b.range.circles = std::uint32_t(alphas.circles);
+    b.range.equal_alpha_sums = b.equal_alpha_sums.data();
+    fill_equal_alpha_sums(b.range, b.frame.background, b.equal_alpha_sums.data());
     return b;
 }
 
@@ -298,13 +311,13 @@ void check_busy_tiles(const Scene& scene, int width, int height, std::uint32_t e
 
 // The colour range the shading's brackets come from, as launch_blend_range's grid finds it (blocks
 // of 256 threads, each thread striding over the circles), against the host's.
-DeviceBlendRange range_emulated(const Scene& scene, unsigned blocks) {
+DeviceBlendRange range_emulated(const Scene& scene, unsigned blocks, float* equal_alpha_sums) {
     const DeviceCircles circles{scene.x.data(),      scene.y.data(), scene.z.data(),
                                 scene.radius.data(), scene.r.data(), scene.g.data(),
                                 scene.b.data(),      scene.a.data(), std::uint32_t(scene.size())};
     DeviceBlendRange range;
     simt::run_block(0, 1, 32, [&] {
-        if (threadIdx.x == 0) clear_blend_range(&range, circles.count);
+        if (threadIdx.x == 0) clear_blend_range(&range, circles.count, equal_alpha_sums);
     });
     constexpr unsigned kThreads = 256;
     for (unsigned block = 0; block < blocks; ++block)
@@ -317,7 +330,7 @@ DeviceBlendRange range_emulated(const Scene& scene, unsigned blocks) {
 
 }  // namespace
 
-TEST_CASE("emulated cuda: the colour range equals the host's", "[emulated][early_termination]") {
+TEST_CASE("emulated cuda: the colour range and the alphas' facts equal the host's", "[emulated][early_termination]") {
     const auto same = [](const DeviceBlendRange& a, const DeviceBlendRange& b) {
         return std::memcmp(&a, &b, sizeof a) == 0;
     };
@@ -328,12 +341,15 @@ TEST_CASE("emulated cuda: the colour range equals the host's", "[emulated][early
     zeros.r[10] = -0.0f;          // -0 below +0: the least red is -0
     zeros.g[11] = std::nanf("");  // not finite: unbounded
     scenes.push_back(zeros);
+    Scene one_alpha = builtin_frame("rand10k");
+    for (float& a : one_alpha.a) a = 0.3f;
+    scenes.push_back(one_alpha);
     for (const Scene& scene : scenes)
         for (const unsigned blocks : {1u, 3u, 7u}) {
-            const DeviceBlendRange host = bin_on_host(scene, 16, 16).range;
-            CHECK(same(range_emulated(scene, blocks), host));
+            BinnedFrame host = bin_on_host(scene, 16, 16);
+            CHECK(same(range_emulated(scene, blocks, host.equal_alpha_sums.data()), host.range));
         }
-    const DeviceBlendRange zero_range = range_emulated(zeros, 3);
+    const DeviceBlendRange zero_range = range_emulated(zeros, 3, nullptr);
     CHECK(zero_range.bounded == 0);
     CHECK(std::signbit(from_order_key(zero_range.lo[0])));
     CHECK(order_key(-0.0f) < order_key(0.0f));
@@ -343,6 +359,23 @@ TEST_CASE("emulated cuda: the colour range equals the host's", "[emulated][early
     }
     CHECK(order_key(-1.0f) < order_key(-1e-40f));
     CHECK(order_key(1e-40f) < order_key(1.0f));
+    // One alpha of no short unit: counted in circles, each count's sum the serial one; halves
+    // count in units and need no sums; two alphas are not one.
+    const BinnedFrame ones = bin_on_host(one_alpha, 16, 16);
+    const CircleAlphas seen = circle_alphas_of(ones.range);
+    CHECK(alphas_all_equal(seen));
+    CHECK_FALSE(alpha_sums_are_counts(seen, 1.0f));
+    CHECK(alpha_counted(ones.range, one_alpha.background));
+    float serial = 1.0f;
+    for (std::uint32_t k = 0; k < kEqualAlphaSums; serial += 0.3f, ++k)
+        if (!same_float(ones.equal_alpha_sums[k], serial)) FAIL("sum " << k);
+    CHECK(tile_alpha_counted(ones.range, one_alpha.background, kEqualAlphaSums - 1));
+    CHECK_FALSE(tile_alpha_counted(ones.range, one_alpha.background, kEqualAlphaSums));
+    const BinnedFrame halves = bin_on_host(builtin_frame("rand10k"), 16, 16);
+    CHECK(tile_alpha_counted(halves.range, one_alpha.background, 1u << 20));
+    Scene two_alphas = one_alpha;
+    two_alphas.a[5] = 0.7f;
+    CHECK_FALSE(alpha_counted(bin_on_host(two_alphas, 16, 16).range, two_alphas.background));
 }
 
 TEST_CASE("emulated cuda shading: busy tiles listed and shaded apart render like ref", "[emulated][render]") {
@@ -423,8 +456,12 @@ TEST_CASE("emulated cuda shading: the tail walk blends fewer circles than cover 
     const auto odd_full = check_shading(dense, 61, 45, "dense_odd", false);  // partial tiles
     const auto odd_tail = check_shading(dense, 61, 45, "dense_odd", true);
     CHECK(odd_tail[2].second * 5 < odd_full[0].second);
-    Scene uncounted = dense;
-    for (float& a : uncounted.a) a = 0.3f;  // one alpha, but of no short unit: the device counts units only
+    Scene one_alpha = dense;  // one alpha of no short unit: counted in circles
+    for (float& a : one_alpha.a) a = 0.3f;
+    const auto one_alpha_tail = check_shading(one_alpha, 64, 48, "dense_one_alpha", true);
+    CHECK(one_alpha_tail[2].second == one_alpha_tail[0].second);
+    Scene uncounted = one_alpha;  // two alphas of no short unit: not counted
+    for (std::size_t k = 0; k < uncounted.size(); k += 2) uncounted.a[k] = 0.7f;
     const auto uncounted_full = check_shading(uncounted, 64, 48, "dense_uncounted", false);
     const auto uncounted_tail = check_shading(uncounted, 64, 48, "dense_uncounted", true);
     CHECK(uncounted_tail[0].second * 5 < uncounted_full[0].second);
@@ -433,6 +470,16 @@ TEST_CASE("emulated cuda shading: the tail walk blends fewer circles than cover 
     const auto faint_full = check_shading(faint, 97, 83, "faint", false);
     const auto faint_tail = check_shading(faint, 97, 83, "faint", true);
     CHECK(faint_tail[0].second == faint_full[0].second);
+}
+
+// A frame of one alpha of no short unit looks its counts up in kEqualAlphaSums sums: a tile whose
+// list is longer takes the full walk, and still equals ref.
+TEST_CASE("emulated cuda shading: a frame of one alpha, its lists longer than its sums", "[emulated][render]") {
+    const Scene crowded = random_scene(24, kEqualAlphaSums + 50, 24, 40, 60, 0.0f, 1.0f, 0.3f, 0.3f);
+    const auto full = check_shading(crowded, 24, 20, "crowded_one_alpha", false);
+    const auto tail = check_shading(crowded, 24, 20, "crowded_one_alpha", true);
+    CHECK(tail[0].second * 5 < full[0].second);  // RGB: the tail walk
+    CHECK(tail[2].second == full[0].second);     // RGBA: the full walk
 }
 
 // A barrier some of the block's threads never reach is an error, not a hang.

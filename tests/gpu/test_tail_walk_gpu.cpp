@@ -131,8 +131,9 @@ TEST_CASE("cuda's tail walk on lists that close and lists that do not", "[gpu][r
 // The walk must end early where the design says it does: rand100k's pixels (binned) and
 // biglittle's (compacted by regions) are covered by hundreds of circles and close within a few
 // dozen, so the tail walk blends a fraction of what the full walk does, in RGBA frames too, whose
-// alpha is counted, and by the plan's own choice for them; a frame of faint circles falls back to
-// the full walk and blends as many, as does an RGBA frame whose alpha is not counted.
+// alpha is counted (in units, or in circles of one alpha), and by the plan's own choice for them; a
+// frame of faint circles falls back to the full walk and blends as many, as does an RGBA frame
+// whose alpha is not counted.
 TEST_CASE("cuda's tail walk blends fewer circles than cover the pixels", "[gpu][render][tail_walk]") {
     const auto blends = [](const Scene& scene, int size, std::optional<bool> tails,
                            TileListStrategy path = TileListStrategy::pairs,
@@ -156,8 +157,12 @@ TEST_CASE("cuda's tail walk blends fewer circles than cover the pixels", "[gpu][
     CHECK(tail * 5 < full);
     CHECK(rgba_tail == tail);
     CHECK(rgba_planned == tail);
-    Scene uncounted = rand100k;
-    for (float& a : uncounted.a) a = 0.3f;  // the device counts units only: 0.3 has no short one
+    Scene one_alpha = rand100k;  // one alpha of no short unit: counted in circles
+    for (float& a : one_alpha.a) a = 0.3f;
+    // (At 1024x1024, where its lists are shorter than its sums: kEqualAlphaSums.)
+    CHECK(blends(one_alpha, 1024, true, TileListStrategy::pairs, rgba) * 5 < blends(one_alpha, 1024, false));
+    Scene uncounted = one_alpha;  // two: not counted
+    for (std::size_t k = 0; k < uncounted.size(); k += 2) uncounted.a[k] = 0.7f;
     CHECK(blends(uncounted, 512, true, TileListStrategy::pairs, rgba) == blends(uncounted, 512, false));
     const Scene biglittle = builtin_frame("biglittle");
     const TileListStrategy regions = TileListStrategy::region_compaction;

@@ -40,6 +40,7 @@ int __all_sync(unsigned mask, int predicate);
 int __any_sync(unsigned mask, int predicate);
 void __syncwarp(unsigned mask = 0xffffffffu);
 int __shfl_xor_sync(unsigned mask, int value, int lane_mask);
+unsigned __shfl_xor_sync(unsigned mask, unsigned value, int lane_mask);
 
 template <typename T>
 T min(T a, T b) {
