@@ -10,7 +10,7 @@
 // back would pass a quarter of its list, falls behind at a sixteenth, or whose ends stay apart
 // anywhere, takes the full walk instead (shade_band_tile), as does a frame the rule does not
 // cover. Alpha, a sum and not a contraction, is counted over the whole list in RGBA frames where
-// alpha_counted holds (renderer/shared/counted_alpha.h; the others take the full walk); RGB
+// tile_alpha_counted holds (renderer/shared/counted_alpha.h; the others take the full walk); RGB
 // frames leave it NaN.
 //
 // Included only by shade_tile.cuh.
@@ -261,10 +261,9 @@ __device__ __forceinline__ bool tile_tail_bracket(const DeviceBlendRange& range_
 }
 
 // Both ends of every channel of the thread's pixels at the bracket. Two ends that are the same
-// float take the same blends to the same floats,
-// so once every pixel of a warp has met (checked a round at a time), the warp blends the low end
-// alone (kTailOneEndAfterMeeting; docs/tuning.md#tail-walk): the tail's circles after the meeting
-// cost one end each instead of two.
+// float take the same blends to the same floats, so once every pixel of a warp has met (checked a
+// round at a time), the warp blends the low end alone (kTailOneEndAfterMeeting;
+// docs/tuning.md#tail-walk): the tail's circles after the meeting cost one end each instead of two.
 template <int kPixels>
 struct TailEnds {
     float lo[3][kPixels], hi[3][kPixels];
