@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <mutex>
 #include <new>
 #include <string>
@@ -124,18 +125,20 @@ unsigned host_threads(std::size_t items, unsigned threads) {
     return static_cast<unsigned>(std::max<std::size_t>(1, std::min<std::size_t>(threads, items / kItemsPerThread)));
 }
 
-void fill_checked_circles(Scene& scene, const CircleRows& rows, const std::string& where, unsigned threads) {
-    scene.resize(rows.count);
-    float* const fields[8] = {scene.x.data(), scene.y.data(), scene.z.data(), scene.radius.data(),
-                              scene.r.data(), scene.g.data(), scene.b.data(), scene.a.data()};
-    // Each range finds its first bad row; the lowest of them is the one a serial check names.
+namespace {
+
+// The first of the rows that circle_values_valid refuses (rows.count where none), each row passed to
+// visit(i, row) on the way, on up to `threads` threads (host_threads): each range finds its first
+// bad row, and the lowest of them is the one a serial check names.
+template <typename Visit>
+std::size_t first_bad_row(const CircleRows& rows, unsigned threads, Visit visit) {
     std::size_t first_bad = rows.count;
     std::mutex first_bad_mutex;
     cpu_parallel_ranges(rows.count, host_threads(rows.count, threads), [&](std::size_t first, std::size_t last) {
         std::size_t bad = rows.count;
         for (std::size_t i = first; i < last; ++i) {
             const float* row = rows.data + i * 8;
-            for (int c = 0; c < 8; ++c) fields[c][i] = row[c];
+            visit(i, row);
             if (bad == rows.count &&
                 !circle_values_valid(row[0], row[1], row[2], row[3], row[4], row[5], row[6], row[7]))
                 bad = i;
@@ -143,7 +146,28 @@ void fill_checked_circles(Scene& scene, const CircleRows& rows, const std::strin
         const std::lock_guard<std::mutex> lock(first_bad_mutex);
         first_bad = std::min(first_bad, bad);
     });
+    return first_bad;
+}
+
+}  // namespace
+
+void fill_checked_circles(Scene& scene, const CircleRows& rows, const std::string& where, unsigned threads) {
+    scene.resize(rows.count);
+    float* const fields[8] = {scene.x.data(), scene.y.data(), scene.z.data(), scene.radius.data(),
+                              scene.r.data(), scene.g.data(), scene.b.data(), scene.a.data()};
+    const std::size_t first_bad = first_bad_row(rows, threads, [&](std::size_t i, const float* row) {
+        for (int c = 0; c < 8; ++c) fields[c][i] = row[c];
+    });
     if (first_bad < rows.count) throw InputError(invalid_circle_message(where, first_bad, scene.circle(first_bad)));
+}
+
+void check_circle_rows(const CircleRows& rows, const std::string& where, unsigned threads) {
+    const std::size_t first_bad = first_bad_row(rows, threads, [](std::size_t, const float*) {});
+    if (first_bad == rows.count) return;
+    Circle bad;
+    static_assert(sizeof(Circle) == 8 * sizeof(float), "a Circle is one row");
+    std::memcpy(&bad, rows.data + first_bad * 8, sizeof bad);
+    throw InputError(invalid_circle_message(where, first_bad, bad));
 }
 
 ShadingKind parse_shading(const std::string& name, const std::string& where) {

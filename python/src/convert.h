@@ -43,6 +43,9 @@ unsigned host_threads(std::size_t items, unsigned threads);
 /// bad row throws its InputError, naming `where` and the first bad row. On up to `threads` threads
 /// (host_threads). Shading and background are left alone.
 void fill_checked_circles(Scene& scene, const CircleRows& rows, const std::string& where, unsigned threads = 0);
+/// The rows checked as fill_checked_circles checks them, copied nowhere: a bad row throws the same
+/// InputError.
+void check_circle_rows(const CircleRows& rows, const std::string& where, unsigned threads = 0);
 
 /// "flat" | "snow".
 ShadingKind parse_shading(const std::string& name, const std::string& where);

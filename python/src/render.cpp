@@ -179,6 +179,11 @@ private:
 
         py::gil_scoped_release release;
         std::lock_guard<std::mutex> lock(mutex_);
+        // A batch checks every frame's rows before it renders one, so that a bad frame leaves `out`
+        // as it was (a single frame is checked before its image is written).
+        if (frames.size() > 1)
+            for (const Frame& frame : frames)
+                if (!frame.scene) check_circle_rows(frame.rows, frame.where, options_.threads);
         const std::size_t workers = std::min<std::size_t>(batch_threads_, frames.size());
         while (workers_.size() < workers) workers_.push_back(Worker{make_backend(backend_name_, options_), {}, {}, {}});
         // RGB frames let the backends skip the alpha sum (FrameChannels): exact early termination's gain.

@@ -89,6 +89,20 @@ def test_bad_batches():
         tilescan.render_batch([tilescan.Scene(GOOD, size=8), tilescan.Scene(GOOD, size=9)])
 
 
+@pytest.mark.parametrize("backend", ["cpu", "ref", "auto"])
+def test_a_bad_frame_of_a_batch_leaves_out_as_it_was(backend):
+    # Rendered side by side or one at a time, no frame is written before every frame is checked.
+    out = np.full((3, 8, 8, 3), 7.0, np.float32)
+    for batch_threads in (1, 3):
+        renderer = tilescan.Renderer(backend, batch_threads=batch_threads)
+        with pytest.raises(ValueError, match=r"scenes\[2\]: circle 1: radius is negative"):
+            renderer.render_batch([GOOD, GOOD, with_value(1, 3, -1)], 8, out=out)
+        assert (out == 7.0).all()
+        with pytest.raises(ValueError, match=r"scenes\[1\]: circle 0: alpha"):
+            renderer.render_batch(np.stack([GOOD, with_value(0, 7, 2), GOOD]), 8, out=out)
+        assert (out == 7.0).all()
+
+
 class CudaArray:
     __cuda_array_interface__ = {"shape": (4, 8), "typestr": "<f4", "data": (0, False), "version": 3}
 
