@@ -322,7 +322,7 @@ struct TailEnds {
 // at first and taking them away at last, so a pixel's units are `whole` and its row's differences
 // up to its column.
 struct TileAlphaCounts {
-    std::int32_t rows[kTileSize][kTileSize + 1];
+    std::int32_t rows[kTileSize][kTileSize + 1];  // the column past the tile pads the rows across banks
     std::int32_t whole;
 };
 
@@ -355,7 +355,8 @@ __device__ __forceinline__ void count_circle_alpha(const CircleFootprint& c, std
                          [&](int row, const PixelRun& run) {
                              std::int32_t* const differences = counts.rows[row - tile_y0];
                              atomicAdd(&differences[run.first - tile_x0], units);
-                             atomicAdd(&differences[run.last - tile_x0], -units);
+                             // A run to the tile's last column ends where no pixel reads.
+                             if (run.last - tile_x0 < kTileSize) atomicAdd(&differences[run.last - tile_x0], -units);
                          });
 }
 
