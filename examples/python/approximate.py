@@ -64,7 +64,8 @@ def main():
     parser.add_argument("--size", type=int, default=96)
     parser.add_argument("--backend", default="auto")
     parser.add_argument("--threads", type=int, default=1,
-                        help="cpu backend threads per frame (default 1: frames this small render fastest on one)")
+                        help="cpu backend threads per frame (0: one per core, of which a small frame starts "
+                        "only those its work can use; default 1)")
     parser.add_argument("--batch-threads", type=int, default=1,
                         help="frames of a batch rendered side by side (0: one per core; default 1)")
     parser.add_argument("--seed", type=int, default=0)

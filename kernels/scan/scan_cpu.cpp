@@ -14,7 +14,12 @@ CpuScanChunks cpu_scan_chunks(std::size_t n) {
     return {size, n == 0 ? 0 : (n + size - 1) / size};
 }
 
-unsigned cpu_scan_default_threads() { return std::max(1u, std::thread::hardware_concurrency()); }
+unsigned cpu_scan_default_threads() {
+    // Read once: hardware_concurrency reads /sys on every call, some microseconds, which a small
+    // frame that asks several times would feel.
+    static const unsigned threads = std::max(1u, std::thread::hardware_concurrency());
+    return threads;
+}
 
 void cpu_parallel_ranges(std::size_t tasks, unsigned threads,
                          const std::function<void(std::size_t, std::size_t)>& body) {
