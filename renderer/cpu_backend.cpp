@@ -219,17 +219,13 @@ constexpr std::size_t kShadePrefetchDistance = 8;
 // circle past its rows, so more bands cost more passes over the scene.
 constexpr int kAlphaBandsPerThread = 4;
 
-// The threads a stage starts, up to the backend's: one more per kCirclesPerThread circles (the
-// per-circle stages) or per kShadeWorkPerThread units of shading (a pair, or kTileShadeWork a
-// tile), since starting one costs tens of microseconds, more than a small frame's whole stage
-// (docs/tuning.md, "cpu backend").
-constexpr std::uint64_t kCirclesPerThread = 4096;
-constexpr std::uint64_t kShadeWorkPerThread = 2048;
+// The threads a stage starts (cpu_threads_for), up to the backend's: one per kCirclesPerThread
+// circles (the per-circle stages) or per kShadeWorkPerThread units of shading (a pair, or
+// kTileShadeWork a tile), since starting one costs tens of microseconds, more than a small
+// frame's whole stage (docs/tuning.md, "cpu backend").
+constexpr std::uint64_t kCirclesPerThread = 2048;
+constexpr std::uint64_t kShadeWorkPerThread = 1024;
 constexpr std::uint64_t kTileShadeWork = 8;
-
-unsigned stage_threads(std::uint64_t work, std::uint64_t per_thread, unsigned threads) {
-    return unsigned(std::min<std::uint64_t>(threads, 1 + work / per_thread));
-}
 
 // A tile's pixel box and its columns' centres, which every pass over the tile's list needs.
 struct TileView {
@@ -758,7 +754,7 @@ void CpuBackend::count_pairs(const Frame& frame, int first_row, int end_row, boo
         }
     }
     std::mutex row_pairs_lock;
-    const unsigned count_threads = stage_threads(circles, kCirclesPerThread, threads_);
+    const unsigned count_threads = cpu_threads_for(circles, kCirclesPerThread, threads_);
     cpu_parallel_ranges(circles, count_threads, [&](std::size_t first, std::size_t last) {
         std::vector<std::uint64_t> my_row_pairs(first_of_frame ? row_pairs_.size() : 0, 0);
         BlendRange my_range = empty_blend_range();
@@ -829,7 +825,7 @@ std::uint64_t CpuBackend::bin_and_shade_band(const Frame& frame, int first_row, 
             grow_within(pair_circles_, pairs, pair_limit);
             grow_within(tile_circles_, pairs, pair_limit);
         });
-    const unsigned emit_threads = stage_threads(circles, kCirclesPerThread, threads_);
+    const unsigned emit_threads = cpu_threads_for(circles, kCirclesPerThread, threads_);
     cpu_parallel_ranges(circles, emit_threads, [&](std::size_t first, std::size_t last) {
         for (std::size_t i = first; i < last; ++i) {
             std::uint64_t slot = pair_offsets_[i];
@@ -864,7 +860,7 @@ std::uint64_t CpuBackend::bin_and_shade_band(const Frame& frame, int first_row, 
                                   frame.alpha, frame.alpha_left,      image};
     std::atomic<std::uint32_t> next_tile{0};
     std::atomic<std::uint64_t> blends{0};
-    const unsigned shade_threads = stage_threads(pairs + kTileShadeWork * band_tiles, kShadeWorkPerThread, threads_);
+    const unsigned shade_threads = cpu_threads_for(pairs + kTileShadeWork * band_tiles, kShadeWorkPerThread, threads_);
     cpu_parallel_ranges(shade_threads, shade_threads, [&](std::size_t, std::size_t) {
         std::uint64_t my_blends = 0;
         TailRuns tail;
@@ -899,7 +895,7 @@ std::uint64_t CpuBackend::count_alpha(const Frame& frame, Image& image, Progress
     float one_alpha;
     std::memcpy(&one_alpha, &circle_alphas_.bits, sizeof one_alpha);
     const AlphaUnit unit = alpha_unit(circle_alphas_, background);
-    const unsigned workers = stage_threads(scene.size(), kCirclesPerThread, threads_);
+    const unsigned workers = cpu_threads_for(scene.size(), kCirclesPerThread, threads_);
     const std::size_t bands = std::min<std::size_t>(std::size_t(kAlphaBandsPerThread) * workers, g.height);
     const std::size_t band_rows = (std::size_t(g.height) + bands - 1) / bands;
     const std::size_t row_cells = std::size_t(g.width) + 1;  // a run ending at the edge needs no test

@@ -21,6 +21,11 @@ unsigned cpu_scan_default_threads() {
     return threads;
 }
 
+unsigned cpu_threads_for(std::uint64_t work, std::uint64_t per_thread, unsigned threads) {
+    if (threads == 0) threads = cpu_scan_default_threads();
+    return unsigned(std::max<std::uint64_t>(1, std::min<std::uint64_t>(threads, work / per_thread)));
+}
+
 void cpu_parallel_ranges(std::size_t tasks, unsigned threads,
                          const std::function<void(std::size_t, std::size_t)>& body) {
     const std::size_t workers = std::min<std::size_t>(std::max(1u, threads), tasks);

@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <vector>
 
@@ -67,6 +68,11 @@ CpuScanChunks cpu_scan_chunks(std::size_t n);
 
 /// std::thread::hardware_concurrency(), at least 1.
 unsigned cpu_scan_default_threads();
+
+/// Threads for `work` units of a loop: one per `per_thread` units, at least one, at most `threads`
+/// (0: cpu_scan_default_threads()); starting a thread costs tens of microseconds, so small loops
+/// stay on the caller's thread.
+unsigned cpu_threads_for(std::uint64_t work, std::uint64_t per_thread, unsigned threads);
 
 /// Runs body(first, last) over contiguous ranges of [0, tasks) on up to `threads` threads (the
 /// caller's thread takes the first range) and returns when all are done.

@@ -120,9 +120,8 @@ CircleRows circle_rows(const py::array& array, const std::string& where) {
 }
 
 unsigned host_threads(std::size_t items, unsigned threads) {
-    constexpr std::size_t kItemsPerThread = std::size_t(1) << 16;  // below, a thread costs more than it saves
-    if (threads == 0) threads = cpu_scan_default_threads();
-    return static_cast<unsigned>(std::max<std::size_t>(1, std::min<std::size_t>(threads, items / kItemsPerThread)));
+    constexpr std::uint64_t kItemsPerThread = std::uint64_t(1) << 16;  // below, a thread costs more than it saves
+    return cpu_threads_for(items, kItemsPerThread, threads);
 }
 
 namespace {
