@@ -99,6 +99,9 @@ public:
     /// Pointers that are not device memory of the backend's device throw InputError. The backend's
     /// device is made current for the call (and the caller's restored), whichever is current.
     virtual DeviceImage render_device_circles(const DeviceCircleFrame& frame, const DeviceImageLayout& layout) = 0;
+    /// Checks a frame's circles on the device as render_device_circles does (the same InputError for
+    /// the first bad row), and renders nothing: a batch checks every frame before it writes one.
+    virtual void check_device_circles(const DeviceCircleFrame& frame) = 0;
     /// render()'s frame of host circles, its image written to host memory at `pixels` in `layout`'s
     /// order: converted on the device, so only the floats asked for cross the bus. Stats as
     /// render() reports them, with its "upload" and "download" stages.

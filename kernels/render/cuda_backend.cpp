@@ -547,30 +547,39 @@ bool CudaBackend::alpha_counted_on_host(const BackgroundParams& background) cons
 void CudaBackend::load_rows(const float* device_rows, std::size_t n, const std::string& where, ShadingKind shading,
                             const BackgroundParams& background, double coverings_per_pixel) {
     Frame& f = *frame_;
-    const cudaStream_t stream = f.stream.get();
     SceneBuffers& s = f.scene;
+    s.circles = 0;  // until the rows are checked, the buffers hold nothing to render
     with_out_of_memory_message("allocating the circles", [&] {
         for (FrameBuffer<float>* field : {&s.x, &s.y, &s.z, &s.radius, &s.r, &s.g, &s.b, &s.a}) field->reserve(n);
         f.circles.reserve(n);
     });
+    const CircleFields fields{s.x.data(), s.y.data(), s.z.data(), s.radius.data(),
+                              s.r.data(), s.g.data(), s.b.data(), s.a.data()};
+    check_rows(device_rows, n, where, &fields);
+    set_scene(n, shading, background, coverings_per_pixel);
+}
+
+// Checks `n` rows of 8 floats in device memory on the frame's stream, unpacking them into `fields`
+// on the way unless it is null, and throws the host check's InputError for the first bad one.
+void CudaBackend::check_rows(const float* device_rows, std::size_t n, const std::string& where,
+                             const CircleFields* fields) {
+    Frame& f = *frame_;
+    const cudaStream_t stream = f.stream.get();
     TS_CUDA_CHECK(cudaMemsetAsync(f.first_bad_circle.data(), 0xff, sizeof(unsigned long long), stream));
-    launch_unpack_circle_rows(
-        device_rows, n,
-        {s.x.data(), s.y.data(), s.z.data(), s.radius.data(), s.r.data(), s.g.data(), s.b.data(), s.a.data()},
-        f.first_bad_circle.data(), stream);
+    if (fields)
+        launch_unpack_circle_rows(device_rows, n, *fields, f.first_bad_circle.data(), stream);
+    else
+        launch_check_circle_rows(device_rows, n, f.first_bad_circle.data(), stream);
     unsigned long long first_bad = 0;
     TS_CUDA_CHECK(
         cudaMemcpyAsync(&first_bad, f.first_bad_circle.data(), sizeof first_bad, cudaMemcpyDeviceToHost, stream));
     TS_CUDA_CHECK(cudaStreamSynchronize(stream));
-    if (first_bad != ~0ull) {
-        // The message is the host check's: the bad row comes to the host for circle_problem to read.
-        Circle bad{};
-        static_assert(sizeof(Circle) == 8 * sizeof(float), "a Circle is one row");
-        TS_CUDA_CHECK(cudaMemcpy(&bad, device_rows + first_bad * 8, sizeof bad, cudaMemcpyDeviceToHost));
-        s.circles = 0;  // the buffers hold a partly checked scene: nothing of it is rendered
-        throw InputError(invalid_circle_message(where, first_bad, bad));
-    }
-    set_scene(n, shading, background, coverings_per_pixel);
+    if (first_bad == ~0ull) return;
+    // The message is the host check's: the bad row comes to the host for circle_problem to read.
+    Circle bad{};
+    static_assert(sizeof(Circle) == 8 * sizeof(float), "a Circle is one row");
+    TS_CUDA_CHECK(cudaMemcpy(&bad, device_rows + first_bad * 8, sizeof bad, cudaMemcpyDeviceToHost));
+    throw InputError(invalid_circle_message(where, first_bad, bad));
 }
 
 std::uint64_t CudaBackend::band_pair_limit() const {
@@ -942,16 +951,12 @@ DeviceImage CudaBackend::render_device_circles(const DeviceCircleFrame& in, cons
     const DeviceScope on_device(device_);
     Frame& f = *frame_;
     const cudaStream_t stream = f.stream.get();
-    const std::size_t n = in.circles;
-    check_circle_count(n, in.where + ": ");
     check_frame_layout(in.width, in.height, layout.channels);
-    if (n) require_device_memory(in.rows, device_, in.where);
     if (layout.out) require_device_memory(layout.out, device_, "out");
 
     const auto unpack_start = std::chrono::steady_clock::now();
-    TS_CUDA_CHECK(cudaEventRecord(f.circles_ready.get(), static_cast<cudaStream_t>(in.wait_stream)));
-    TS_CUDA_CHECK(cudaStreamWaitEvent(stream, f.circles_ready.get(), 0));
-    load_rows(in.rows, n, in.where, in.shading, in.background, -1.0);
+    wait_for_rows(in);
+    load_rows(in.rows, in.circles, in.where, in.shading, in.background, -1.0);
     const double unpack_ms = milliseconds_since(unpack_start);
 
     DeviceImage image;
@@ -978,6 +983,22 @@ DeviceImage CudaBackend::render_device_circles(const DeviceCircleFrame& in, cons
     image.stats.stages.insert(image.stats.stages.begin(), {"unpack", unpack_ms});
     image.stats.stages.push_back({"export", milliseconds_since(export_start)});
     return image;
+}
+
+void CudaBackend::check_device_circles(const DeviceCircleFrame& in) {
+    const DeviceScope on_device(device_);
+    wait_for_rows(in);
+    check_rows(in.rows, in.circles, in.where, nullptr);
+}
+
+// The frame's stream waits for the work issued so far to the rows' stream, once the rows are known
+// to be a count the frame holds in device memory of this device.
+void CudaBackend::wait_for_rows(const DeviceCircleFrame& in) {
+    Frame& f = *frame_;
+    check_circle_count(in.circles, in.where + ": ");
+    if (in.circles) require_device_memory(in.rows, device_, in.where);
+    TS_CUDA_CHECK(cudaEventRecord(f.circles_ready.get(), static_cast<cudaStream_t>(in.wait_stream)));
+    TS_CUDA_CHECK(cudaStreamWaitEvent(f.stream.get(), f.circles_ready.get(), 0));
 }
 
 std::shared_ptr<float> CudaBackend::allocate_device_floats(std::size_t count) {

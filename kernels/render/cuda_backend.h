@@ -32,7 +32,8 @@
 
 namespace tilescan {
 
-struct TailWalk;  // kernels/render/blend_range.h
+struct TailWalk;      // kernels/render/blend_range.h
+struct CircleFields;  // kernels/render/device_circles.h
 
 class CudaBackend : public DeviceBackend {
 public:
@@ -50,6 +51,7 @@ public:
                                 StageTiming timing = StageTiming::per_stage) override;
     void download(Image& image) override;
     DeviceImage render_device_circles(const DeviceCircleFrame& frame, const DeviceImageLayout& layout) override;
+    void check_device_circles(const DeviceCircleFrame& frame) override;
     RenderStats render_to_host(const HostCircleFrame& frame, const ImageLayout& layout, float* pixels) override;
     std::shared_ptr<float> allocate_device_floats(std::size_t count) override;
     int device() const override { return device_; }
@@ -65,6 +67,9 @@ private:
                    double coverings_per_pixel);
     void load_rows(const float* device_rows, std::size_t circles, const std::string& where, ShadingKind shading,
                    const BackgroundParams& background, double coverings_per_pixel);
+    void check_rows(const float* device_rows, std::size_t circles, const std::string& where,
+                    const CircleFields* fields);
+    void wait_for_rows(const DeviceCircleFrame& frame);
     RenderStats render_host_frame(const HostCircleFrame& frame, FrameChannels channels, const ImageLayout& layout,
                                   float* pixels);
     FrameFacts facts(const FrameParams& frame, std::uint64_t capacity, bool first_pass) const;

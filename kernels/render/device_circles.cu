@@ -12,21 +12,25 @@ namespace {
 
 constexpr int kBlock = 256;
 
-// One thread per row: the row's 8 floats to the 8 fields, and its index to *first_bad when invalid.
+// One thread per row: the row's 8 floats to the 8 fields (unless kCheckOnly), and its index to
+// *first_bad when invalid.
+template <bool kCheckOnly>
 __global__ void unpack_circle_rows_kernel(const float* __restrict__ rows, std::size_t circles, CircleFields fields,
                                           unsigned long long* __restrict__ first_bad) {
     const std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
     if (i >= circles) return;
     const float* row = rows + i * 8;
     const float x = row[0], y = row[1], z = row[2], radius = row[3], r = row[4], g = row[5], b = row[6], a = row[7];
-    fields.x[i] = x;
-    fields.y[i] = y;
-    fields.z[i] = z;
-    fields.radius[i] = radius;
-    fields.r[i] = r;
-    fields.g[i] = g;
-    fields.b[i] = b;
-    fields.a[i] = a;
+    if (!kCheckOnly) {
+        fields.x[i] = x;
+        fields.y[i] = y;
+        fields.z[i] = z;
+        fields.radius[i] = radius;
+        fields.r[i] = r;
+        fields.g[i] = g;
+        fields.b[i] = b;
+        fields.a[i] = a;
+    }
     if (!circle_values_valid(x, y, z, radius, r, g, b, a)) atomicMin(first_bad, static_cast<unsigned long long>(i));
 }
 
@@ -54,7 +58,14 @@ unsigned blocks(std::size_t threads) { return unsigned((threads + kBlock - 1) / 
 void launch_unpack_circle_rows(const float* rows, std::size_t circles, CircleFields fields,
                                unsigned long long* first_bad, cudaStream_t stream) {
     if (circles == 0) return;
-    unpack_circle_rows_kernel<<<blocks(circles), kBlock, 0, stream>>>(rows, circles, fields, first_bad);
+    unpack_circle_rows_kernel<false><<<blocks(circles), kBlock, 0, stream>>>(rows, circles, fields, first_bad);
+    TS_CUDA_CHECK_LAUNCH();
+}
+
+void launch_check_circle_rows(const float* rows, std::size_t circles, unsigned long long* first_bad,
+                              cudaStream_t stream) {
+    if (circles == 0) return;
+    unpack_circle_rows_kernel<true><<<blocks(circles), kBlock, 0, stream>>>(rows, circles, {}, first_bad);
     TS_CUDA_CHECK_LAUNCH();
 }
 

@@ -21,6 +21,10 @@ struct CircleFields {
 void launch_unpack_circle_rows(const float* rows, std::size_t circles, CircleFields fields,
                                unsigned long long* first_bad, cudaStream_t stream);
 
+// launch_unpack_circle_rows' check alone: *first_bad as it sets it, no field written.
+void launch_check_circle_rows(const float* rows, std::size_t circles, unsigned long long* first_bad,
+                              cudaStream_t stream);
+
 // out[height][width][channels] := the float RGBA image (row 0 at the bottom), its rows reversed when
 // top_row_first, its alpha dropped when channels == 3.
 void launch_export_image(const float* image, int width, int height, int channels, bool top_row_first, float* out,

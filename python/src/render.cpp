@@ -277,14 +277,21 @@ private:
                 image.pixels = device->allocate_device_floats(std::max<std::size_t>(1, arrays.size() * frame_floats));
                 pixels = image.pixels.get();
             }
+            const auto frame_of = [&](std::size_t i) {
+                DeviceCircleFrame one = frame;
+                one.rows = arrays[i].data;
+                one.circles = arrays[i].shape[0];
+                one.wait_stream = arrays[i].stream;
+                one.where = batch ? "scenes[" + std::to_string(i) + "]" : "circles";
+                return one;
+            };
+            // Every frame of a batch is checked before any is drawn, so a bad one leaves `out` as it was.
+            if (arrays.size() > 1)
+                for (std::size_t i = 0; i < arrays.size(); ++i) device->check_device_circles(frame_of(i));
             for (std::size_t i = 0; i < arrays.size(); ++i) {
-                frame.rows = arrays[i].data;
-                frame.circles = arrays[i].shape[0];
-                frame.wait_stream = arrays[i].stream;
-                frame.where = batch ? "scenes[" + std::to_string(i) + "]" : "circles";
                 const DeviceImageLayout layout{
                     {settings.channels, settings.upper}, pixels + i * frame_floats, target ? target->stream : nullptr};
-                last_stats_ = device->render_device_circles(frame, layout).stats;
+                last_stats_ = device->render_device_circles(frame_of(i), layout).stats;
             }
         }
         if (target) return out_object;

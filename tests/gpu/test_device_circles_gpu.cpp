@@ -204,6 +204,7 @@ TEST_CASE("cuda checks device circles as validate_scene does and goes on renderi
         }
         REQUIRE(!host_message.empty());
         const DeviceBuffer<float> device_rows = upload(rows);
+        CHECK_THROWS_WITH(backend.check_device_circles(frame_of(good, device_rows.data(), 64, 64)), host_message);
         try {
             backend.render_device_circles(frame_of(good, device_rows.data(), 64, 64), {});
             FAIL("a bad circle was rendered");
@@ -214,6 +215,7 @@ TEST_CASE("cuda checks device circles as validate_scene does and goes on renderi
     Image expected(64, 64);
     backend.render(good, expected);
     const DeviceBuffer<float> rows = upload(circle_rows(good));
+    CHECK_NOTHROW(backend.check_device_circles(frame_of(good, rows.data(), 64, 64)));
     const DeviceImage image = backend.render_device_circles(frame_of(good, rows.data(), 64, 64), {4, false});
     CHECK(same_bits(download(image.pixels.get(), std::size_t(64) * 64 * 4), laid_out(expected, 4, false)));
 }

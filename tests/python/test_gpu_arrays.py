@@ -542,6 +542,12 @@ def test_a_bad_device_circle_raises_the_host_message(gpu):
     scenes[1, 11, 7] = -0.5
     with pytest.raises(ValueError, match=r"^scenes\[1\]: circle 11: alpha -0.5 is outside \[0, 1\]$"):
         renderer.render_batch(gpu.device(scenes), 16)
+    # Every frame is checked before any is drawn: the good frame before the bad one is not written.
+    out = gpu.device(np.full((3, 16, 16, 3), 7.0, np.float32))
+    for batch in (gpu.device(scenes), [gpu.device(scene) for scene in scenes]):
+        with pytest.raises(ValueError, match=r"^scenes\[1\]: circle 11: "):
+            renderer.render_batch(batch, 16, out=out)
+        assert (gpu.host(out) == 7.0).all()
     good = random_circles(20, seed=7)  # the renderer goes on after a refusal
     assert_bits_equal(gpu.host(renderer.render(gpu.device(good), 16)), tilescan.render(good, 16, backend="ref"))
 
