@@ -15,7 +15,7 @@
 #include "kernels/primitives/ordered_binning.h"
 #include "kernels/primitives/radix_sort.h"
 #include "kernels/render/bin.h"
-#include "kernels/render/blend_range.h"
+#include "kernels/render/circle_facts.h"
 #include "kernels/render/convert_rgba8.h"
 #include "kernels/render/cull_count.h"
 #include "kernels/render/device_circles.h"
@@ -454,10 +454,10 @@ struct CudaBackend::Frame {
     CompactionBuffers compaction{allocations};
     FrameBuffer<float> image{allocations};
     FrameBuffer<unsigned long long> blends{allocations};
-    DeviceBuffer<DeviceBlendRange> blend_range{1};          // the scene's colours, for the tail walk's brackets
-    DeviceBuffer<float> equal_alpha_sums{kEqualAlphaSums};  // the sums of a scene of one alpha (blend_range.h)
-    MappedPinned<DeviceBlendRange> blend_range_on_host;     // its copy, for the plans of RGBA frames
-    CudaEvent blend_range_copied{true};                     // after the copy
+    DeviceBuffer<DeviceCircleFacts> circle_facts{1};        // the scene's colours and alphas, for the tail walk
+    DeviceBuffer<float> equal_alpha_sums{kEqualAlphaSums};  // the sums of a scene of one alpha (circle_facts.h)
+    MappedPinned<DeviceCircleFacts> circle_facts_on_host;   // its copy, for the plans of RGBA frames
+    CudaEvent circle_facts_copied{true};                    // after the copy
     MappedPinned<std::uint64_t> host_total;                 // the frame's pairs, copied by its emission or compaction
     DeviceBuffer<unsigned long long> first_bad_circle{1};   // load_rows' check
     DeviceBuffer<float> host_rows;                          // render_to_host's rows, as the caller laid them out
@@ -527,19 +527,19 @@ void CudaBackend::set_scene(std::size_t circles, ShadingKind shading, const Back
     f.scene.shading = shading;
     f.scene.background = background;
     f.scene.coverings_per_pixel = coverings_per_pixel;
-    launch_blend_range(f.scene.device_circles(), background, f.equal_alpha_sums.data(), f.blend_range.data(),
-                       f.stream.get());
-    TS_CUDA_CHECK(cudaMemcpyAsync(&f.blend_range_on_host.host(), f.blend_range.data(), sizeof(DeviceBlendRange),
+    launch_circle_facts(f.scene.device_circles(), background, f.equal_alpha_sums.data(), f.circle_facts.data(),
+                        f.stream.get());
+    TS_CUDA_CHECK(cudaMemcpyAsync(&f.circle_facts_on_host.host(), f.circle_facts.data(), sizeof(DeviceCircleFacts),
                                   cudaMemcpyDeviceToHost, f.stream.get()));
-    TS_CUDA_CHECK(cudaEventRecord(f.blend_range_copied.get(), f.stream.get()));
+    TS_CUDA_CHECK(cudaEventRecord(f.circle_facts_copied.get(), f.stream.get()));
 }
 
 // Whether the scene's flat circles count their alpha over `background` (alpha_counted), by the
 // range's copy: RGBA frames wait for the upload's range here, as they would for the frame.
 bool CudaBackend::alpha_counted_on_host(const BackgroundParams& background) const {
     const Frame& f = *frame_;
-    TS_CUDA_CHECK(cudaEventSynchronize(f.blend_range_copied.get()));
-    return alpha_counted(f.blend_range_on_host.host(), background);
+    TS_CUDA_CHECK(cudaEventSynchronize(f.circle_facts_copied.get()));
+    return alpha_counted(f.circle_facts_on_host.host(), background);
 }
 
 // The scene's buffers := `circles` rows of 8 floats in device memory (after the work on the stream so
@@ -711,7 +711,7 @@ void CudaBackend::enqueue_direct_binning(const FrameParams& frame, std::uint64_t
 }
 
 TailWalk CudaBackend::tail_walk(const FramePlan& plan) const {
-    return {plan.tail_walk ? frame_->blend_range.data() : nullptr, frame_->channels == FrameChannels::rgba};
+    return {plan.tail_walk ? frame_->circle_facts.data() : nullptr, frame_->channels == FrameChannels::rgba};
 }
 
 // The cull, then one kernel that lists and shades each tile (after a kernel that lists each

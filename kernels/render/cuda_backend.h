@@ -32,7 +32,7 @@
 
 namespace tilescan {
 
-struct TailWalk;      // kernels/render/blend_range.h
+struct TailWalk;      // kernels/render/circle_facts.h
 struct CircleFields;  // kernels/render/device_circles.h
 
 class CudaBackend : public DeviceBackend {

@@ -22,7 +22,7 @@ __global__ void __launch_bounds__(TileLayout<kPixels>::kThreads, kWalk == ShadeW
     shade_tiles_kernel(FrameParams f, CircleRecords records, const std::uint64_t* __restrict__ tile_offsets,
                        const std::uint32_t* __restrict__ tile_circles, std::uint32_t circle_id_mask,
                        const std::uint32_t* __restrict__ tile_order, BusyTilesOnDevice busy,
-                       const DeviceBlendRange* __restrict__ blend_range, float* __restrict__ image,
+                       const DeviceCircleFacts* __restrict__ circle_facts, float* __restrict__ image,
                        unsigned long long* blends) {
     __shared__ StagedCircles<kPixels> staged[2];
     __shared__ TileAlphaCounts counts;  // tails_rgba only
@@ -30,7 +30,7 @@ __global__ void __launch_bounds__(TileLayout<kPixels>::kThreads, kWalk == ShadeW
     const std::uint32_t band_tile = tile_order != nullptr ? tile_order[blockIdx.x] : blockIdx.x;
     shade_band_tile<kShading, kWalk, kCountBlends, kBoxFromGeometry>(staged, counts, f, records, tile_offsets,
                                                                      tile_circles, circle_id_mask, band_tile, gridDim.x,
-                                                                     busy, blend_range, image, blends);
+                                                                     busy, circle_facts, image, blends);
 }
 
 // The main grid's kernel for a layout, a walk (full, or tails of flat circles), whether the frame
@@ -47,7 +47,7 @@ template <int kPixels>
 auto shade_tiles_kernel_for(ShadingKind shading, const TailWalk& tails, bool count_blends, bool boxes_from_geometry) {
     if (shading == kShadingSnow)
         return shade_tiles_kernel_for<kPixels, kShadingSnow, ShadeWalk::full>(count_blends, boxes_from_geometry);
-    if (tails.range == nullptr)
+    if (tails.facts == nullptr)
         return shade_tiles_kernel_for<kPixels, kShadingFlat, ShadeWalk::full>(count_blends, boxes_from_geometry);
     if (tails.alpha)
         return shade_tiles_kernel_for<kPixels, kShadingFlat, ShadeWalk::tails_rgba>(count_blends, boxes_from_geometry);
@@ -111,7 +111,7 @@ void launch_shade_tiles(const FrameParams& frame, const CircleRecords& records, 
                         const BusyTiles& busy, int pixels_per_thread, bool boxes_from_geometry, const TailWalk& tails,
                         float* image, unsigned long long* blends, cudaStream_t stream) {
     check_pixels_per_thread("launch_shade_tiles", pixels_per_thread);
-    if (tails.range != nullptr && frame.shading != kShadingFlat)
+    if (tails.facts != nullptr && frame.shading != kShadingFlat)
         throw std::invalid_argument("launch_shade_tiles: the tail walk is of flat circles");
     const bool apart = busy.on_device.shade_apart;
     if (apart) {
@@ -132,7 +132,7 @@ void launch_shade_tiles(const FrameParams& frame, const CircleRecords& records, 
     }
     const auto shade = [&](auto kernel, int threads) {
         launch_after_prior_grid(kernel, band_tile_count(frame), unsigned(threads), stream, frame, records, tile_offsets,
-                                tile_circles, circle_id_mask, tile_order, busy.on_device, tails.range, image, blends);
+                                tile_circles, circle_id_mask, tile_order, busy.on_device, tails.facts, image, blends);
     };
     if (pixels_per_thread == kWidePixels)
         shade(shade_tiles_kernel_for<kWidePixels>(frame.shading, tails, blends != nullptr, boxes_from_geometry),

@@ -29,7 +29,7 @@ __device__ __forceinline__ void shade_band_tile(StagedCircles<kPixels> (&staged)
                                                 const std::uint64_t* tile_offsets, const std::uint32_t* tile_circles,
                                                 std::uint32_t circle_id_mask, std::uint32_t band_tile,
                                                 std::uint32_t band_tiles, const BusyTilesOnDevice& busy,
-                                                const DeviceBlendRange* blend_range, float* image,
+                                                const DeviceCircleFacts* circle_facts, float* image,
                                                 unsigned long long* blends) {
     static_assert(kWalk == ShadeWalk::full || kShading == kShadingFlat, "the tail walk is of flat circles");
     constexpr int kBatch = TileLayout<kPixels>::kBatch;
@@ -43,9 +43,10 @@ __device__ __forceinline__ void shade_band_tile(StagedCircles<kPixels> (&staged)
     const TilePixels<kPixels> p = tile_pixels<kPixels>(f, tile);
     std::uint32_t my_blends = 0;
     if constexpr (kWalk != ShadeWalk::full) {
-        const bool tails = kWalk == ShadeWalk::tails_rgb || tile_alpha_counted(*blend_range, f.background, end - begin);
+        const bool tails =
+            kWalk == ShadeWalk::tails_rgb || tile_alpha_counted(*circle_facts, f.background, end - begin);
         if (tails && shade_tile_tail<kWalk == ShadeWalk::tails_rgba, kBoxFromGeometry>(
-                         staged, counts, f, records, tile_circles, circle_id_mask, begin, end, tile, p, *blend_range,
+                         staged, counts, f, records, tile_circles, circle_id_mask, begin, end, tile, p, *circle_facts,
                          image, my_blends)) {
             if constexpr (kCountBlends) add_blends(blends, my_blends);
             return;

@@ -18,7 +18,7 @@
 
 #include <cuda_runtime.h>
 
-#include "kernels/render/blend_range.h"
+#include "kernels/render/circle_facts.h"
 #include "kernels/render/tile_shading.cuh"
 #include "renderer/shared/early_termination.h"
 
@@ -239,15 +239,15 @@ __device__ __forceinline__ std::uint32_t bits_from(std::uint64_t round_first, st
     return skipped >= 32 ? 0u : 0xffffffffu << skipped;
 }
 
-// The bracket a tile's tail starts from (the scene's colours `range_keys`, launch_blend_range, and
+// The bracket a tile's tail starts from (the scene's colours `facts`, launch_circle_facts, and
 // the background of the tile's own rows, widened for lists of up to `length` circles) and the width
 // below which a pixel counts as closed; false where the rule does not cover the tile or even the
 // scene's largest alpha covering a pixel all along the longest tail would not close its bracket
 // (short lists, faint circles).
-__device__ __forceinline__ bool tile_tail_bracket(const DeviceBlendRange& range_keys, const FrameParams& f,
+__device__ __forceinline__ bool tile_tail_bracket(const DeviceCircleFacts& facts, const FrameParams& f,
                                                   std::uint32_t tile, std::uint64_t length, TailBracket* bracket,
                                                   float* closed) {
-    BlendRange range = blend_range_of(range_keys);
+    BlendRange range = blend_range_of(facts);
     const int first_row = int(tile / std::uint32_t(f.grid.tiles_x)) << kTileLog2;
     for (int row = first_row; row < first_row + kTileSize && row < f.height; ++row) {
         const Rgba clear = background_pixel(f.background, row, f.height);
@@ -367,12 +367,12 @@ __device__ __forceinline__ void count_circle_alpha(const CircleFootprint& c, std
 // the sum its count of circles looks up (fill_equal_alpha_sums). Barriers before and after the
 // counting.
 template <int kPixels, typename Circle>
-__device__ __forceinline__ void count_tile_alpha(TileAlphaCounts& counts, const DeviceBlendRange& range_keys,
+__device__ __forceinline__ void count_tile_alpha(TileAlphaCounts& counts, const DeviceCircleFacts& facts,
                                                  const FrameParams& f, std::uint32_t tile, std::uint64_t first,
                                                  std::uint64_t end, Circle circle, const TilePixels<kPixels>& p,
                                                  float (&alpha)[kPixels]) {
     const float background = background_alpha(f.background);
-    const CircleAlphas alphas = circle_alphas_of(range_keys);
+    const CircleAlphas alphas = circle_alphas_of(facts);
     const bool in_units = alpha_sums_are_counts(alphas, background);
     const AlphaUnit unit = alpha_unit(alphas, background);
     for (int k = int(threadIdx.x); k < kTileSize * (kTileSize + 1); k += int(blockDim.x))
@@ -394,7 +394,7 @@ __device__ __forceinline__ void count_tile_alpha(TileAlphaCounts& counts, const 
     for (int j = 0; j < kPixels; ++j) {
         std::int32_t units = counts.whole;
         for (int x = 0; x <= p.local_x; ++x) units += counts.rows[p.local_y[j]][x];
-        alpha[j] = in_units ? counted_alpha(background, units, unit) : range_keys.equal_alpha_sums[units];
+        alpha[j] = in_units ? counted_alpha(background, units, unit) : facts.equal_alpha_sums[units];
     }
 }
 
@@ -431,18 +431,18 @@ __device__ __forceinline__ void blend_tail(StagedCircles<kPixels> (&staged)[2], 
 
 // The tail walk of one tile, where the rule covers it and its tail pays; true where it wrote the
 // tile, false where the caller must take the full walk. `range`: the scene's circles
-// (launch_blend_range). With kCountAlpha (RGBA frames, where tile_alpha_counted holds) the block
+// (launch_circle_facts). With kCountAlpha (RGBA frames, where tile_alpha_counted holds) the block
 // then counts the whole list's alpha through `counts`; without, alpha is left NaN.
 template <bool kCountAlpha, bool kBoxFromGeometry, int kPixels>
 __device__ __forceinline__ bool shade_tile_tail(StagedCircles<kPixels> (&staged)[2], TileAlphaCounts& counts,
                                                 const FrameParams& f, const CircleRecords& records,
                                                 const std::uint32_t* tile_circles, std::uint32_t circle_id_mask,
                                                 std::uint64_t begin, std::uint64_t end, std::uint32_t tile,
-                                                const TilePixels<kPixels>& p, const DeviceBlendRange& range_keys,
+                                                const TilePixels<kPixels>& p, const DeviceCircleFacts& facts,
                                                 float* image, std::uint32_t& blends) {
     TailBracket bracket;
     float closed;
-    if (!tile_tail_bracket(range_keys, f, tile, end - begin, &bracket, &closed)) return false;
+    if (!tile_tail_bracket(facts, f, tile, end - begin, &bracket, &closed)) return false;
     const TailStart start =
         find_tail<kBoxFromGeometry>(staged[0], f, records, tile_circles, circle_id_mask, begin, end, tile, p, closed);
     if (!start.found) return false;
@@ -452,7 +452,7 @@ __device__ __forceinline__ bool shade_tile_tail(StagedCircles<kPixels> (&staged)
     float alpha[kPixels];
     if constexpr (kCountAlpha) {
         count_tile_alpha(
-            counts, range_keys, f, tile, begin, end,
+            counts, facts, f, tile, begin, end,
             [&](std::uint64_t i) {
                 CircleInFlight c = fetch_circle<kBoxFromGeometry>(records, tile_circles[i] & circle_id_mask);
                 c.box = box_of<kBoxFromGeometry>(c, f);

@@ -23,7 +23,7 @@ __global__ void __launch_bounds__(kRegionListThreads, 2)
 template <ShadingKind kShading, ShadeWalk kWalk, int kPixels, bool kCountBlends, bool kByRegion>
 __device__ __forceinline__ void compact_and_shade_block(const FrameParams& f, const CircleRecords& records,
                                                         std::uint32_t circles, const RegionLists& regions,
-                                                        const DeviceBlendRange* blend_range,
+                                                        const DeviceCircleFacts* circle_facts,
                                                         const CompactionTotals& totals, float* image,
                                                         unsigned long long* blends) {
     __shared__ CompactedTile<kPixels, kCompactionCandidatesPerThread<kByRegion>> compacted;
@@ -31,7 +31,7 @@ __device__ __forceinline__ void compact_and_shade_block(const FrameParams& f, co
     __shared__ TileAlphaCounts counts;  // tails_rgba only
     wait_for_prior_grid();              // the cull's records, the region lists
     compact_and_shade_tile<kShading, kWalk, kCountBlends, kByRegion>(compacted, staged, counts, f, records, circles,
-                                                                     regions, blend_range, totals, blockIdx.x,
+                                                                     regions, circle_facts, totals, blockIdx.x,
                                                                      gridDim.x, image, blends);
 }
 
@@ -50,10 +50,10 @@ template <ShadingKind kShading, ShadeWalk kWalk, int kPixels, bool kCountBlends,
 __global__ void __launch_bounds__(TileLayout<kPixels>::kThreads,
                                   compaction_blocks_per_sm<kShading, kWalk, kPixels, kByRegion>())
     compact_and_shade_tiles_kernel(FrameParams f, CircleRecords records, std::uint32_t circles, RegionLists regions,
-                                   const DeviceBlendRange* __restrict__ blend_range, CompactionTotals totals,
+                                   const DeviceCircleFacts* __restrict__ circle_facts, CompactionTotals totals,
                                    float* __restrict__ image, unsigned long long* blends) {
     compact_and_shade_block<kShading, kWalk, kPixels, kCountBlends, kByRegion>(f, records, circles, regions,
-                                                                               blend_range, totals, image, blends);
+                                                                               circle_facts, totals, image, blends);
 }
 
 // The kernel for a layout, a walk (full, or tails of flat circles), whether the frame counts
@@ -71,7 +71,7 @@ template <int kPixels>
 auto compact_and_shade_tiles_kernel_for(ShadingKind shading, const TailWalk& tails, bool count_blends, bool by_region) {
     if (shading == kShadingSnow)
         return compact_and_shade_tiles_kernel_for<kPixels, kShadingSnow, ShadeWalk::full>(count_blends, by_region);
-    if (tails.range == nullptr)
+    if (tails.facts == nullptr)
         return compact_and_shade_tiles_kernel_for<kPixels, kShadingFlat, ShadeWalk::full>(count_blends, by_region);
     if (tails.alpha)
         return compact_and_shade_tiles_kernel_for<kPixels, kShadingFlat, ShadeWalk::tails_rgba>(count_blends,
@@ -92,12 +92,12 @@ void launch_compact_and_shade_tiles(const FrameParams& frame, const CircleRecord
                                     const TailWalk& tails, float* image, unsigned long long* blends,
                                     cudaStream_t stream) {
     check_pixels_per_thread("launch_compact_and_shade_tiles", pixels_per_thread);
-    if (tails.range != nullptr && frame.shading != kShadingFlat)
+    if (tails.facts != nullptr && frame.shading != kShadingFlat)
         throw std::invalid_argument("launch_compact_and_shade_tiles: the tail walk is of flat circles");
     const bool by_region = regions.ids != nullptr, count_blends = blends != nullptr;
     const auto shade = [&](auto kernel, int threads) {
         launch_after_prior_grid(kernel, tile_count(frame), unsigned(threads), stream, frame, records, circles, regions,
-                                tails.range, totals, image, blends);
+                                tails.facts, totals, image, blends);
     };
     if (pixels_per_thread == kWidePixels)
         shade(compact_and_shade_tiles_kernel_for<kWidePixels>(frame.shading, tails, count_blends, by_region),

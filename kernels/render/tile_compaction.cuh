@@ -310,7 +310,7 @@ __device__ __forceinline__ std::uint32_t blend_compacted_tail(
 // Tile `tile`'s block (of `tiles`): lists its candidates that touch the tile and shades them,
 // through its shared memory `compacted` and `staged`. `totals` gathers the pairs the frame's
 // blocks listed for the host (CompactionTotals): every (tile, circle) pair, but for a tile proved
-// by the tail walk (kWalk, flat circles; the scene's colours in *range_keys), which lists only its
+// by the tail walk (kWalk, flat circles; the scene's colours in *facts), which lists only its
 // tail. A tile whose tail walk proves nothing takes the full walk after it. RGBA frames walk
 // tails where their alpha is counted (tile_alpha_counted), the block counting every candidate's
 // through `counts`; the others take the full walk.
@@ -318,7 +318,7 @@ template <ShadingKind kShading, ShadeWalk kWalk, bool kCountBlends, bool kByRegi
 __device__ __forceinline__ void compact_and_shade_tile(
     CompactedTile<kPixels, kCompactionCandidatesPerThread<kByRegion>>& compacted, StagedCircles<kPixels>& staged,
     TileAlphaCounts& counts, const FrameParams& f, const CircleRecords& records, std::uint32_t circles,
-    const RegionLists& regions, const DeviceBlendRange* range_keys, const CompactionTotals& totals, std::uint32_t tile,
+    const RegionLists& regions, const DeviceCircleFacts* facts, const CompactionTotals& totals, std::uint32_t tile,
     std::uint32_t tiles, float* image, unsigned long long* blends) {
     static_assert(kWalk == ShadeWalk::full || kShading == kShadingFlat, "the tail walk is of flat circles");
     using Layout = TileLayout<kPixels>;
@@ -333,10 +333,8 @@ __device__ __forceinline__ void compact_and_shade_tile(
     if constexpr (kWalk != ShadeWalk::full) {
         TailBracket bracket;
         float closed;
-        const bool tails =
-            kWalk == ShadeWalk::tails_rgb || tile_alpha_counted(*range_keys, f.background, candidates.count);
-        if (tails && candidates.count != 0 &&
-            tile_tail_bracket(*range_keys, f, tile, candidates.count, &bracket, &closed)) {
+        const bool tails = kWalk == ShadeWalk::tails_rgb || tile_alpha_counted(*facts, f.background, candidates.count);
+        if (tails && candidates.count != 0 && tile_tail_bracket(*facts, f, tile, candidates.count, &bracket, &closed)) {
             const TailStart start =
                 find_compacted_tail(compacted, staged, f, records, candidates, tile, tx, ty, p, closed);
             if (start.found) {
@@ -355,7 +353,7 @@ __device__ __forceinline__ void compact_and_shade_tile(
                                 return CircleInFlight{CircleGeometry{}, CirclePaint{}, box};
                             return fetch_circle(records, circle);
                         };
-                        count_tile_alpha(counts, *range_keys, f, tile, 0, candidates.count, candidate, p, alpha);
+                        count_tile_alpha(counts, *facts, f, tile, 0, candidates.count, candidate, p, alpha);
                     } else {
                         for (float& a : alpha) a = kNoAlpha;
                     }

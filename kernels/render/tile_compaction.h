@@ -7,7 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "kernels/render/blend_range.h"
+#include "kernels/render/circle_facts.h"
 #include "kernels/render/frame_params.h"
 
 namespace tilescan {

@@ -1,19 +1,19 @@
 // The cuda backend's shading of a tile (kernels/render/shade_tile.cuh: the full walk, and exact
 // early termination's tail walk; kernels/render/tile_compaction.cuh: tile compaction, one level and
 // by regions, each with the tail walk; kernels/render/busy_tiles.cuh: busy tiles shaded apart;
-// kernels/render/blend_range.cuh: the scene's colour range) run on the CPU, its device code compiled as host C++ under
-// emulated CUDA threads (simt.h), against `ref` bit for bit. The tile lists, records and colour range are built on the
-// host by the same shared functions the GPU's cull and binning stages call (renderer/shared, circle_records.cuh), so
-// this checks the shading kernels' own logic, barriers and warp votes included, on every machine; the GPU tests check
-// the real thing.
+// kernels/render/circle_facts.cuh: what the shading asks of the circles) run on the CPU, its device code compiled as
+// host C++ under emulated CUDA threads (simt.h), against `ref` bit for bit. The tile lists, records and circles' facts
+// are built on the host by the same shared functions the GPU's cull and binning stages call (renderer/shared,
+// circle_records.cuh), so this checks the shading kernels' own logic, barriers and warp votes included, on every
+// machine; the GPU tests check the real thing.
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstring>
 #include <string>
 #include <vector>
 
-#include "kernels/render/blend_range.cuh"
 #include "kernels/render/busy_tiles.cuh"
+#include "kernels/render/circle_facts.cuh"
 #include "kernels/render/shade_tile.cuh"
 #include "kernels/render/tile_compaction.cuh"
 #include "render_cases.h"
@@ -27,14 +27,14 @@ namespace {
 bool same_float(float a, float b) { return std::memcmp(&a, &b, sizeof a) == 0; }
 
 // What the cull and binning stages hand the shading: records, tile lists in draw order, the
-// scene's colour range and its sums of one alpha.
+// circles' facts (their colour range, their alphas') and the sums of one alpha.
 struct BinnedFrame {
     FrameParams frame;
     std::vector<CircleShadingRecord> shading;
     std::vector<CircleBox> box;
     std::vector<std::uint64_t> tile_offsets;
     std::vector<std::uint32_t> tile_circles;
-    DeviceBlendRange range;
+    DeviceCircleFacts facts;
     std::vector<float> equal_alpha_sums = std::vector<float>(kEqualAlphaSums);
 };
 
@@ -68,23 +68,23 @@ BinnedFrame bin_on_host(const Scene& scene, int width, int height) {
         b.tile_offsets.push_back(b.tile_circles.size());
     }
     for (int c = 0; c < 3; ++c) {
-        b.range.lo[c] = order_key(range.lo[c]);
-        b.range.hi[c] = order_key(range.hi[c]);
+        b.facts.lo[c] = order_key(range.lo[c]);
+        b.facts.hi[c] = order_key(range.hi[c]);
     }
-    b.range.max_alpha = order_key(range.max_alpha);
-    b.range.bounded = range.bounded;
-    b.range.alpha_exponent = alphas.exponent;
-    b.range.alpha_bits_lo = 0xffffffffu;
-    b.range.alpha_bits_hi = 0;
+    b.facts.max_alpha = order_key(range.max_alpha);
+    b.facts.bounded = range.bounded;
+    b.facts.alpha_exponent = alphas.exponent;
+    b.facts.alpha_bits_lo = 0xffffffffu;
+    b.facts.alpha_bits_hi = 0;
     for (const float a : scene.a) {
         std::uint32_t bits;
         std::memcpy(&bits, &a, sizeof bits);
-        b.range.alpha_bits_lo = std::min(b.range.alpha_bits_lo, bits);
-        b.range.alpha_bits_hi = std::max(b.range.alpha_bits_hi, bits);
+        b.facts.alpha_bits_lo = std::min(b.facts.alpha_bits_lo, bits);
+        b.facts.alpha_bits_hi = std::max(b.facts.alpha_bits_hi, bits);
     }
-    b.range.circles = std::uint32_t(alphas.circles);
-    b.range.equal_alpha_sums = b.equal_alpha_sums.data();
-    fill_equal_alpha_sums(b.range, b.frame.background, b.equal_alpha_sums.data());
+    b.facts.circles = std::uint32_t(alphas.circles);
+    b.facts.equal_alpha_sums = b.equal_alpha_sums.data();
+    fill_equal_alpha_sums(b.facts, b.frame.background, b.equal_alpha_sums.data());
     return b;
 }
 
@@ -103,7 +103,7 @@ std::uint64_t shade_emulated(BinnedFrame& b, Image& image) {
         simt::run_block(tile, tiles, TileLayout<kPixels>::kThreads, [&] {
             shade_band_tile<kShading, kWalk, true, kBoxFromGeometry>(
                 staged, counts, b.frame, records, b.tile_offsets.data(), b.tile_circles.data(), ~std::uint32_t(0), tile,
-                tiles, busy, &b.range, reinterpret_cast<float*>(image.data()), &blends);
+                tiles, busy, &b.facts, reinterpret_cast<float*>(image.data()), &blends);
         });
     }
     return blends;
@@ -195,7 +195,7 @@ Compacted compact_emulated(BinnedFrame& b, Image& image) {
         TileAlphaCounts counts;
         simt::run_block(tile, tiles, TileLayout<kPixels>::kThreads, [&] {
             compact_and_shade_tile<kShading, kWalk, true, kByRegion>(compacted, staged, counts, f, records, circles,
-                                                                     regions, &b.range, totals, tile, tiles,
+                                                                     regions, &b.facts, totals, tile, tiles,
                                                                      reinterpret_cast<float*>(image.data()), &blends);
         });
     }
@@ -272,7 +272,7 @@ std::uint32_t shade_busy_apart(BinnedFrame& b, Image& image) {
         simt::run_block(tile, tiles, TileLayout<kPixels>::kThreads, [&] {
             shade_band_tile<kShading, ShadeWalk::full, false, false>(staged, counts, f, records, b.tile_offsets.data(),
                                                                      b.tile_circles.data(), ~std::uint32_t(0), tile,
-                                                                     tiles, busy, &b.range, pixels, nullptr);
+                                                                     tiles, busy, &b.facts, pixels, nullptr);
         });
     }
     std::uint32_t scratch[kListThreads / 32];
@@ -309,29 +309,29 @@ void check_busy_tiles(const Scene& scene, int width, int height, std::uint32_t e
     CHECK(images_match(expected, wide, 0.0f, "emulated_cuda_busy_4px_" + name));
 }
 
-// The colour range the shading's brackets come from, as launch_blend_range's grid finds it (blocks
+// The circles' facts the shading reads, as launch_circle_facts's grid finds them (blocks
 // of 256 threads, each thread striding over the circles), against the host's.
-DeviceBlendRange range_emulated(const Scene& scene, unsigned blocks, float* equal_alpha_sums) {
+DeviceCircleFacts facts_emulated(const Scene& scene, unsigned blocks, float* equal_alpha_sums) {
     const DeviceCircles circles{scene.x.data(),      scene.y.data(), scene.z.data(),
                                 scene.radius.data(), scene.r.data(), scene.g.data(),
                                 scene.b.data(),      scene.a.data(), std::uint32_t(scene.size())};
-    DeviceBlendRange range;
+    DeviceCircleFacts facts;
     simt::run_block(0, 1, 32, [&] {
-        if (threadIdx.x == 0) clear_blend_range(&range, circles.count, equal_alpha_sums);
+        if (threadIdx.x == 0) clear_circle_facts(&facts, circles.count, equal_alpha_sums);
     });
     constexpr unsigned kThreads = 256;
     for (unsigned block = 0; block < blocks; ++block)
         simt::run_block(block, blocks, kThreads, [&] {
-            merge_blend_range(circles, std::uint64_t(block) * kThreads + threadIdx.x, std::uint64_t(blocks) * kThreads,
-                              &range);
+            merge_circle_facts(circles, std::uint64_t(block) * kThreads + threadIdx.x, std::uint64_t(blocks) * kThreads,
+                               &facts);
         });
-    return range;
+    return facts;
 }
 
 }  // namespace
 
 TEST_CASE("emulated cuda: the colour range and the alphas' facts equal the host's", "[emulated][early_termination]") {
-    const auto same = [](const DeviceBlendRange& a, const DeviceBlendRange& b) {
+    const auto same = [](const DeviceCircleFacts& a, const DeviceCircleFacts& b) {
         return std::memcmp(&a, &b, sizeof a) == 0;
     };
     std::vector<Scene> scenes;
@@ -347,11 +347,11 @@ TEST_CASE("emulated cuda: the colour range and the alphas' facts equal the host'
     for (const Scene& scene : scenes)
         for (const unsigned blocks : {1u, 3u, 7u}) {
             BinnedFrame host = bin_on_host(scene, 16, 16);
-            CHECK(same(range_emulated(scene, blocks, host.equal_alpha_sums.data()), host.range));
+            CHECK(same(facts_emulated(scene, blocks, host.equal_alpha_sums.data()), host.facts));
         }
-    const DeviceBlendRange zero_range = range_emulated(zeros, 3, nullptr);
-    CHECK(zero_range.bounded == 0);
-    CHECK(std::signbit(from_order_key(zero_range.lo[0])));
+    const DeviceCircleFacts zero_facts = facts_emulated(zeros, 3, nullptr);
+    CHECK(zero_facts.bounded == 0);
+    CHECK(std::signbit(from_order_key(zero_facts.lo[0])));
     CHECK(order_key(-0.0f) < order_key(0.0f));
     for (const float v : {-3.0f, -1e-40f, -0.0f, 0.0f, 1e-40f, 0.5f, 1.0f, 3e38f}) {
         const float back = from_order_key(order_key(v));
@@ -362,20 +362,20 @@ TEST_CASE("emulated cuda: the colour range and the alphas' facts equal the host'
     // One alpha of no short unit: counted in circles, each count's sum the serial one; halves
     // count in units and need no sums; two alphas are not one.
     const BinnedFrame ones = bin_on_host(one_alpha, 16, 16);
-    const CircleAlphas seen = circle_alphas_of(ones.range);
+    const CircleAlphas seen = circle_alphas_of(ones.facts);
     CHECK(alphas_all_equal(seen));
     CHECK_FALSE(alpha_sums_are_counts(seen, 1.0f));
-    CHECK(alpha_counted(ones.range, one_alpha.background));
+    CHECK(alpha_counted(ones.facts, one_alpha.background));
     float serial = 1.0f;
     for (std::uint32_t k = 0; k < kEqualAlphaSums; serial += 0.3f, ++k)
         if (!same_float(ones.equal_alpha_sums[k], serial)) FAIL("sum " << k);
-    CHECK(tile_alpha_counted(ones.range, one_alpha.background, kEqualAlphaSums - 1));
-    CHECK_FALSE(tile_alpha_counted(ones.range, one_alpha.background, kEqualAlphaSums));
+    CHECK(tile_alpha_counted(ones.facts, one_alpha.background, kEqualAlphaSums - 1));
+    CHECK_FALSE(tile_alpha_counted(ones.facts, one_alpha.background, kEqualAlphaSums));
     const BinnedFrame halves = bin_on_host(builtin_frame("rand10k"), 16, 16);
-    CHECK(tile_alpha_counted(halves.range, one_alpha.background, 1u << 20));
+    CHECK(tile_alpha_counted(halves.facts, one_alpha.background, 1u << 20));
     Scene two_alphas = one_alpha;
     two_alphas.a[5] = 0.7f;
-    CHECK_FALSE(alpha_counted(bin_on_host(two_alphas, 16, 16).range, two_alphas.background));
+    CHECK_FALSE(alpha_counted(bin_on_host(two_alphas, 16, 16).facts, two_alphas.background));
 }
 
 TEST_CASE("emulated cuda shading: busy tiles listed and shaded apart render like ref", "[emulated][render]") {

@@ -1,7 +1,8 @@
-// The scene's colour range on the device, for exact early termination's brackets
-// (renderer/shared/early_termination.h), and what the rule of alpha by counting asks of its alphas
-// (renderer/shared/counted_alpha.h): found where the circles are, once a scene is uploaded, and
-// read by the shading kernels, so that neither the upload nor a frame waits for the host.
+// What the shading asks of a scene's circles, found on the device once a scene is uploaded: their
+// colour range, for exact early termination's brackets (renderer/shared/early_termination.h), and
+// what the rule of alpha by counting asks of their alphas (renderer/shared/counted_alpha.h). Found
+// where the circles are and read by the shading kernels, so that neither the upload nor a frame
+// waits for the host.
 // Every launcher is asynchronous on `stream` and checks its launch.
 #pragma once
 
@@ -16,11 +17,11 @@
 
 namespace tilescan {
 
-// A BlendRange of flat circles as integer keys that order like the floats they encode (-0 below
-// +0; order_key), so that blocks merge their ranges with integer atomics.
-// With it, what alpha by counting asks of the alphas, and where a frame of one alpha finds its
-// sums (fill_equal_alpha_sums).
-struct DeviceBlendRange {
+// The circles' facts: their BlendRange as integer keys that order like the floats they encode (-0
+// below +0; order_key), so that blocks merge their ranges with integer atomics; what alpha by
+// counting asks of their alphas; and where a frame of one alpha finds its sums
+// (fill_equal_alpha_sums).
+struct DeviceCircleFacts {
     std::int32_t lo[3], hi[3], max_alpha;
     std::uint32_t bounded;                       // 1 while every circle is covered by the proof
     std::int32_t alpha_exponent;                 // the least of the circles' alpha_unit_exponent
@@ -42,33 +43,33 @@ TS_HD inline float from_order_key(std::int32_t key) {
     return v;
 }
 
-TS_HD inline BlendRange blend_range_of(const DeviceBlendRange& keys) {
+TS_HD inline BlendRange blend_range_of(const DeviceCircleFacts& facts) {
     BlendRange range;
     for (int c = 0; c < 3; ++c) {
-        range.lo[c] = from_order_key(keys.lo[c]);
-        range.hi[c] = from_order_key(keys.hi[c]);
+        range.lo[c] = from_order_key(facts.lo[c]);
+        range.hi[c] = from_order_key(facts.hi[c]);
     }
-    range.max_alpha = from_order_key(keys.max_alpha);
-    range.bounded = keys.bounded != 0;
+    range.max_alpha = from_order_key(facts.max_alpha);
+    range.bounded = facts.bounded != 0;
     return range;
 }
 
 // The circles' alphas as the rule of alpha by counting sees them.
-TS_HD inline CircleAlphas circle_alphas_of(const DeviceBlendRange& keys) {
+TS_HD inline CircleAlphas circle_alphas_of(const DeviceCircleFacts& facts) {
     CircleAlphas alphas;
-    alphas.exponent = keys.alpha_exponent;
-    alphas.max_alpha = from_order_key(keys.max_alpha);
-    alphas.circles = keys.circles;
-    alphas.equal = keys.alpha_bits_lo == keys.alpha_bits_hi;
-    alphas.bits = keys.alpha_bits_lo;
+    alphas.exponent = facts.alpha_exponent;
+    alphas.max_alpha = from_order_key(facts.max_alpha);
+    alphas.circles = facts.circles;
+    alphas.equal = facts.alpha_bits_lo == facts.alpha_bits_hi;
+    alphas.bits = facts.alpha_bits_lo;
     return alphas;
 }
 
 // Whether a frame of the scene's flat circles over `background` counts its alpha
 // (alpha_is_counted: in units, or in circles of one alpha), its alphas in [0, 1] (`bounded`); the
 // host's plan and the shading kernels ask this one function.
-TS_HD inline bool alpha_counted(const DeviceBlendRange& keys, const BackgroundParams& background) {
-    return keys.bounded != 0 && alpha_is_counted(circle_alphas_of(keys), background_alpha(background));
+TS_HD inline bool alpha_counted(const DeviceCircleFacts& facts, const BackgroundParams& background) {
+    return facts.bounded != 0 && alpha_is_counted(circle_alphas_of(facts), background_alpha(background));
 }
 
 // A frame of one alpha whose sums may round looks a pixel's count k up in a table of the k-th
@@ -78,18 +79,19 @@ constexpr std::uint32_t kEqualAlphaSums = 4096;
 
 // Whether a frame's tile whose list holds `circles` circles counts its alpha: alpha_counted, and
 // its counts within the table where the frame needs it.
-TS_HD inline bool tile_alpha_counted(const DeviceBlendRange& keys, const BackgroundParams& background,
+TS_HD inline bool tile_alpha_counted(const DeviceCircleFacts& facts, const BackgroundParams& background,
                                      std::uint64_t circles) {
     const float a0 = background_alpha(background);
-    return alpha_counted(keys, background) &&
-           (alpha_sums_are_counts(circle_alphas_of(keys), a0) || circles < kEqualAlphaSums);
+    return alpha_counted(facts, background) &&
+           (alpha_sums_are_counts(circle_alphas_of(facts), a0) || circles < kEqualAlphaSums);
 }
 
 // sums[k] = the k-th of A0, A0 + a, (A0 + a) + a, ... for k < kEqualAlphaSums, where the frame
 // counts circles of one alpha a (alphas_all_equal, and its sums not counts in units); otherwise
 // nothing. One thread, in order: each sum rounds as the serial blend's does.
-TS_HD inline void fill_equal_alpha_sums(const DeviceBlendRange& keys, const BackgroundParams& background, float* sums) {
-    const CircleAlphas alphas = circle_alphas_of(keys);
+TS_HD inline void fill_equal_alpha_sums(const DeviceCircleFacts& facts, const BackgroundParams& background,
+                                        float* sums) {
+    const CircleAlphas alphas = circle_alphas_of(facts);
     const float a0 = background_alpha(background);
     if (!alphas_all_equal(alphas) || alpha_sums_are_counts(alphas, a0)) return;
     float one_alpha;
@@ -102,20 +104,20 @@ TS_HD inline void fill_equal_alpha_sums(const DeviceBlendRange& keys, const Back
     }
 }
 
-// The shading's walk of each tile's list (binned or compacted): with `range` (the scene's,
-// launch_blend_range), exact early termination's tail walk of flat circles (tail_walk.cuh), its
+// The shading's walk of each tile's list (binned or compacted): with `facts` (the scene's,
+// launch_circle_facts), exact early termination's tail walk of flat circles (tail_walk.cuh), its
 // frames RGBA where `alpha` (their alpha counted, where alpha_counted holds; otherwise the full
 // walk), else RGB with alpha left NaN; without, the full walk.
 struct TailWalk {
-    const DeviceBlendRange* range;
+    const DeviceCircleFacts* facts;
     bool alpha;
 };
 
-// *range = the BlendRange of the scene's flat circles (include_flat_circle over every circle; no
+// *facts = the BlendRange of the scene's flat circles (include_flat_circle over every circle; no
 // background: the shading adds its tile's), their alphas' least unit exponent, least and greatest
 // bits and count, and `equal_alpha_sums` (kEqualAlphaSums floats), where fill_equal_alpha_sums
 // finds the sums of a frame of one alpha over `background`.
-void launch_blend_range(const DeviceCircles& circles, const BackgroundParams& background, float* equal_alpha_sums,
-                        DeviceBlendRange* range, cudaStream_t stream);
+void launch_circle_facts(const DeviceCircles& circles, const BackgroundParams& background, float* equal_alpha_sums,
+                         DeviceCircleFacts* facts, cudaStream_t stream);
 
 }  // namespace tilescan

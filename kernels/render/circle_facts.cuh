@@ -1,38 +1,38 @@
-// The scene's colour range's device code (blend_range.cu's kernels): each thread's circles,
+// The circles' facts' device code (circle_facts.cu's kernels): each thread's circles,
 // merged across its warp by shuffles and across blocks by one set of integer atomics a warp.
 //
-// Included only by blend_range.cu, and by the CPU test that runs it under emulated threads
+// Included only by circle_facts.cu, and by the CPU test that runs it under emulated threads
 // (tests/emulated/test_shading_emulated.cpp).
 #pragma once
 
-#include "kernels/render/blend_range.h"
+#include "kernels/render/circle_facts.h"
 
 namespace tilescan {
 
 namespace {
 
-// *range = the empty range of `circles` circles, its sums of one alpha to be in equal_alpha_sums,
+// *facts = the facts of no circle, of a scene of `circles` circles, its sums of one alpha to be in equal_alpha_sums,
 // by one thread.
-__device__ __forceinline__ void clear_blend_range(DeviceBlendRange* range, std::uint32_t circles,
-                                                  float* equal_alpha_sums) {
+__device__ __forceinline__ void clear_circle_facts(DeviceCircleFacts* facts, std::uint32_t circles,
+                                                   float* equal_alpha_sums) {
     const BlendRange empty = empty_blend_range();
     for (int c = 0; c < 3; ++c) {
-        range->lo[c] = order_key(empty.lo[c]);
-        range->hi[c] = order_key(empty.hi[c]);
+        facts->lo[c] = order_key(empty.lo[c]);
+        facts->hi[c] = order_key(empty.hi[c]);
     }
-    range->max_alpha = order_key(empty.max_alpha);
-    range->bounded = 1;
-    range->alpha_exponent = kNoAlphaUnit;
-    range->alpha_bits_lo = 0xffffffffu;
-    range->alpha_bits_hi = 0;
-    range->circles = circles;
-    range->equal_alpha_sums = equal_alpha_sums;
+    facts->max_alpha = order_key(empty.max_alpha);
+    facts->bounded = 1;
+    facts->alpha_exponent = kNoAlphaUnit;
+    facts->alpha_bits_lo = 0xffffffffu;
+    facts->alpha_bits_hi = 0;
+    facts->circles = circles;
+    facts->equal_alpha_sums = equal_alpha_sums;
 }
 
-// Merges circles first, first + stride, ... into *range, the calling thread's share: every lane
+// Merges circles first, first + stride, ... into *facts, the calling thread's share: every lane
 // of a full warp calls it.
-__device__ __forceinline__ void merge_blend_range(const DeviceCircles& circles, std::uint64_t first,
-                                                  std::uint64_t stride, DeviceBlendRange* range) {
+__device__ __forceinline__ void merge_circle_facts(const DeviceCircles& circles, std::uint64_t first,
+                                                   std::uint64_t stride, DeviceCircleFacts* facts) {
     BlendRange mine = empty_blend_range();
     int alpha_exponent = kNoAlphaUnit;
     std::uint32_t alpha_bits_lo = 0xffffffffu, alpha_bits_hi = 0;
@@ -62,14 +62,14 @@ __device__ __forceinline__ void merge_blend_range(const DeviceCircles& circles, 
     }
     if ((threadIdx.x & 31) != 0) return;
     for (int c = 0; c < 3; ++c) {
-        atomicMin(&range->lo[c], lo[c]);
-        atomicMax(&range->hi[c], hi[c]);
+        atomicMin(&facts->lo[c], lo[c]);
+        atomicMax(&facts->hi[c], hi[c]);
     }
-    atomicMax(&range->max_alpha, max_alpha);
-    atomicMin(&range->alpha_exponent, alpha_exponent);
-    atomicMin(&range->alpha_bits_lo, alpha_bits_lo);
-    atomicMax(&range->alpha_bits_hi, alpha_bits_hi);
-    if (!bounded) atomicAnd(&range->bounded, 0u);
+    atomicMax(&facts->max_alpha, max_alpha);
+    atomicMin(&facts->alpha_exponent, alpha_exponent);
+    atomicMin(&facts->alpha_bits_lo, alpha_bits_lo);
+    atomicMax(&facts->alpha_bits_hi, alpha_bits_hi);
+    if (!bounded) atomicAnd(&facts->bounded, 0u);
 }
 
 }  // namespace
