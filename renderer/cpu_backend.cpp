@@ -193,6 +193,34 @@ void blend_flat_pixels(TilePlanes& t, int base, PixelRun run, const Premultiplie
     }
 }
 
+// A flat circle's blend into one tile row of the full walk: all sixteen pixels in fixed lanes,
+// each covered one blended (blend_channel lane by lane) and the others kept, so that the row needs
+// neither its run's ends nor a loop over a run of any length (docs/tuning.md, "cpu backend").
+// Returns the covered lanes, -1 each.
+template <bool kAlpha>
+inline MaskLanes blend_flat_row(TilePlanes& t, int base, const CircleColumns& columns, float row_offset,
+                                float squared_radius, const PremultipliedColour& colour) {
+    const float one_minus_alpha = 1.0f - colour.alpha;
+    float* const planes[3] = {t.r, t.g, t.b};
+    const float paint[3] = {colour.r, colour.g, colour.b};
+    MaskLanes covered_lanes = {0, 0, 0, 0};
+    for (int q = 0; q < kLaneGroups; ++q) {
+        const MaskLanes covered =
+            (columns.squared_offset[q] + row_offset <= squared_radius) & (columns.left[q] | columns.right[q]);
+        covered_lanes += covered;
+        for (int channel = 0; channel < (kAlpha ? 4 : 3); ++channel) {
+            float* const plane = (channel < 3 ? planes[channel] : t.a) + base + 4 * q;
+            FloatLanes value;
+            std::memcpy(&value, plane, sizeof value);
+            const FloatLanes blended =
+                channel < 3 ? blend_channel(paint[channel], one_minus_alpha, value) : value + colour.alpha;
+            value = covered ? blended : value;
+            std::memcpy(plane, &value, sizeof value);
+        }
+    }
+    return covered_lanes;
+}
+
 // The same for a snow flake: a square root, a division and exp per covered pixel. Over a run with
 // no test the compiler vectorizes it too (given the file's -fno-math-errno -fno-trapping-math:
 // renderer/CMakeLists.txt). max_alpha is the flake's snow_max_alpha, computed once a flake.
@@ -246,19 +274,27 @@ TileView tile_view(int tx, int ty, const FrameGeometry& g) {
     return t;
 }
 
+// Whether circle c covers every pixel centre of the tile inside its box (the box holds the tile's,
+// and the circle its farthest centres), and the run of all the tile's rows that then needs no test
+// (the columns past the image's edge too, which are never written out).
+inline bool covers_whole_tile(const CircleFootprint& c, const TileView& t) {
+    return box_holds(c.box, t.box) && covers_whole_block(c.x, c.y, c.squared_radius, t.centres);
+}
+inline PixelRun whole_tile_run(const TileView& t) { return {0, (t.box.y1 - t.box.y0) * kTileSize}; }
+
 // Calls visit(base, run, py) for the tile's pixels [base + run.first, base + run.last) whose
 // centres the circle covers (none, for some rows of the circle's box: a branch to skip those
 // mispredicts where the full walk gains nothing by it), one tile row at a time (row centre py), in the rows (local
-// index) that `wanted` accepts; returns how many. A flat circle that covers every pixel centre of the tile, inside its
-// box, is visited once over all the tile's rows with no row's run to find (the columns past the image's edge too, which
-// are never written out) where all rows are wanted: snow's visitors use py, so flakes always go row by row.
+// index) that `wanted` accepts; returns how many. A flat circle that covers the whole tile (covers_whole_tile) is
+// visited once over all the tile's rows with no row's run to find, where all rows are wanted: snow's visitors use py,
+// so flakes always go row by row.
 // Boxes of at most kScannedRunColumns columns are scanned (scanned_run), wider ones counted in lanes.
 template <ShadingKind kShading, typename Visit, typename Wanted>
 std::uint32_t visit_covered_pixels(const TileView& t, const CircleFootprint& c, const FrameGeometry& g, Visit visit,
                                    bool all_wanted, Wanted wanted) {
     if constexpr (kShading == kShadingFlat) {
-        if (all_wanted && box_holds(c.box, t.box) && covers_whole_block(c.x, c.y, c.squared_radius, t.centres)) {
-            visit(0, PixelRun{0, (t.box.y1 - t.box.y0) * kTileSize}, 0.0f);
+        if (all_wanted && covers_whole_tile(c, t)) {
+            visit(0, whole_tile_run(t), 0.0f);
             return t.pixels;
         }
     }
@@ -285,6 +321,29 @@ std::uint32_t visit_covered_pixels(const TileView& t, const CircleFootprint& c, 
 template <ShadingKind kShading, typename Visit>
 std::uint32_t visit_covered_pixels(const TileView& t, const CircleFootprint& c, const FrameGeometry& g, Visit visit) {
     return visit_covered_pixels<kShading>(t, c, g, visit, true, [](int) { return true; });
+}
+
+// A flat circle's blend into a tile for the full walk; returns its blends. A circle covering the
+// whole tile blends it with no test, a box of at most kScannedRunColumns columns scans its rows'
+// runs, and any other blends its rows in fixed lanes (blend_flat_row).
+template <bool kAlpha>
+std::uint32_t blend_flat_circle(TilePlanes& planes, const TileView& t, const CircleFootprint& c, const FrameGeometry& g,
+                                const PremultipliedColour& paint) {
+    if (covers_whole_tile(c, t)) {
+        blend_flat_pixels<kAlpha>(planes, 0, whole_tile_run(t), paint);
+        return t.pixels;
+    }
+    const int first = std::max(t.box.x0, c.box.x0) - t.box.x0, last = std::min(t.box.x1, c.box.x1) - t.box.x0;
+    if (last - first <= kScannedRunColumns)
+        return visit_covered_pixels<kShadingFlat>(
+            t, c, g, [&](int base, PixelRun run, float) { blend_flat_pixels<kAlpha>(planes, base, run, paint); });
+    const CircleColumns columns = circle_columns(t.px, first, last, c.x);
+    MaskLanes covered = {0, 0, 0, 0};
+    for (int row = std::max(t.box.y0, c.box.y0); row < std::min(t.box.y1, c.box.y1); ++row)
+        covered +=
+            blend_flat_row<kAlpha>(planes, (row - t.box.y0) * kTileSize, columns,
+                                   squared_offset(pixel_center(row, g.inverse_height), c.y), c.squared_radius, paint);
+    return std::uint32_t(-(covered[0] + covered[1] + covered[2] + covered[3]));
 }
 
 // What the shading of a frame's tiles shares.
@@ -368,13 +427,13 @@ std::uint64_t shade_tile_fully(const ShadeContext& s, const TileList& list, cons
     for (std::size_t n = 0; n < list.count; ++n) {
         const CpuShadeRecord& record = listed_record(s, list, n, 1);
         const CircleFootprint c = record_footprint(record, g);
-        blends += visit_covered_pixels<kShading>(t, c, g, [&](int base, PixelRun run, float py) {
-            if constexpr (kShading == kShadingFlat) {
-                blend_flat_pixels<kAlpha>(planes, base, run, record.paint);
-            } else {
+        if constexpr (kShading == kShadingFlat) {
+            blends += blend_flat_circle<kAlpha>(planes, t, c, g, record.paint);
+        } else {
+            blends += visit_covered_pixels<kShading>(t, c, g, [&](int base, PixelRun run, float py) {
                 blend_snow_row<kAlpha>(planes, base, run, t.px, py, c, record.radius, record.paint.alpha);
-            }
-        });
+            });
+        }
     }
     write_tile(t, planes.r, planes.g, planes.b, kAlpha ? planes.a : nullptr, s.image);
     return blends;

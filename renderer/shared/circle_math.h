@@ -268,7 +268,9 @@ TS_HD inline PremultipliedColour premultiply(float r, float g, float b, float al
 // accumulates coverage.
 // One colour channel's blend: the product rounded, then the sum (early_termination.h rests on
 // exactly these two roundings). one_minus_alpha is fl(1 - alpha), rounded before the product.
-TS_HD inline float blend_channel(float paint, float one_minus_alpha, float value) {
+// `Value` is a float, or a vector of floats (the cpu backend's lanes) blended lane by lane.
+template <typename Value>
+TS_HD inline Value blend_channel(float paint, float one_minus_alpha, Value value) {
     return paint + one_minus_alpha * value;
 }
 
