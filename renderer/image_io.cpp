@@ -6,6 +6,7 @@
 #include <zlib.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <cerrno>
 #include <cmath>
@@ -19,6 +20,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "kernels/scan/scan_cpu.h"
 #include "renderer/atomic_file.h"
 #include "renderer/c_numbers.h"
 #include "renderer/errors.h"
@@ -443,37 +445,97 @@ Image decode_square_f32(const Bytes& bytes, const std::string& path) {
 // ---------------------------------------------------------------------------------------------
 // Encoding
 
-// 8-bit RGB, top row first: the byte layout of both PNG and binary PPM.
+// 8-bit RGB (to_8bit's rule, quantize_8bit, inlined), top row first: the byte layout of both PNG
+// and binary PPM.
 Bytes rgb8_top_first(const Image& image) {
     Bytes rgb(pixel_count(image.width, image.height) * 3);
     unsigned char* out = rgb.data();
     for (int y = image.height - 1; y >= 0; --y) {
         for (int x = 0; x < image.width; ++x) {
             const Rgba& p = image.at(x, y);
-            *out++ = to_8bit(p.r);
-            *out++ = to_8bit(p.g);
-            *out++ = to_8bit(p.b);
+            *out++ = quantize_8bit(p.r);
+            *out++ = quantize_8bit(p.g);
+            *out++ = quantize_8bit(p.b);
         }
     }
     return rgb;
 }
 
-// zlib's level for PNG files: at 3 it writes a 1024x1024 frame about twice as fast as stb's own
-// compressor and a smaller file (docs/tuning.md, "PNG files").
+// zlib's level for PNG files: at 3 it is faster than stb's own compressor and writes smaller files
+// (docs/tuning.md, "PNG files").
 constexpr int kPngZlibLevel = 3;
 
-// stb_image_write's STBIW_ZLIB_COMPRESS: `length` bytes as one zlib stream, in a buffer of
-// malloc's that stb frees; null on failure. stb's quality (its own compressor's) is not zlib's.
-unsigned char* zlib_compress(unsigned char* data, int length, int* out_length, int /*quality*/) {
-    uLongf size = compressBound(uLong(length));
-    auto* out = static_cast<unsigned char*>(std::malloc(size));
-    if (!out) return nullptr;
-    if (compress2(out, &size, data, uLong(length), kPngZlibLevel) != Z_OK) {
-        std::free(out);
-        return nullptr;
+// A PNG's deflate stream is cut into chunks of kPngChunkBytes compressed side by side, as pigz does:
+// each chunk but the last ends on a sync flush (byte-aligned, no match reaching back across it), so
+// their concatenation is one stream, the same bytes whatever the thread count.
+constexpr std::size_t kPngChunkBytes = std::size_t(1) << 18;
+
+// A raw deflate stream (no zlib header or checksum) at kPngZlibLevel, ended when it goes.
+struct RawDeflater {
+    z_stream stream{};
+    const bool ready = deflateInit2(&stream, kPngZlibLevel, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) == Z_OK;
+    RawDeflater() = default;
+    RawDeflater(const RawDeflater&) = delete;
+    RawDeflater& operator=(const RawDeflater&) = delete;
+    ~RawDeflater() {
+        if (ready) deflateEnd(&stream);
     }
-    *out_length = int(size);
+};
+
+// `size` bytes deflated into `out` (room enough: compressBound's), the final block where `last`,
+// else ending on a sync flush; `out` is cut to what was written. False on any zlib failure.
+bool deflate_chunk(const unsigned char* in, std::size_t size, bool last, Bytes& out) {
+    RawDeflater deflater;
+    if (!deflater.ready) return false;
+    z_stream& s = deflater.stream;
+    s.next_in = const_cast<unsigned char*>(in);
+    s.avail_in = uInt(size);
+    s.next_out = out.data();
+    s.avail_out = uInt(out.size());
+    const int result = deflate(&s, last ? Z_FINISH : Z_SYNC_FLUSH);
+    out.resize(out.size() - s.avail_out);
+    return last ? result == Z_STREAM_END : result == Z_OK && s.avail_in == 0 && s.avail_out > 0;
+}
+
+// stb_image_write's STBIW_ZLIB_COMPRESS: `length` bytes as one zlib stream (header, the chunks'
+// deflate blocks, the Adler-32 of all the bytes), in a buffer of malloc's that stb frees; null on
+// failure. stb's quality (its own compressor's) is not zlib's.
+unsigned char* zlib_compress(unsigned char* data, int length, int* out_length, int /*quality*/) try {
+    const std::size_t n = std::size_t(length),
+                      chunks = std::max<std::size_t>(1, (n + kPngChunkBytes - 1) / kPngChunkBytes);
+    const auto chunk_size = [&](std::size_t c) { return std::min(kPngChunkBytes, n - c * kPngChunkBytes); };
+    std::vector<Bytes> deflated(chunks);
+    std::vector<uLong> checksums(chunks);
+    for (std::size_t c = 0; c < chunks; ++c) deflated[c].resize(compressBound(uLong(chunk_size(c))) + 16);
+    std::atomic<bool> failed{false};
+    cpu_parallel_ranges(chunks, cpu_threads_for(chunks, 1, 0), [&](std::size_t first, std::size_t last) {
+        for (std::size_t c = first; c < last; ++c) {
+            const unsigned char* in = data + c * kPngChunkBytes;
+            checksums[c] = adler32(adler32(0, Z_NULL, 0), in, uInt(chunk_size(c)));
+            if (!deflate_chunk(in, chunk_size(c), c + 1 == chunks, deflated[c])) failed = true;
+        }
+    });
+    if (failed) return nullptr;
+    uLong checksum = checksums[0];
+    std::size_t total = 2 + 4;
+    for (std::size_t c = 0; c < chunks; ++c) {
+        if (c > 0) checksum = adler32_combine(checksum, checksums[c], z_off_t(chunk_size(c)));
+        total += deflated[c].size();
+    }
+    auto* out = static_cast<unsigned char*>(std::malloc(total));
+    if (!out) return nullptr;
+    // The zlib header: deflate with a 32 KiB window, "fast" level, its check bits (RFC 1950).
+    unsigned header = (0x78u << 8) | (1u << 6);
+    header += 31 - header % 31;
+    unsigned char* end = out;
+    *end++ = static_cast<unsigned char>(header >> 8);
+    *end++ = static_cast<unsigned char>(header);
+    for (const Bytes& chunk : deflated) end = std::copy(chunk.begin(), chunk.end(), end);
+    for (int shift = 24; shift >= 0; shift -= 8) *end++ = static_cast<unsigned char>(checksum >> shift);
+    *out_length = int(total);
     return out;
+} catch (const std::bad_alloc&) {
+    return nullptr;
 }
 
 void append_to_bytes(void* context, void* data, int size) {

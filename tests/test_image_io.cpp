@@ -146,6 +146,35 @@ TEST_CASE("every format round-trips; floats bit for bit", "[image_io]") {
     }
 }
 
+// A PNG's deflate stream is compressed in chunks side by side (image_io.cpp): an image of several
+// chunks, of bytes that do not repeat, reads back, and its zlib stream passes zlib's own checks
+// (the Adler-32 of every byte included).
+TEST_CASE("a PNG of many deflate chunks is one valid zlib stream", "[image_io]") {
+    const std::string dir = tilescan::testing::scratch_dir("image_png_chunks");
+    Image image(701, 409);
+    std::uint32_t state = 12345;
+    for (auto& p : image.pixels) {
+        const auto next = [&] { return ((state = state * 1664525u + 1013904223u) >> 8) / 16777216.0f; };
+        p = {next(), next(), next(), 1.0f};
+    }
+    tilescan::write_image(image, dir + "/noise.png");
+    CHECK(same_bits(tilescan::read_image(dir + "/noise.png"), quantised(image)));
+    const std::string png = file_text(dir + "/noise.png");
+    std::string stream;
+    for (std::size_t at = 8; at + 12 <= png.size();) {
+        std::size_t length = 0;
+        for (int k = 0; k < 4; ++k) length = length << 8 | static_cast<unsigned char>(png[at + k]);
+        if (png.compare(at + 4, 4, "IDAT") == 0) stream += png.substr(at + 8, length);
+        at += 12 + length;
+    }
+    std::string rows(std::size_t(409) * (1 + 3 * 701), '\0');
+    uLongf size = static_cast<uLongf>(rows.size());
+    REQUIRE(stream.size() > std::size_t(2) << 18);  // more than two chunks of 256 KiB went in
+    CHECK(uncompress(reinterpret_cast<Bytef*>(&rows[0]), &size, reinterpret_cast<const Bytef*>(stream.data()),
+                     static_cast<uLong>(stream.size())) == Z_OK);
+    CHECK(size == rows.size());
+}
+
 TEST_CASE("each format writes its own row order", "[image_io]") {
     const std::string dir = tilescan::testing::scratch_dir("image_row_order");
     Image image(1, 2);
