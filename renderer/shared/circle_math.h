@@ -39,6 +39,15 @@ struct BackgroundParams {
 TS_HD inline int clamp_int(int v, int lo, int hi) { return v < lo ? lo : (v > hi ? hi : v); }
 TS_HD inline float clamp_float(float v, float lo, float hi) { return v < lo ? lo : (v > hi ? hi : v); }
 
+// The index of the lowest set bit of a non-zero word.
+TS_HD inline int lowest_set_bit(uint32_t bits) {
+#if defined(__CUDA_ARCH__)
+    return __ffs(int(bits)) - 1;
+#else
+    return __builtin_ctz(bits);  // GCC and Clang, the compilers the project builds with
+#endif
+}
+
 // The largest magnitude a position (x, y) or radius may have. Below it no square of the coverage
 // test (dx*dx + dy*dy <= r*r, with the pixel centres in [0, 1]) can overflow: an infinite r*r would
 // cover pixels the circle cannot reach, and the snow sprite's t = d / r would be infinite, which

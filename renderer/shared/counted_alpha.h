@@ -34,9 +34,7 @@ TS_HD inline int alpha_unit_exponent(float alpha) {
     if (bits == 0) return kNoAlphaUnit;
     const int biased = int(bits >> 23);
     const uint32_t significand = (bits & 0x7fffffu) | (biased ? 0x800000u : 0u);
-    int trailing = 0;
-    while (((significand >> trailing) & 1u) == 0) ++trailing;
-    return (biased ? biased : 1) - 150 + trailing;
+    return (biased ? biased : 1) - 150 + lowest_set_bit(significand);
 }
 
 // What the rules need of a frame's flat circles' alphas: the least of their unit exponents, the

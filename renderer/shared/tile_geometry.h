@@ -240,15 +240,6 @@ TS_HD inline uint32_t tile_mask_bit(const TileRect& rect, int tx, int ty) {
     return 1u << ((ty - rect.ty0) * (rect.tx1 - rect.tx0) + (tx - rect.tx0));
 }
 
-// The index of the lowest set bit of a non-zero word.
-TS_HD inline int lowest_set_bit(uint32_t bits) {
-#if defined(__CUDA_ARCH__)
-    return __ffs(int(bits)) - 1;
-#else
-    return __builtin_ctz(bits);  // GCC and Clang, the compilers the project builds with
-#endif
-}
-
 // Calls visit(tx, ty) for every tile of a mask over `rect` (tile_mask_bit), row-major: two ways,
 // the same tiles in the same order (tests/test_shading_rules.cpp compares them on every mask of
 // every rectangle of at most kMaskedRectTiles tiles). A row at a time, for the GPU, where an
