@@ -6,7 +6,6 @@
 #include <zlib.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cctype>
 #include <cerrno>
 #include <cmath>
@@ -482,45 +481,50 @@ struct RawDeflater {
     }
 };
 
-// `size` bytes deflated into `out` (room enough: compressBound's), the final block where `last`,
-// else ending on a sync flush; `out` is cut to what was written. False on any zlib failure.
-bool deflate_chunk(const unsigned char* in, std::size_t size, bool last, Bytes& out) {
+// `size` bytes deflated into `out` (`capacity` bytes, compressBound's at least), the final block
+// where `last`, else ending on a sync flush; returns the bytes written, 0 on any zlib failure (a
+// stream of either kind is never empty).
+std::size_t deflate_chunk(const unsigned char* in, std::size_t size, bool last, unsigned char* out,
+                          std::size_t capacity) {
     RawDeflater deflater;
-    if (!deflater.ready) return false;
+    if (!deflater.ready) return 0;
     z_stream& s = deflater.stream;
     s.next_in = const_cast<unsigned char*>(in);
     s.avail_in = uInt(size);
-    s.next_out = out.data();
-    s.avail_out = uInt(out.size());
+    s.next_out = out;
+    s.avail_out = uInt(capacity);
     const int result = deflate(&s, last ? Z_FINISH : Z_SYNC_FLUSH);
-    out.resize(out.size() - s.avail_out);
-    return last ? result == Z_STREAM_END : result == Z_OK && s.avail_in == 0 && s.avail_out > 0;
+    const bool done = last ? result == Z_STREAM_END : result == Z_OK && s.avail_in == 0 && s.avail_out > 0;
+    return done ? capacity - s.avail_out : 0;
 }
 
 // stb_image_write's STBIW_ZLIB_COMPRESS: `length` bytes as one zlib stream (header, the chunks'
 // deflate blocks, the Adler-32 of all the bytes), in a buffer of malloc's that stb frees; null on
-// failure. stb's quality (its own compressor's) is not zlib's.
+// failure. stb's quality (its own compressor's) is not zlib's. Each chunk's output buffer is
+// allocated by its thread, uninitialized, so that memory is touched only as deflate fills it.
 unsigned char* zlib_compress(unsigned char* data, int length, int* out_length, int /*quality*/) try {
     const std::size_t n = std::size_t(length),
                       chunks = std::max<std::size_t>(1, (n + kPngChunkBytes - 1) / kPngChunkBytes);
     const auto chunk_size = [&](std::size_t c) { return std::min(kPngChunkBytes, n - c * kPngChunkBytes); };
-    std::vector<Bytes> deflated(chunks);
+    std::vector<std::unique_ptr<unsigned char[]>> deflated(chunks);
+    std::vector<std::size_t> deflated_size(chunks, 0);
     std::vector<uLong> checksums(chunks);
-    for (std::size_t c = 0; c < chunks; ++c) deflated[c].resize(compressBound(uLong(chunk_size(c))) + 16);
-    std::atomic<bool> failed{false};
     cpu_parallel_ranges(chunks, cpu_threads_for(chunks, 1, 0), [&](std::size_t first, std::size_t last) {
         for (std::size_t c = first; c < last; ++c) {
             const unsigned char* in = data + c * kPngChunkBytes;
+            const std::size_t capacity = compressBound(uLong(chunk_size(c))) + 16;
+            deflated[c].reset(new (std::nothrow) unsigned char[capacity]);
+            if (!deflated[c]) return;
             checksums[c] = adler32(adler32(0, Z_NULL, 0), in, uInt(chunk_size(c)));
-            if (!deflate_chunk(in, chunk_size(c), c + 1 == chunks, deflated[c])) failed = true;
+            deflated_size[c] = deflate_chunk(in, chunk_size(c), c + 1 == chunks, deflated[c].get(), capacity);
         }
     });
-    if (failed) return nullptr;
     uLong checksum = checksums[0];
     std::size_t total = 2 + 4;
     for (std::size_t c = 0; c < chunks; ++c) {
+        if (deflated_size[c] == 0) return nullptr;
         if (c > 0) checksum = adler32_combine(checksum, checksums[c], z_off_t(chunk_size(c)));
-        total += deflated[c].size();
+        total += deflated_size[c];
     }
     auto* out = static_cast<unsigned char*>(std::malloc(total));
     if (!out) return nullptr;
@@ -530,7 +534,7 @@ unsigned char* zlib_compress(unsigned char* data, int length, int* out_length, i
     unsigned char* end = out;
     *end++ = static_cast<unsigned char>(header >> 8);
     *end++ = static_cast<unsigned char>(header);
-    for (const Bytes& chunk : deflated) end = std::copy(chunk.begin(), chunk.end(), end);
+    for (std::size_t c = 0; c < chunks; ++c) end = std::copy_n(deflated[c].get(), deflated_size[c], end);
     for (int shift = 24; shift >= 0; shift -= 8) *end++ = static_cast<unsigned char>(checksum >> shift);
     *out_length = int(total);
     return out;
