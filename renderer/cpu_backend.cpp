@@ -246,6 +246,9 @@ constexpr std::size_t kShadePrefetchDistance = 8;
 // Bands of rows a thread takes, on average, in the alpha stage (count_alpha): each streams every
 // circle past its rows, so more bands cost more passes over the scene.
 constexpr int kAlphaBandsPerThread = 4;
+// Circles whose band test the alpha stage makes at once (count_alpha), before it counts those left
+// (docs/tuning.md, "cpu backend").
+constexpr std::size_t kAlphaTestBlock = 256;
 
 // The threads a stage starts (cpu_threads_for), up to the backend's: one per kCirclesPerThread
 // circles (the per-circle stages) or per kShadeWorkPerThread units of shading (a pair, or
@@ -976,17 +979,12 @@ std::uint64_t CpuBackend::count_alpha(const Frame& frame, Image& image, Progress
             const int end_row = int((band + 1) * std::size_t(g.height) / bands);
             std::fill(cells, cells + std::size_t(end_row - first_row) * row_cells, 0);
             const float below = float(first_row) - 1.0f, above = float(end_row), fh = float(g.height);
-            for (std::size_t i = 0; i < scene.size(); ++i) {
-                // circle_pixel_span's rows end at or before the band where (y + r) h < first_row - 1
-                // (truncated, plus one), and start at or after its end where (y - r) h >= end_row:
-                // two products, no truncation, for most circles of other bands.
-                if ((scene.y[i] + scene.radius[i]) * fh < below || (scene.y[i] - scene.radius[i]) * fh >= above)
-                    continue;
+            const auto count_circle = [&](std::size_t i) {
                 const PixelRun rows = circle_pixel_span(scene.y[i], scene.radius[i], g.height);
                 const int y0 = std::max(rows.first, first_row), y1 = std::min(rows.last, end_row);
-                if (y0 >= y1) continue;
+                if (y0 >= y1) return;
                 const CircleFootprint c = circle_footprint(scene.x[i], scene.y[i], scene.radius[i], g.width, g.height);
-                if (box_is_empty(c.box)) continue;
+                if (box_is_empty(c.box)) return;
                 const NearestCentre nearest = nearest_centre(c, g.width, g.height, g.inverse_width, g.inverse_height);
                 const std::int32_t units = equal ? 1 : alpha_in_units(scene.a[i], unit);
                 for_each_covered_row(
@@ -996,6 +994,20 @@ std::uint64_t CpuBackend::count_alpha(const Frame& frame, Image& image, Progress
                         row_differences[run.last] -= units;
                         my_coverings += std::uint64_t(run.last - run.first);
                     });
+            };
+            // circle_pixel_span's rows end at or before the band where (y + r) h < first_row - 1
+            // (truncated, plus one), and start at or after its end where (y - r) h >= end_row: two
+            // products, no truncation, for most circles of other bands. A block of circles at a
+            // time, that test in a loop the compiler vectorizes, then the block's other circles.
+            for (std::size_t block = 0; block < scene.size(); block += kAlphaTestBlock) {
+                const std::size_t count = std::min(kAlphaTestBlock, scene.size() - block);
+                const float* const y = scene.y.data() + block;
+                const float* const radius = scene.radius.data() + block;
+                unsigned char outside[kAlphaTestBlock];
+                for (std::size_t k = 0; k < count; ++k)
+                    outside[k] = ((y[k] + radius[k]) * fh < below) | ((y[k] - radius[k]) * fh >= above);
+                for (std::size_t k = 0; k < count; ++k)
+                    if (!outside[k]) count_circle(block + k);
             }
             for (int row = first_row; row < end_row; ++row) {
                 const std::int32_t* const row_differences = cells + std::size_t(row - first_row) * row_cells;
