@@ -21,6 +21,16 @@ namespace tilescan {
 /// one stage, "frame").
 enum class StageTiming { per_stage, whole_frame };
 
+/// How a DeviceCircleFrame or HostCircleFrame is drawn: its own shading and background (never a
+/// Scene's), the image's size, and the name its messages give the circles.
+struct FrameDrawing {
+    std::string where = "circles";                                       ///< names the circles in messages
+    ShadingKind shading = kShadingFlat;                                  ///< flat or snow
+    BackgroundParams background = {kBackgroundWhite, 1.0f, 1.0f, 1.0f};  ///< the clear colour
+    int width = 0;                                                       ///< image columns
+    int height = 0;                                                      ///< image rows
+};
+
 /// A frame whose circles are already in device memory (DeviceBackend::render_device_circles).
 ///
 /// Circles: `circles` rows of 8 float32 (x y z radius r g b a, the scene format's order, drawn in row
@@ -29,15 +39,10 @@ enum class StageTiming { per_stage, whole_frame };
 /// default stream, 2 for the per-thread one, else a stream of that device), on a stream of its own.
 /// They are checked on the device as validate_scene checks a Scene: a bad circle throws the same
 /// InputError, "`where`: circle i: problem", for the first bad row.
-struct DeviceCircleFrame {
-    const float* rows = nullptr;                                         ///< [circles][8] device memory
-    std::size_t circles = 0;                                             ///< rows at `rows`
-    void* wait_stream = nullptr;                                         ///< a cudaStream_t: read after its work
-    std::string where = "circles";                                       ///< names the circles in messages
-    ShadingKind shading = kShadingFlat;                                  ///< flat or snow
-    BackgroundParams background = {kBackgroundWhite, 1.0f, 1.0f, 1.0f};  ///< the clear colour
-    int width = 0;                                                       ///< image columns
-    int height = 0;                                                      ///< image rows
+struct DeviceCircleFrame : FrameDrawing {
+    const float* rows = nullptr;  ///< [circles][8] device memory
+    std::size_t circles = 0;      ///< rows at `rows`
+    void* wait_stream = nullptr;  ///< a cudaStream_t: read after its work
 };
 
 /// How a device backend lays out an image it hands over: height rows of width pixels of `channels`
@@ -61,15 +66,10 @@ struct DeviceImageLayout : ImageLayout {
 /// rows of 8 float32 at `rows` in DeviceCircleFrame's layout, which cross to the device as they are
 /// and are checked there as DeviceCircleFrame's rows are. The frame's shading and background are
 /// drawn, not the Scene's (a Scene's circles are not checked again: validate_scene).
-struct HostCircleFrame {
-    const Scene* scene = nullptr;                                        ///< the circles, or null: `rows`
-    const float* rows = nullptr;                                         ///< [circles][8] host memory
-    std::size_t circles = 0;                                             ///< rows at `rows`
-    std::string where = "circles";                                       ///< names the rows in messages
-    ShadingKind shading = kShadingFlat;                                  ///< flat or snow
-    BackgroundParams background = {kBackgroundWhite, 1.0f, 1.0f, 1.0f};  ///< the clear colour
-    int width = 0;                                                       ///< image columns
-    int height = 0;                                                      ///< image rows
+struct HostCircleFrame : FrameDrawing {
+    const Scene* scene = nullptr;  ///< the circles, or null: `rows`
+    const float* rows = nullptr;   ///< [circles][8] host memory
+    std::size_t circles = 0;       ///< rows at `rows`
 };
 
 /// An image in device memory. `pixels` keeps the backend's allocation alive as long as a copy of it
