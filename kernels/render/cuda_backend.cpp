@@ -535,7 +535,7 @@ void CudaBackend::set_scene(std::size_t circles, ShadingKind shading, const Back
 }
 
 // Whether the scene's flat circles count their alpha over `background` (alpha_counted), by the
-// range's copy: RGBA frames wait for the upload's range here, as they would for the frame.
+// circle facts' copy: RGBA frames wait for the upload's facts here, as they would for the frame.
 bool CudaBackend::alpha_counted_on_host(const BackgroundParams& background) const {
     const Frame& f = *frame_;
     TS_CUDA_CHECK(cudaEventSynchronize(f.circle_facts_copied.get()));
