@@ -11,10 +11,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <functional>
 #include <iterator>
 #include <stdexcept>
 
+#include "kernels/primitives/radix_sort_cpu.h"
 #include "renderer/errors.h"
 #include "scenes/course_random.h"
 
@@ -24,6 +24,15 @@ namespace {
 
 constexpr float kTimeStep = 1.f / 60.f;  // every animated course scene steps by 1/60
 constexpr float kFlatAlpha = 0.5f;       // the course draws every flat circle at 50% opacity
+
+// Sorts depths far to near (descending), as the course's std::sort with greater<float> does: the
+// library's radix sort on all cores, ascending, then reversed. Equal depths are equal floats, so
+// every sort gives the same sequence; a comparison sort of rand10M's depths on one core would be
+// most of its generation.
+void sort_far_to_near(std::vector<float>& depths) {
+    cpu_radix_sort_keys(depths.data(), depths.size());
+    std::reverse(depths.begin(), depths.end());
+}
 
 void require_circle_count(const Scene& scene, std::size_t expected, const char* animation) {
     if (scene.size() != expected)
@@ -85,7 +94,7 @@ Scene depth_sorted_circles(std::size_t count, const RadiusRule& radius_rule, con
                            CourseRandom& random) {
     std::vector<float> depths(count);
     for (float& depth : depths) depth = random.uniform();
-    std::sort(depths.begin(), depths.end(), std::greater<float>());
+    sort_far_to_near(depths);
 
     Scene scene;
     scene.reserve(count);
@@ -486,7 +495,7 @@ BuiltinScene make_snow(std::uint32_t seed) {
     for (int i = 0; i < kSnowFlakes; ++i) {
         depths[i] = clamp_float(snow_depth_power(i) + (-.05f + .1f * random.uniform()), 0.f, 1.f);
     }
-    std::sort(depths.begin(), depths.end(), std::greater<float>());
+    sort_far_to_near(depths);
 
     BuiltinScene built;
     built.scene.shading = kShadingSnow;
