@@ -60,7 +60,7 @@ void for_each_touched_tile(const CircleTiles& c, const FrameGeometry& g, Visit v
 // random over arrays of up to gigabytes, where 4 KiB pages miss the TLB on nearly every access
 // (docs/tuning.md, "cpu backend").
 template <typename T>
-void resize_in_huge_pages(std::vector<T>& buffer, std::size_t n, std::size_t capacity) {
+void resize_in_huge_pages(WrittenFirstVector<T>& buffer, std::size_t n, std::size_t capacity) {
     if (n > buffer.capacity()) {
         buffer.clear();  // nothing to copy: the new pages are first touched after the advice
         buffer.reserve(capacity);
@@ -72,7 +72,7 @@ void resize_in_huge_pages(std::vector<T>& buffer, std::size_t n, std::size_t cap
 // Grows `buffer` to n elements: geometrically, so slowly growing frames rarely reallocate, but
 // never past `limit` elements (the planner keeps n within it), so the budget holds for capacity.
 template <typename T>
-void grow_within(std::vector<T>& buffer, std::size_t n, std::size_t limit) {
+void grow_within(WrittenFirstVector<T>& buffer, std::size_t n, std::size_t limit) {
     resize_in_huge_pages(buffer, n, std::max(n, std::min(limit, buffer.capacity() + buffer.capacity() / 2)));
 }
 

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "renderer/backend.h"
+#include "renderer/host_memory.h"
 #include "renderer/shared/circle_math.h"
 #include "renderer/shared/counted_alpha.h"
 #include "renderer/shared/early_termination.h"
@@ -75,25 +76,25 @@ private:
     CircleAlphas circle_alphas_;  // the frame's flat circles' alphas, for stage 7
     // Stage 7's row differences: a band of rows a thread, about a quarter of the image's alpha
     // channel in 4-byte cells.
-    std::vector<std::int32_t> alpha_rows_;
+    WrittenFirstVector<std::int32_t> alpha_rows_;
     // The pixels of the circles' boxes, which hold every pixel centre they cover, and their share
     // of the frame's pairs' tile pixels (at most 1): the coverings a pixel of a tile's list, on
     // average, at most, for the tails' cheap give-up.
     std::uint64_t box_pixels_ = 0;
     float pair_coverage_ = 1.0f;
-    std::vector<std::uint64_t> row_pairs_;       // [tile rows]
-    std::vector<CpuShadeRecord> shade_records_;  // [circles]
+    std::vector<std::uint64_t> row_pairs_;              // [tile rows]
+    WrittenFirstVector<CpuShadeRecord> shade_records_;  // [circles]
     // [circles]: the tiles each circle touches in the band, as the count stage found them, for the
     // emission: its tile mask (tile_geometry.h) where its band-clipped tile rectangle has at most
     // kMaskedRectTiles tiles; 0 otherwise, and the emission tests the tiles again (as the GPU's does
     // for its big circles).
-    std::vector<std::uint16_t> tile_masks_;
-    std::vector<std::uint32_t> pair_counts_;   // [circles]
-    std::vector<std::uint64_t> pair_offsets_;  // [circles]
-    std::vector<std::uint32_t> pair_tiles_;    // [band pairs], circle order; tile index within the band
-    std::vector<std::uint32_t> pair_circles_;  // [band pairs], circle order
-    std::vector<std::uint32_t> tile_circles_;  // [band pairs], grouped by tile
-    std::vector<std::uint64_t> tile_offsets_;  // [band tiles + 1]
+    WrittenFirstVector<std::uint16_t> tile_masks_;
+    WrittenFirstVector<std::uint32_t> pair_counts_;   // [circles]
+    WrittenFirstVector<std::uint64_t> pair_offsets_;  // [circles]
+    WrittenFirstVector<std::uint32_t> pair_tiles_;    // [band pairs], circle order; tile index within the band
+    WrittenFirstVector<std::uint32_t> pair_circles_;  // [band pairs], circle order
+    WrittenFirstVector<std::uint32_t> tile_circles_;  // [band pairs], grouped by tile
+    WrittenFirstVector<std::uint64_t> tile_offsets_;  // [band tiles + 1]
 };
 
 }  // namespace tilescan
