@@ -29,8 +29,10 @@ struct StageTime {
 
 /// What one render() measured, for --stats and --json.
 struct RenderStats {
-    double total_ms = 0;          ///< the frame, from circles in place to the finished float image
-    std::uint64_t blends = 0;     ///< pixel-circle coverings, when counted (see counted_blends)
+    double total_ms = 0;  ///< the frame, from circles in place to the finished float image
+    /// when counted (see counted_blends): in an RGBA frame the pixel-circle coverings, ref's
+    /// blends; in an RGB frame the blends performed, fewer where exact early termination skips some
+    std::uint64_t blends = 0;
     bool counted_blends = false;  ///< the viewer's device path does not count them
     /// (tile, circle) pairs listed; a compaction's tiles proved by their tail walk list their tails
     /// alone; 0 for `ref`

@@ -501,6 +501,7 @@ void CudaBackend::upload_circles(const Scene& scene, ShadingKind shading, const 
     Frame& f = *frame_;
     const std::size_t n = scene.size();
     check_circle_count(n, "");
+    f.scene.circles = 0;  // until set_scene: an upload that fails leaves nothing to render
     with_out_of_memory_message("uploading the circles", [&] {
         const std::vector<float>* host[] = {&scene.x, &scene.y, &scene.z, &scene.radius,
                                             &scene.r, &scene.g, &scene.b, &scene.a};
@@ -519,7 +520,8 @@ void CudaBackend::upload_circles(const Scene& scene, ShadingKind shading, const 
 }
 
 // The scene's buffers hold `circles` circles now: what the frames read beside them, and the colour
-// range of the tail walk's brackets.
+// range of the tail walk's brackets. Where finding the circles' facts fails the scene holds no
+// circles: a frame must not shade new circles with another scene's facts.
 void CudaBackend::set_scene(std::size_t circles, ShadingKind shading, const BackgroundParams& background,
                             double coverings_per_pixel) {
     Frame& f = *frame_;
@@ -527,11 +529,16 @@ void CudaBackend::set_scene(std::size_t circles, ShadingKind shading, const Back
     f.scene.shading = shading;
     f.scene.background = background;
     f.scene.coverings_per_pixel = coverings_per_pixel;
-    launch_circle_facts(f.scene.device_circles(), background, f.equal_alpha_sums.data(), f.circle_facts.data(),
-                        f.stream.get());
-    TS_CUDA_CHECK(cudaMemcpyAsync(&f.circle_facts_on_host.host(), f.circle_facts.data(), sizeof(DeviceCircleFacts),
-                                  cudaMemcpyDeviceToHost, f.stream.get()));
-    TS_CUDA_CHECK(cudaEventRecord(f.circle_facts_copied.get(), f.stream.get()));
+    try {
+        launch_circle_facts(f.scene.device_circles(), background, f.equal_alpha_sums.data(), f.circle_facts.data(),
+                            f.stream.get());
+        TS_CUDA_CHECK(cudaMemcpyAsync(&f.circle_facts_on_host.host(), f.circle_facts.data(), sizeof(DeviceCircleFacts),
+                                      cudaMemcpyDeviceToHost, f.stream.get()));
+        TS_CUDA_CHECK(cudaEventRecord(f.circle_facts_copied.get(), f.stream.get()));
+    } catch (...) {
+        f.scene.circles = 0;
+        throw;
+    }
 }
 
 // Whether the scene's flat circles count their alpha over `background` (alpha_counted), by the

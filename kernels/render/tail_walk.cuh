@@ -337,22 +337,26 @@ __device__ __forceinline__ PixelBox box_in_tile(const CircleBox& box, int tile_x
 // tile's pixels by blend_circle's rule (the centre covered, inside the box): into the thread's
 // `whole` where it covers every pixel of the tile in the image (covers_whole_block: its farthest
 // centres covered, the test being monotone in each offset), else row by row
-// (for_each_covered_row, tile_geometry.h).
+// (for_each_covered_row, tile_geometry.h). The pixels it covers, the blends ref counts for it
+// (RenderStats::blends), go to the thread's `coverings`; frames that count no blends drop them.
 __device__ __forceinline__ void count_circle_alpha(const CircleFootprint& c, std::int32_t units, int tile_x0,
                                                    int tile_y0, const FrameParams& f, TileAlphaCounts& counts,
-                                                   std::int32_t& whole) {
-    if (units == 0 || box_is_empty(c.box)) return;
+                                                   std::int32_t& whole, std::uint32_t& coverings) {
+    if (box_is_empty(c.box)) return;
     const int tile_x1 = min(tile_x0 + kTileSize, f.width), tile_y1 = min(tile_y0 + kTileSize, f.height);
     if (c.box.x0 == tile_x0 && c.box.x1 == tile_x1 && c.box.y0 == tile_y0 && c.box.y1 == tile_y1 &&
         covers_whole_block(c.x, c.y, c.squared_radius,
                            {pixel_center(tile_x0, f.inverse_width), pixel_center(tile_x1 - 1, f.inverse_width),
                             pixel_center(tile_y0, f.inverse_height), pixel_center(tile_y1 - 1, f.inverse_height)})) {
         whole += units;
+        coverings += std::uint32_t((tile_x1 - tile_x0) * (tile_y1 - tile_y0));
         return;
     }
     const NearestCentre nearest = nearest_centre(c, f.width, f.height, f.inverse_width, f.inverse_height);
     for_each_covered_row(c, nearest, c.box.y0, c.box.y1, f.width, f.inverse_width, f.inverse_height,
                          [&](int row, const PixelRun& run) {
+                             coverings += std::uint32_t(run.last - run.first);
+                             if (units == 0) return;
                              std::int32_t* const differences = counts.rows[row - tile_y0];
                              atomicAdd(&differences[run.first - tile_x0], units);
                              // A run to the tile's last column ends where no pixel reads.
@@ -364,13 +368,14 @@ __device__ __forceinline__ void count_circle_alpha(const CircleFootprint& c, std
 // block's threads count the tile's circles, circle(i) for i in [first, end) (a CircleInFlight whose
 // box is resolved), a circle a thread at a time, into `counts`; then each pixel's alpha is
 // counted_alpha of the background's and its units, or in a frame of one alpha whose sums may round,
-// the sum its count of circles looks up (fill_equal_alpha_sums). Barriers before and after the
-// counting.
+// the sum its count of circles looks up (fill_equal_alpha_sums). The coverings of the thread's
+// circles, their share of the tile's blends in an RGBA frame's count (RenderStats::blends), are
+// added to `blends`. Barriers before and after the counting.
 template <int kPixels, typename Circle>
 __device__ __forceinline__ void count_tile_alpha(TileAlphaCounts& counts, const DeviceCircleFacts& facts,
                                                  const FrameParams& f, std::uint32_t tile, std::uint64_t first,
                                                  std::uint64_t end, Circle circle, const TilePixels<kPixels>& p,
-                                                 float (&alpha)[kPixels]) {
+                                                 float (&alpha)[kPixels], std::uint32_t& blends) {
     const float background = background_alpha(f.background);
     const CircleAlphas alphas = circle_alphas_of(facts);
     const bool in_units = alpha_sums_are_counts(alphas, background);
@@ -386,7 +391,7 @@ __device__ __forceinline__ void count_tile_alpha(TileAlphaCounts& counts, const 
         const CircleInFlight c = circle(i);
         const CircleGeometry& g = c.geometry;
         count_circle_alpha({g.x, g.y, g.squared_radius, box_in_tile(c.box, tile_x0, tile_y0)},
-                           in_units ? alpha_in_units(c.paint.a, unit) : 1, tile_x0, tile_y0, f, counts, whole);
+                           in_units ? alpha_in_units(c.paint.a, unit) : 1, tile_x0, tile_y0, f, counts, whole, blends);
     }
     if (whole != 0) atomicAdd(&counts.whole, whole);
     __syncthreads();
@@ -430,9 +435,12 @@ __device__ __forceinline__ void blend_tail(StagedCircles<kPixels> (&staged)[2], 
 }
 
 // The tail walk of one tile, where the rule covers it and its tail pays; true where it wrote the
-// tile, false where the caller must take the full walk. `range`: the scene's circles
+// tile, false where the caller must take the full walk. `facts`: the scene's circles
 // (launch_circle_facts). With kCountAlpha (RGBA frames, where tile_alpha_counted holds) the block
-// then counts the whole list's alpha through `counts`; without, alpha is left NaN.
+// then counts the whole list's alpha through `counts`; without, alpha is left NaN. `blends` gains
+// the thread's blends as RenderStats::blends counts them: those performed in an RGB frame (a tail
+// that proves nothing too), the coverings in an RGBA frame (none where it proves nothing: the full
+// walk's blends are the coverings).
 template <bool kCountAlpha, bool kBoxFromGeometry, int kPixels>
 __device__ __forceinline__ bool shade_tile_tail(StagedCircles<kPixels> (&staged)[2], TileAlphaCounts& counts,
                                                 const FrameParams& f, const CircleRecords& records,
@@ -447,7 +455,10 @@ __device__ __forceinline__ bool shade_tile_tail(StagedCircles<kPixels> (&staged)
         find_tail<kBoxFromGeometry>(staged[0], f, records, tile_circles, circle_id_mask, begin, end, tile, p, closed);
     if (!start.found) return false;
     TailEnds<kPixels> ends(bracket);
-    blend_tail<kBoxFromGeometry>(staged, f, records, tile_circles, circle_id_mask, end, tile, p, start, ends, blends);
+    std::uint32_t tail_blends = 0;
+    blend_tail<kBoxFromGeometry>(staged, f, records, tile_circles, circle_id_mask, end, tile, p, start, ends,
+                                 tail_blends);
+    if constexpr (!kCountAlpha) blends += tail_blends;
     if (!ends.all_met(p)) return false;
     float alpha[kPixels];
     if constexpr (kCountAlpha) {
@@ -458,7 +469,7 @@ __device__ __forceinline__ bool shade_tile_tail(StagedCircles<kPixels> (&staged)
                 c.box = box_of<kBoxFromGeometry>(c, f);
                 return c;
             },
-            p, alpha);
+            p, alpha, blends);
     } else {
         for (float& a : alpha) a = kNoAlpha;
     }

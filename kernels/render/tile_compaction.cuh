@@ -339,8 +339,12 @@ __device__ __forceinline__ void compact_and_shade_tile(
                 find_compacted_tail(compacted, staged, f, records, candidates, tile, tx, ty, p, closed);
             if (start.found) {
                 TailEnds<kPixels> ends(bracket);
+                std::uint32_t tail_blends = 0;
                 const std::uint32_t tail_listed = blend_compacted_tail(compacted, staged, f, records, candidates, tile,
-                                                                       tx, ty, p, start, ends, my_blends);
+                                                                       tx, ty, p, start, ends, tail_blends);
+                // RenderStats::blends: an RGB frame's blends performed, an RGBA frame's coverings
+                // (counted with its alpha below, or by the full walk).
+                if constexpr (kWalk == ShadeWalk::tails_rgb) my_blends += tail_blends;
                 shaded = ends.all_met(p);
                 if (shaded) {
                     float alpha[kPixels];
@@ -353,7 +357,7 @@ __device__ __forceinline__ void compact_and_shade_tile(
                                 return CircleInFlight{CircleGeometry{}, CirclePaint{}, box};
                             return fetch_circle(records, circle);
                         };
-                        count_tile_alpha(counts, *facts, f, tile, 0, candidates.count, candidate, p, alpha);
+                        count_tile_alpha(counts, *facts, f, tile, 0, candidates.count, candidate, p, alpha, my_blends);
                     } else {
                         for (float& a : alpha) a = kNoAlpha;
                     }

@@ -289,8 +289,11 @@ private:
             if (arrays.size() > 1)
                 for (std::size_t i = 0; i < arrays.size(); ++i) device->check_device_circles(frame_of(i));
             for (std::size_t i = 0; i < arrays.size(); ++i) {
-                const DeviceImageLayout layout{
-                    {settings.channels, settings.upper}, pixels + i * frame_floats, target ? target->stream : nullptr};
+                // An image allocated here is written after the circles' stream alone: naming none
+                // would wait on the legacy default stream, and so on every blocking stream's work.
+                const DeviceImageLayout layout{{settings.channels, settings.upper},
+                                               pixels + i * frame_floats,
+                                               target ? target->stream : arrays[i].stream};
                 last_stats_ = device->render_device_circles(frame_of(i), layout).stats;
             }
         }

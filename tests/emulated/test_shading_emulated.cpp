@@ -6,6 +6,7 @@
 // are built on the host by the same shared functions the GPU's cull and binning stages call (renderer/shared,
 // circle_records.cuh), so this checks the shading kernels' own logic, barriers and warp votes included, on every
 // machine; the GPU tests check the real thing.
+#include <array>
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstring>
@@ -109,6 +110,29 @@ std::uint64_t shade_emulated(BinnedFrame& b, Image& image) {
     return blends;
 }
 
+// The tiles whose tail walk writes them (shade_tile_tail, two pixels a thread), of an RGBA frame
+// with kRgba (the frame's alpha counted), else of an RGB frame: RGBA frames report ref's blends
+// however they shade, so this is what shows that they end early.
+template <bool kRgba>
+std::uint32_t tiles_proved_by_tails(BinnedFrame& b, Image& image) {
+    const std::uint32_t tiles = std::uint32_t(b.tile_offsets.size() - 1);
+    const CircleRecords records{b.shading.data(), b.box.data()};
+    std::uint32_t proved = 0;
+    for (std::uint32_t tile = 0; tile < tiles; ++tile) {
+        StagedCircles<2> staged[2];
+        TileAlphaCounts counts;
+        simt::run_block(tile, tiles, TileLayout<2>::kThreads, [&] {
+            std::uint32_t blends = 0;
+            const bool wrote = shade_tile_tail<kRgba, false>(
+                staged, counts, b.frame, records, b.tile_circles.data(), ~std::uint32_t(0), b.tile_offsets[tile],
+                b.tile_offsets[tile + 1], tile, tile_pixels<2>(b.frame, tile), b.facts,
+                reinterpret_cast<float*>(image.data()), blends);
+            if (wrote && threadIdx.x == 0) ++proved;
+        });
+    }
+    return proved;
+}
+
 // Every layout and box source of a walk; with `tails`, RGB frames (alpha NaN) and RGBA frames.
 struct Shaded {
     Image image;
@@ -146,11 +170,13 @@ std::vector<Shaded> shade_every_way(BinnedFrame& b, bool tails) {
 }
 
 // Shades `scene` every way and checks each image against ref's: all channels, or for RGB frames
-// the colours and an alpha left NaN. Returns the blends of each way, by variant.
+// the colours and an alpha left NaN; RGBA frames must count ref's blends (the coverings), as
+// RenderStats::blends says, RGB frames count those they perform. Returns the blends of each way,
+// by variant.
 std::vector<std::pair<std::string, std::uint64_t>> check_shading(const Scene& scene, int width, int height,
                                                                  const std::string& name, bool tails) {
     Image expected(width, height);
-    render_reference(scene, expected);
+    const std::uint64_t ref_blends = render_reference(scene, expected);
     BinnedFrame b = bin_on_host(scene, width, height);
     std::vector<Shaded> shaded = scene.shading == kShadingSnow ? shade_every_way<kShadingSnow>(b, tails)
                                                                : shade_every_way<kShadingFlat>(b, tails);
@@ -158,6 +184,8 @@ std::vector<std::pair<std::string, std::uint64_t>> check_shading(const Scene& sc
     for (Shaded& s : shaded) {
         CHECK(channels_match(expected, s.image, s.rgb_only ? FrameChannels::rgb : FrameChannels::rgba, true,
                              "emulated_cuda_" + s.variant + "_" + name));
+        INFO(name << " " << s.variant << ": " << s.blends << " blends, ref " << ref_blends);
+        if (!s.rgb_only) CHECK(s.blends == ref_blends);
         blends.push_back({s.variant, s.blends});
     }
     return blends;
@@ -204,31 +232,39 @@ Compacted compact_emulated(BinnedFrame& b, Image& image) {
     return {host_total, blends};
 }
 
+// What check_compaction counted: the host's pairs, the blends of the full walk and of the RGB
+// tail walk, and the pairs the RGBA tail walk listed (one level, two pixels a thread, but the
+// RGBA tail walk's four).
+struct CompactionCounts {
+    std::uint64_t pairs, full_blends, tail_blends, rgba_tail_pairs;
+};
+
 // Both compactions, both layouts, with the full walk and (flat circles) the tail walk of RGB and
 // RGBA frames, against ref; the pairs they list against the host's lists: all of them, but for
-// tiles proved by their tails, which list their tails alone. Returns the blends of the
-// full walk and of the RGB tail walk, one level, two pixels a thread.
+// tiles proved by their tails, which list their tails alone; and an RGBA frame's blends against
+// ref's (the coverings: RenderStats::blends).
 template <ShadingKind kShading>
-std::pair<std::uint64_t, std::uint64_t> check_compaction(const Scene& scene, int width, int height,
-                                                         const std::string& name) {
+CompactionCounts check_compaction(const Scene& scene, int width, int height, const std::string& name) {
     Image expected(width, height);
-    render_reference(scene, expected);
+    const std::uint64_t ref_blends = render_reference(scene, expected);
     BinnedFrame b = bin_on_host(scene, width, height);
-    const std::uint64_t pairs = b.tile_circles.size();
-    std::pair<std::uint64_t, std::uint64_t> blends{0, 0};
+    CompactionCounts counts{b.tile_circles.size(), 0, 0, 0};
     const auto check = [&](auto compact, ShadeWalk walk, const std::string& variant) {
         Image image(width, height);
         const Compacted c = compact(image);
+        INFO(name << " " << variant << ": " << c.pairs << " pairs, " << c.blends << " blends, ref " << ref_blends);
         if (walk == ShadeWalk::full)
-            CHECK(c.pairs == pairs);
+            CHECK(c.pairs == counts.pairs);
         else
-            CHECK(c.pairs <= pairs);
+            CHECK(c.pairs <= counts.pairs);
+        if (walk != ShadeWalk::tails_rgb) CHECK(c.blends == ref_blends);
         CHECK(channels_match(expected, image, walk == ShadeWalk::tails_rgb ? FrameChannels::rgb : FrameChannels::rgba,
                              true, "emulated_cuda_" + variant + "_" + name));
-        return c.blends;
+        return c;
     };
-    blends.first = check([&](Image& i) { return compact_emulated<kShading, ShadeWalk::full, 2, false>(b, i); },
-                         ShadeWalk::full, "compaction_2px");
+    counts.full_blends = check([&](Image& i) { return compact_emulated<kShading, ShadeWalk::full, 2, false>(b, i); },
+                               ShadeWalk::full, "compaction_2px")
+                             .blends;
     check([&](Image& i) { return compact_emulated<kShading, ShadeWalk::full, 4, false>(b, i); }, ShadeWalk::full,
           "compaction_4px");
     check([&](Image& i) { return compact_emulated<kShading, ShadeWalk::full, 2, true>(b, i); }, ShadeWalk::full,
@@ -236,21 +272,23 @@ std::pair<std::uint64_t, std::uint64_t> check_compaction(const Scene& scene, int
     check([&](Image& i) { return compact_emulated<kShading, ShadeWalk::full, 4, true>(b, i); }, ShadeWalk::full,
           "regions_4px");
     if constexpr (kShading == kShadingFlat) {
-        blends.second =
+        counts.tail_blends =
             check([&](Image& i) { return compact_emulated<kShading, ShadeWalk::tails_rgb, 2, false>(b, i); },
-                  ShadeWalk::tails_rgb, "compaction_tails_rgb_2px");
-        check([&](Image& i) { return compact_emulated<kShading, ShadeWalk::tails_rgba, 4, false>(b, i); },
-              ShadeWalk::tails_rgba, "compaction_tails_rgba_4px");
+                  ShadeWalk::tails_rgb, "compaction_tails_rgb_2px")
+                .blends;
+        counts.rgba_tail_pairs =
+            check([&](Image& i) { return compact_emulated<kShading, ShadeWalk::tails_rgba, 4, false>(b, i); },
+                  ShadeWalk::tails_rgba, "compaction_tails_rgba_4px")
+                .pairs;
         check([&](Image& i) { return compact_emulated<kShading, ShadeWalk::tails_rgb, 4, true>(b, i); },
               ShadeWalk::tails_rgb, "regions_tails_rgb_4px");
         check([&](Image& i) { return compact_emulated<kShading, ShadeWalk::tails_rgba, 2, true>(b, i); },
               ShadeWalk::tails_rgba, "regions_tails_rgba_2px");
     }
-    return blends;
+    return counts;
 }
 
-std::pair<std::uint64_t, std::uint64_t> check_compaction(const Scene& scene, int width, int height,
-                                                         const std::string& name) {
+CompactionCounts check_compaction(const Scene& scene, int width, int height, const std::string& name) {
     return scene.shading == kShadingSnow ? check_compaction<kShadingSnow>(scene, width, height, name)
                                          : check_compaction<kShadingFlat>(scene, width, height, name);
 }
@@ -404,16 +442,20 @@ TEST_CASE("emulated cuda shading: tile compaction's tail walk renders scenes mad
 
 // Compaction's tail walk must end early where the rule allows, across its rounds of candidates:
 // 9000 circles of alpha 0.5 covering every pixel (one level's rounds take 4096 or 2048 candidates
-// a block) close within a few dozen, and faint ones blend as the full walk does.
+// a block) close within a few dozen, in RGBA frames too (their tiles list their tails alone), and
+// faint ones blend as the full walk does.
 TEST_CASE("emulated cuda shading: tile compaction's tail walk blends fewer circles than cover the pixels",
           "[emulated][render][early_termination]") {
     const Scene dense = random_scene(22, 9000, 64, 30, 60, 0.0f, 1.0f, 0.5f, 0.5f);
-    const auto [full, tail] = check_compaction(dense, 64, 48, "compaction_dense");
-    INFO("full walk " << full << " blends, tail walk (RGB) " << tail);
-    CHECK(tail * 5 < full);
+    const CompactionCounts d = check_compaction(dense, 64, 48, "compaction_dense");
+    INFO("full walk " << d.full_blends << " blends, tail walk (RGB) " << d.tail_blends << "; " << d.pairs
+                      << " pairs, tail walk (RGBA) " << d.rgba_tail_pairs);
+    CHECK(d.tail_blends * 5 < d.full_blends);
+    CHECK(d.rgba_tail_pairs * 5 < d.pairs);
     const Scene faint = random_scene(5, 4000, 97, 20, 60, 0.0f, 1.0f, 0.001f, 0.03f);
-    const auto [faint_full, faint_tail] = check_compaction(faint, 97, 83, "compaction_faint");
-    CHECK(faint_tail == faint_full);
+    const CompactionCounts f = check_compaction(faint, 97, 83, "compaction_faint");
+    CHECK(f.tail_blends == f.full_blends);
+    CHECK(f.rgba_tail_pairs == f.pairs);
 }
 
 TEST_CASE("emulated cuda shading: the full walk renders like ref", "[emulated][render]") {
@@ -439,33 +481,41 @@ TEST_CASE("emulated cuda shading: the tail walk renders the built-in scenes like
 }
 
 // The tail walk must end early where the rule allows: lists of hundreds of circles of alpha 0.5
-// covering every pixel close within a few dozen, in RGBA frames too, whose alpha is counted; and
-// a tile whose tail does not close blends as the full walk does, as does every tile of an RGBA
-// frame whose alpha cannot be counted (alphas of no short unit).
+// covering every pixel close within a few dozen, every tile proved by its tail, in RGBA frames
+// too, whose alpha is counted (in units, or in circles for one alpha of no short unit); a frame
+// whose alpha cannot be counted renders like ref by the full walk; and a tile whose tail does not
+// close blends as the full walk does.
 TEST_CASE("emulated cuda shading: the tail walk blends fewer circles than cover the pixels",
           "[emulated][render][early_termination]") {
     const Scene dense = random_scene(21, 3000, 64, 30, 60, 0.0f, 1.0f, 0.5f, 0.5f);
     const auto full = check_shading(dense, 64, 48, "dense", false);
     const auto tail = check_shading(dense, 64, 48, "dense", true);
-    INFO("full walk " << full[0].second << " blends, tail walk (RGB) " << tail[0].second << ", (RGBA) "
-                      << tail[2].second);
+    INFO("full walk " << full[0].second << " blends, tail walk (RGB) " << tail[0].second);
     CHECK(tail[0].second * 5 < full[0].second);
-    REQUIRE(tail[2].first == "tails_rgba_2px_boxes");
-    CHECK(tail[2].second == tail[0].second);
-    CHECK(tail[3].second * 5 < full[0].second);
-    const auto odd_full = check_shading(dense, 61, 45, "dense_odd", false);  // partial tiles
-    const auto odd_tail = check_shading(dense, 61, 45, "dense_odd", true);
-    CHECK(odd_tail[2].second * 5 < odd_full[0].second);
+    const auto proved = [](const Scene& scene, int width, int height) {
+        BinnedFrame b = bin_on_host(scene, width, height);
+        Image rgb(width, height), rgba(width, height);
+        const std::uint32_t tiles = std::uint32_t(b.tile_offsets.size() - 1);
+        return std::array<std::uint32_t, 3>{tiles, tiles_proved_by_tails<false>(b, rgb),
+                                            tiles_proved_by_tails<true>(b, rgba)};
+    };
+    for (const auto& [width, height] : {std::pair{64, 48}, {61, 45}}) {  // 61 x 45: partial tiles
+        const auto [tiles, rgb, rgba] = proved(dense, width, height);
+        INFO(width << "x" << height << ": " << tiles << " tiles, proved by tails RGB " << rgb << ", RGBA " << rgba);
+        CHECK(rgb == tiles);
+        CHECK(rgba == tiles);
+    }
+    check_shading(dense, 61, 45, "dense_odd", true);
     Scene one_alpha = dense;  // one alpha of no short unit: counted in circles
     for (float& a : one_alpha.a) a = 0.3f;
-    const auto one_alpha_tail = check_shading(one_alpha, 64, 48, "dense_one_alpha", true);
-    CHECK(one_alpha_tail[2].second == one_alpha_tail[0].second);
-    Scene uncounted = one_alpha;  // two alphas of no short unit: not counted
+    check_shading(one_alpha, 64, 48, "dense_one_alpha", true);
+    const auto [one_alpha_tiles, one_alpha_rgb, one_alpha_rgba] = proved(one_alpha, 64, 48);
+    CHECK(one_alpha_rgba == one_alpha_tiles);
+    Scene uncounted = one_alpha;  // two alphas of no short unit: not counted, so the full walk
     for (std::size_t k = 0; k < uncounted.size(); k += 2) uncounted.a[k] = 0.7f;
     const auto uncounted_full = check_shading(uncounted, 64, 48, "dense_uncounted", false);
     const auto uncounted_tail = check_shading(uncounted, 64, 48, "dense_uncounted", true);
     CHECK(uncounted_tail[0].second * 5 < uncounted_full[0].second);
-    CHECK(uncounted_tail[2].second == uncounted_full[0].second);
     const Scene faint = random_scene(5, 4000, 97, 20, 60, 0.0f, 1.0f, 0.001f, 0.03f);
     const auto faint_full = check_shading(faint, 97, 83, "faint", false);
     const auto faint_tail = check_shading(faint, 97, 83, "faint", true);

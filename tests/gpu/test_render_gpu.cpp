@@ -340,29 +340,38 @@ TEST_CASE("cuda packs pairs up to the circle id of all ones in the last tile", "
 
 TEST_CASE("cuda reports blends and pairs like the other backends", "[gpu][render][sanitize]") {
     // Every path of the scan binning, and the naive peer, count the same (tile, circle) pairs as
-    // the cpu backend, frame after frame (tile compaction's tallies clear themselves), and ref's
-    // blends.
+    // the cpu backend, frame after frame (tile compaction's tallies clear themselves), and in
+    // these RGBA frames ref's blends, the coverings, whichever walk shades them (RenderStats). The
+    // naive peer walks rand10k's tails (its alpha is counted), and a compaction's tiles proved by
+    // their tails list their tails alone: it lists every pair with the tail walk off.
     for (const std::string name : {"rand10k", "pattern"}) {
         const Scene scene = builtin_frame(name);
         Image image(256, 256);
         const std::uint64_t ref_blends = render_reference(scene, image);
         const std::uint64_t cpu_pairs = CpuBackend().render(scene, image).pairs;
-        const auto check_frames = [&](CudaBackend& backend, const std::string& variant) {
+        const auto check_frames = [&](CudaBackend& backend, const std::string& variant, bool every_pair) {
             for (int frame = 0; frame < 2; ++frame) {
                 INFO(name << " " << variant << " frame " << frame);
                 const RenderStats stats = backend.render(scene, image);
                 CHECK(stats.counted_blends);
                 CHECK(stats.blends == ref_blends);
-                CHECK(stats.pairs == cpu_pairs);
+                if (every_pair)
+                    CHECK(stats.pairs == cpu_pairs);
+                else
+                    CHECK(stats.pairs <= cpu_pairs);
             }
         };
         for (const TileListStrategy path : kScanPaths) {
             CudaBackend backend;
             backend.set_plan_overrides(forced_tile_lists(path));
-            check_frames(backend, tile_list_strategy_name(path));
+            check_frames(backend, tile_list_strategy_name(path), true);
         }
         CudaBackend naive(Binning::naive);
-        check_frames(naive, "naive");
+        check_frames(naive, "naive", false);
+        PlanOverrides full_walk;
+        full_walk.tail_walk = false;
+        naive.set_plan_overrides(full_walk);
+        check_frames(naive, "naive, full walk", true);
     }
     CudaBackend backend;
     CHECK(renders_like_ref(backend, builtin_frame("snowsingle"), 128, 96, "sanitize_snow"));

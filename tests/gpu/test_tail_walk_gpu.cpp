@@ -130,12 +130,14 @@ TEST_CASE("cuda's tail walk on lists that close and lists that do not", "[gpu][r
 
 // The walk must end early where the design says it does: rand100k's pixels (binned) and
 // biglittle's (compacted by regions) are covered by hundreds of circles and close within a few
-// dozen, so the tail walk blends a fraction of what the full walk does, in RGBA frames too, whose
-// alpha is counted (in units, or in circles of one alpha), and by the plan's own choice for them; a
-// frame of faint circles falls back to the full walk and blends as many, as does an RGBA frame
-// whose alpha is not counted.
+// dozen, so the tail walk blends a fraction of what the full walk does; a frame of faint circles
+// falls back to the full walk and blends as many. RGBA frames count ref's blends, the coverings,
+// whichever walk shades them (RenderStats::blends): that they end early too where their alpha is
+// counted (in units, or in circles of one alpha), and by the plan's own choice, shows in the pairs
+// a compaction lists, its tiles proved by their tails listing their tails alone; an RGBA frame
+// whose alpha is not counted lists every pair.
 TEST_CASE("cuda's tail walk blends fewer circles than cover the pixels", "[gpu][render][tail_walk]") {
-    const auto blends = [](const Scene& scene, int size, std::optional<bool> tails,
+    const auto render = [](const Scene& scene, int size, std::optional<bool> tails,
                            TileListStrategy path = TileListStrategy::pairs,
                            FrameChannels channels = FrameChannels::rgb) {
         CudaBackend backend;
@@ -145,33 +147,38 @@ TEST_CASE("cuda's tail walk blends fewer circles than cover the pixels", "[gpu][
         overrides.tail_walk = tails;
         backend.set_plan_overrides(overrides);
         Image image(size, size);
-        return backend.render(scene, image).blends;
+        return backend.render(scene, image);
     };
-    const Scene rand100k = builtin_frame("rand100k");
-    const std::uint64_t full = blends(rand100k, 512, false), tail = blends(rand100k, 512, true);
     const FrameChannels rgba = FrameChannels::rgba;
-    const std::uint64_t rgba_tail = blends(rand100k, 512, true, TileListStrategy::pairs, rgba),
-                        rgba_planned = blends(rand100k, 512, std::nullopt, TileListStrategy::pairs, rgba);
-    INFO("rand100k 512x512: full walk " << full << " blends, tail walk " << tail << ", RGBA " << rgba_tail
-                                        << ", RGBA as planned " << rgba_planned);
+    const TileListStrategy pairs = TileListStrategy::pairs, regions = TileListStrategy::region_compaction;
+    const Scene rand100k = builtin_frame("rand100k");
+    const std::uint64_t full = render(rand100k, 512, false).blends, tail = render(rand100k, 512, true).blends;
+    INFO("rand100k 512x512: full walk " << full << " blends, tail walk " << tail);
     CHECK(tail * 5 < full);
-    CHECK(rgba_tail == tail);
-    CHECK(rgba_planned == tail);
-    Scene one_alpha = rand100k;  // one alpha of no short unit: counted in circles
+    CHECK(render(rand100k, 512, true, pairs, rgba).blends == full);
+    CHECK(render(rand100k, 512, std::nullopt, pairs, rgba).blends == full);
+    const Scene biglittle = builtin_frame("biglittle");
+    const RenderStats compacted_full = render(biglittle, 256, false, regions),
+                      compacted_tail = render(biglittle, 256, true, regions);
+    INFO("biglittle 256x256: full walk " << compacted_full.blends << " blends, tail walk " << compacted_tail.blends);
+    CHECK(compacted_tail.blends * 5 < compacted_full.blends);
+    const auto rgba_pairs = [&](const Scene& scene) {
+        const RenderStats every = render(scene, 256, false, regions, rgba),
+                          tails = render(scene, 256, true, regions, rgba);
+        CHECK(tails.blends == every.blends);
+        CHECK(every.pairs == compacted_full.pairs);
+        return tails.pairs;
+    };
+    INFO(compacted_full.pairs << " pairs");
+    CHECK(rgba_pairs(biglittle) * 5 < compacted_full.pairs);
+    Scene one_alpha = biglittle;  // one alpha of no short unit: counted in circles
     for (float& a : one_alpha.a) a = 0.3f;
-    // (At 1024x1024, where its lists are shorter than its sums: kEqualAlphaSums.)
-    CHECK(blends(one_alpha, 1024, true, TileListStrategy::pairs, rgba) * 5 < blends(one_alpha, 1024, false));
+    CHECK(rgba_pairs(one_alpha) * 5 < compacted_full.pairs);
     Scene uncounted = one_alpha;  // two: not counted
     for (std::size_t k = 0; k < uncounted.size(); k += 2) uncounted.a[k] = 0.7f;
-    CHECK(blends(uncounted, 512, true, TileListStrategy::pairs, rgba) == blends(uncounted, 512, false));
-    const Scene biglittle = builtin_frame("biglittle");
-    const TileListStrategy regions = TileListStrategy::region_compaction;
-    const std::uint64_t compacted_full = blends(biglittle, 256, false, regions),
-                        compacted_tail = blends(biglittle, 256, true, regions);
-    INFO("biglittle 256x256: full walk " << compacted_full << " blends, tail walk " << compacted_tail);
-    CHECK(compacted_tail * 5 < compacted_full);
+    CHECK(rgba_pairs(uncounted) == compacted_full.pairs);
     Scene faint = random_scene(5, 4000, 97, 20, 60, 0.0f, 1.0f, 0.001f, 0.03f);
-    const std::uint64_t faint_full = blends(faint, 97, false), faint_tail = blends(faint, 97, true);
+    const std::uint64_t faint_full = render(faint, 97, false).blends, faint_tail = render(faint, 97, true).blends;
     INFO("faint circles 97x97: full walk " << faint_full << " blends, tail walk " << faint_tail);
     CHECK(faint_tail == faint_full);
 }
