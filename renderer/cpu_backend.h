@@ -14,17 +14,19 @@
 //   7. alpha                   where a tile left its alpha: each circle's alpha units added at its
 //                              covered runs' ends in every row of its box, and each row's running
 //                              sum as its pixels' alpha
-// Stages 3 and 5 are the scan library's and the primitives' CPU versions. The per-pixel math is
-// circle_math.h's, so the image equals `ref` bit for bit. Buffers grow and are reused across frames.
-// When the frame's pairs would need more than the bin-memory budget, stages 1-6 run once per band
-// of tile rows the planner cuts, each within the budget; the pair buffers never outgrow it. Stage 7
-// runs once a frame, after every band, in the image's alpha channel.
+// Stages 3 and 5 are the scan library's and the primitives' CPU versions, stage 6 is
+// cpu_shading.h's, the others are cpu_backend.cpp's. The per-pixel math is circle_math.h's, so
+// the image equals `ref` bit for bit. Buffers grow and are reused across frames. When the frame's
+// pairs would need more than the bin-memory budget, stages 1-6 run once per band of tile rows the
+// planner cuts, each within the budget; the pair buffers never outgrow it. Stage 7 runs once a
+// frame, after every band, in the image's alpha channel.
 #pragma once
 
 #include <cstdint>
 #include <vector>
 
 #include "renderer/backend.h"
+#include "renderer/cpu_shading.h"
 #include "renderer/host_memory.h"
 #include "renderer/shared/circle_math.h"
 #include "renderer/shared/counted_alpha.h"
@@ -36,15 +38,6 @@ namespace tilescan {
 // order. The budget bounds these buffers (RenderStats::pair_bytes); per-circle (kCpuBytesPerCircle)
 // and per-tile arrays come on top (RenderStats::circle_tile_bytes).
 constexpr std::uint64_t kCpuBytesPerPair = 3 * sizeof(std::uint32_t);
-
-// What the shading reads of a circle, in one 32-byte record written by the count stage: a tile's
-// list visits circles scattered over arrays larger than the caches, where the scene's seven arrays
-// cost seven cache lines a listed circle and a record one. paint is a flat circle's premultiplied
-// colour; a snow flake uses only its alpha, the flake's snow_max_alpha.
-struct alignas(32) CpuShadeRecord {
-    float x, y, radius;
-    PremultipliedColour paint;
-};
 
 // Memory per circle besides the scene: its shading record, tile mask, pair count and first pair slot.
 constexpr std::uint64_t kCpuBytesPerCircle =
