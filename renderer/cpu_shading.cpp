@@ -219,7 +219,8 @@ std::uint32_t visit_covered_pixels(const TileView& t, const CircleFootprint& c, 
 
 // The same over every row, for the full walk.
 template <ShadingKind kShading, typename Visit>
-std::uint32_t visit_covered_pixels(const TileView& t, const CircleFootprint& c, const CpuFrameGeometry& g, Visit visit) {
+std::uint32_t visit_covered_pixels(const TileView& t, const CircleFootprint& c, const CpuFrameGeometry& g,
+                                   Visit visit) {
     return visit_covered_pixels<kShading>(t, c, g, visit, true, [](int) { return true; });
 }
 
@@ -227,8 +228,8 @@ std::uint32_t visit_covered_pixels(const TileView& t, const CircleFootprint& c, 
 // whole tile blends it with no test, a box of at most kScannedRunColumns columns scans its rows'
 // runs, and any other blends its rows in fixed lanes (blend_flat_row).
 template <bool kAlpha>
-std::uint32_t blend_flat_circle(TilePlanes& planes, const TileView& t, const CircleFootprint& c, const CpuFrameGeometry& g,
-                                const PremultipliedColour& paint) {
+std::uint32_t blend_flat_circle(TilePlanes& planes, const TileView& t, const CircleFootprint& c,
+                                const CpuFrameGeometry& g, const PremultipliedColour& paint) {
     if (covers_whole_tile(c, t)) {
         blend_flat_pixels<kAlpha>(planes, 0, whole_tile_run(t), paint);
         return t.pixels;
@@ -393,8 +394,8 @@ Rgba shade_pixel_fully(const CpuShadeContext& s, const CpuTileList& list, int co
 // records ahead are asked for, as the tile's walks ask for theirs: past the tile's tail they are
 // not in the cache.
 template <ShadingKind kShading>
-Rgba shade_pixel_late(const CpuShadeContext& s, const CpuTileList& list, const TailBracket& bracket, float closed, int column,
-                      int row) {
+Rgba shade_pixel_late(const CpuShadeContext& s, const CpuTileList& list, const TailBracket& bracket, float closed,
+                      int column, int row) {
     const CpuFrameGeometry& g = s.geometry;
     const float px = pixel_center(column, g.inverse_width);
     const float py = pixel_center(row, g.inverse_height);

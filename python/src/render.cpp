@@ -422,7 +422,9 @@ One frame renders at a time per Renderer; calls from several threads wait their 
              py::kw_only(), py::arg("threads") = 0, py::arg("max_bin_bytes") = 0, py::arg("batch_threads") = 1)
         .def_property_readonly("backend", &Renderer::backend, "The backend's name: \"ref\", \"cpu\" or \"cuda\".")
         .def_property_readonly("stats", &Renderer::stats,
-                               "What the last frame measured: total_ms, pairs, bands, blends, stages.")
+                               "What the last frame measured: total_ms, pairs, bands, stages (name, ms), and blends:\n"
+                               "an RGBA frame's pixel-circle coverings (ref's count), an RGB frame's blends\n"
+                               "performed (fewer where exact early termination skips some), None where not counted.")
         .def("render", &Renderer::render, py::arg("circles"), py::arg("size") = py::none(), py::kw_only(),
              py::arg("background") = py::none(), py::arg("shading") = py::none(), py::arg("channels") = "rgb",
              py::arg("origin") = "upper", py::arg("out") = py::none(), "See tilescan.render.")

@@ -105,7 +105,9 @@ class Renderer:
     @property
     def backend(self) -> str: ...
     @property
-    def stats(self) -> dict: ...
+    def stats(self) -> dict:
+        """The last frame's total_ms, pairs, bands, stages [(name, ms)] and blends (an RGBA frame's
+        coverings, ref's count; an RGB frame's blends performed; None where not counted)."""
     def render(
         self, circles: Union[Circles, Scene], size: Union[Size, None] = None, *,
         background: Union[Background, None] = None, shading: Union[str, None] = None, channels: str = "rgb",
