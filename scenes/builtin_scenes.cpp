@@ -27,8 +27,8 @@ constexpr float kFlatAlpha = 0.5f;       // the course draws every flat circle a
 
 // Sorts depths far to near (descending), as the course's std::sort with greater<float> does: the
 // library's radix sort on all cores, ascending, then reversed. Equal depths are equal floats, so
-// every sort gives the same sequence; a comparison sort of rand10M's depths on one core would be
-// most of its generation.
+// every sort gives the same sequence; a comparison sort of rand10M's depths on one core took a
+// third of its generation (docs/results-history.md).
 void sort_far_to_near(std::vector<float>& depths) {
     cpu_radix_sort_keys(depths.data(), depths.size());
     std::reverse(depths.begin(), depths.end());
