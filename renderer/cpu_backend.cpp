@@ -11,6 +11,7 @@
 
 #include "kernels/primitives/ordered_binning_cpu.h"
 #include "kernels/scan/scan_cpu.h"
+#include "renderer/cpu_lanes.h"
 #include "renderer/errors.h"
 #include "renderer/host_memory.h"
 #include "renderer/shared/tile_geometry.h"
@@ -341,15 +342,29 @@ std::uint64_t CpuBackend::count_alpha(const Frame& frame, Image& image, Progress
                 if (y0 >= y1) return;
                 const CircleFootprint c = circle_footprint(scene.x[i], scene.y[i], scene.radius[i], g.width, g.height);
                 if (box_is_empty(c.box)) return;
-                const NearestCentre nearest = nearest_centre(c, g.width, g.height, g.inverse_width, g.inverse_height);
                 const std::int32_t units = equal ? 1 : alpha_in_units(scene.a[i], unit);
-                for_each_covered_row(
-                    c, nearest, y0, y1, g.width, g.inverse_width, g.inverse_height, [&](int row, const PixelRun& run) {
-                        std::int32_t* const row_differences = cells + std::size_t(row - first_row) * row_cells;
-                        row_differences[run.first] += units;
-                        row_differences[run.last] -= units;
-                        my_coverings += std::uint64_t(run.last - run.first);
-                    });
+                const auto count_run = [&](int row, const PixelRun& run) {
+                    std::int32_t* const row_differences = cells + std::size_t(row - first_row) * row_cells;
+                    row_differences[run.first] += units;
+                    row_differences[run.last] -= units;
+                    my_coverings += std::uint64_t(run.last - run.first);
+                };
+                const int box_columns = c.box.x1 - c.box.x0;
+                if (box_columns <= kLaneGroups * 4) {
+                    // Each row's run in lanes, with no branch (covered_run), where the walk's steps
+                    // to each run's ends mispredict (docs/tuning.md, "cpu backend").
+                    float px[kLaneGroups * 4];
+                    for (int k = 0; k < kLaneGroups * 4; ++k) px[k] = pixel_center(c.box.x0 + k, g.inverse_width);
+                    const CircleColumns columns = circle_columns(px, 0, box_columns, c.x);
+                    for (int row = std::max(y0, c.box.y0); row < std::min(y1, c.box.y1); ++row) {
+                        const PixelRun run = covered_run(
+                            columns, squared_offset(pixel_center(row, g.inverse_height), c.y), c.squared_radius);
+                        if (run.first < run.last) count_run(row, {c.box.x0 + run.first, c.box.x0 + run.last});
+                    }
+                    return;
+                }
+                const NearestCentre nearest = nearest_centre(c, g.width, g.height, g.inverse_width, g.inverse_height);
+                for_each_covered_row(c, nearest, y0, y1, g.width, g.inverse_width, g.inverse_height, count_run);
             };
             // circle_pixel_span's rows end at or before the band where (y + r) h < first_row - 1
             // (truncated, plus one), and start at or after its end where (y - r) h >= end_row: two

@@ -7,6 +7,8 @@
 #include <cstring>
 #include <limits>
 
+#include "renderer/cpu_lanes.h"
+
 namespace tilescan {
 
 namespace {
@@ -25,45 +27,9 @@ struct TilePlanes {
 // tile_geometry.h, says why), so the run's pixels blend with no test, in loops the compiler
 // vectorizes.
 
-// Four lanes of floats or of 32-bit masks (GCC's and Clang's vector extensions, lowered to whatever
-// the target offers): the run search below must stay in vector registers, which the loops over
-// arrays it was first written as did not once inlined (the compiler turned them into scalar code).
-typedef float FloatLanes __attribute__((vector_size(16)));
-typedef std::int32_t MaskLanes __attribute__((vector_size(16)));
-constexpr int kLaneGroups = kTileSize / 4;
-
-// What every row's run of a circle over a tile shares: each column's squared offset from the
-// centre (squared_distance's first term, the same for every row) and, among the columns of the
-// circle's box [first, last), those left of the centre and the others, as all-ones lanes. The
-// uncovered columns of a row are a prefix of the left ones and a suffix of the others (the test is
-// monotone in the offset's magnitude), so counting them finds the run's ends with no branch,
-// however far they lie from the box's edges.
-struct CircleColumns {
-    FloatLanes squared_offset[kLaneGroups];
-    MaskLanes left[kLaneGroups], right[kLaneGroups];
-    int first, last;
-};
-
-inline CircleColumns circle_columns(const float* px, int first, int last, float x) {
-    CircleColumns columns;
-    for (int q = 0; q < kLaneGroups; ++q) {
-        const MaskLanes lx = MaskLanes{0, 1, 2, 3} + 4 * q;
-        FloatLanes centre;
-        std::memcpy(&centre, px + 4 * q, sizeof centre);
-        const FloatLanes offset = centre - x;  // squared_offset's rounding, lane by lane
-        columns.squared_offset[q] = offset * offset;
-        const MaskLanes in_box = (lx >= first) & (lx < last);
-        const MaskLanes left = offset < 0.0f;
-        columns.left[q] = in_box & left;
-        columns.right[q] = in_box & ~left;
-    }
-    columns.first = first;
-    columns.last = last;
-    return columns;
-}
-
-// The same by testing inward from the box's ends, for boxes of at most kScannedRunColumns columns:
-// tiny circles (micro2M) test a pixel or two a row this way, fewer than the lanes' fixed work.
+// The run by testing inward from the box's ends, for boxes of at most kScannedRunColumns columns:
+// tiny circles (micro2M) test a pixel or two a row this way, fewer than the lanes' fixed work
+// (covered_run, cpu_lanes.h).
 constexpr int kScannedRunColumns = 4;
 
 PixelRun scanned_run(int first, int last, const float* px, float py, const CircleFootprint& c) {
@@ -73,20 +39,6 @@ PixelRun scanned_run(int first, int last, const float* px, float py, const Circl
     while (first < last && !covered(first)) ++first;
     while (last > first && !covered(last - 1)) --last;
     return {first, last};
-}
-
-// The covered run of the row whose centre's squared offset from the circle's is row_offset: the
-// sum and the comparison of covers_squared(squared_distance(...)), lane by lane.
-inline PixelRun covered_run(const CircleColumns& columns, float row_offset, float squared_radius) {
-    MaskLanes uncovered_left = {0, 0, 0, 0}, uncovered_right = {0, 0, 0, 0};
-    for (int q = 0; q < kLaneGroups; ++q) {
-        const MaskLanes uncovered = ~(columns.squared_offset[q] + row_offset <= squared_radius);
-        uncovered_left += uncovered & columns.left[q];
-        uncovered_right += uncovered & columns.right[q];
-    }
-    // The lanes are -1 where counted.
-    return {columns.first - (uncovered_left[0] + uncovered_left[1] + uncovered_left[2] + uncovered_left[3]),
-            columns.last + (uncovered_right[0] + uncovered_right[1] + uncovered_right[2] + uncovered_right[3])};
 }
 
 // Flat shading of one circle over the tile's pixels [base + run.first, base + run.last): those of one

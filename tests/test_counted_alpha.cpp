@@ -256,6 +256,10 @@ TEST_CASE("cpu's RGBA frames count alpha where a rule holds, and equal ref", "[c
     scenes.push_back({"alpha_past_the_bound", fine, 97, 83});
     scenes.push_back({"equal_alphas_of_no_unit", random_scene(53, 2500, 97, 30, 60, 0.0f, 1.0f, 0.3f, 0.3f), 97, 83});
     scenes.push_back({"alphas_of_no_unit", random_scene(54, 2500, 97, 30, 60, 0.0f, 1.0f, 0.25f, 0.75f), 97, 83});
+    // Small circles, many on the image's edges, whose boxes the alpha stage takes in lanes (at most
+    // 16 columns) or by the walk of their rows (wider), in halves.
+    scenes.push_back(
+        {"small_circles_in_halves", random_scene(55, 40000, 97, 0.3f, 10, 0.0f, 1.0f, 0.5f, 0.5f), 97, 83});
     for (const AdversarialScene& a : scenes)
         for (const int threads : {1, 3}) {
             CpuBackend backend(threads, 0, FrameChannels::rgba);
@@ -267,6 +271,7 @@ TEST_CASE("cpu's RGBA frames count alpha where a rule holds, and equal ref", "[c
             CHECK(stats.blends == render_reference(a.scene, expected));
             const bool counted = std::any_of(stats.stages.begin(), stats.stages.end(),
                                              [](const StageTime& stage) { return stage.name == "alpha"; });
-            CHECK(counted == (a.name == "alphas_in_eighths" || a.name == "equal_alphas_of_no_unit"));
+            CHECK(counted == (a.name == "alphas_in_eighths" || a.name == "equal_alphas_of_no_unit" ||
+                              a.name == "small_circles_in_halves"));
         }
 }
