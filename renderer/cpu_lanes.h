@@ -18,6 +18,7 @@ namespace tilescan {
 typedef float FloatLanes __attribute__((vector_size(16)));
 typedef std::int32_t MaskLanes __attribute__((vector_size(16)));
 constexpr int kLaneGroups = kTileSize / 4;
+constexpr int kLaneColumns = 4 * kLaneGroups;  // the columns a CircleColumns holds: a tile row's
 
 // What every row's run of a circle over a tile shares: each column's squared offset from the
 // centre (squared_distance's first term, the same for every row) and, among the columns of the
